@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.launcher;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import org.apache.felix.framework.Felix;
+import org.osgi.framework.BundleException;
+import org.osgi.framework.Constants;
+import org.osgi.framework.FrameworkEvent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The embedded Felix framework with the agent's properties, filled from and kept in sync with {@code bundles/}. */
+final class AgentFramework implements AutoCloseable {
+
+    /** Framework properties the agent's bundles read through {@code BundleContext.getProperty}. */
+    static final String CONFIG_PROPERTY = "rdma.agent.config";
+    static final String STATE_DIR_PROPERTY = "rdma.agent.stateDir";
+    static final String VERSION_PROPERTY = "rdma.agent.version";
+    static final String STARTED_AT_PROPERTY = "rdma.agent.startedAt";
+
+    private static final Logger LOG = LoggerFactory.getLogger(AgentFramework.class);
+    private static final String SLF4J_VERSION = "2.0.17";
+
+    private final Felix felix;
+    private final Path bundlesDir;
+    private final Set<String> disabledBundles;
+    private BundleDirectoryWatcher watcher;
+
+    AgentFramework(Path configFile, Path bundlesDir, RuntimeSettings settings, String version) throws IOException {
+        Files.createDirectories(settings.stateDir());
+        Map<String, Object> properties = new HashMap<>();
+        properties.put(Constants.FRAMEWORK_STORAGE, settings.stateDir().resolve("felix-cache").toString());
+        // A fresh cache on every start: the bundles directory is the only source of truth, and a stale cache
+        // with other locations is a known cause of silent start-up failures.
+        properties.put(Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT);
+        properties.put(Constants.FRAMEWORK_SYSTEMPACKAGES_EXTRA, slf4jPackages());
+        properties.put("felix.log.logger", new FelixLogBridge());
+        properties.put("ds.loglevel", "warn");
+        properties.put(CONFIG_PROPERTY, configFile.toString());
+        properties.put(STATE_DIR_PROPERTY, settings.stateDir().toString());
+        properties.put(VERSION_PROPERTY, version);
+        properties.put(STARTED_AT_PROPERTY, Instant.now().toString());
+        this.felix = new Felix(properties);
+        this.bundlesDir = bundlesDir;
+        this.disabledBundles = settings.disabledBundles();
+    }
+
+    private static String slf4jPackages() {
+        String v = ";version=" + SLF4J_VERSION;
+        return "org.slf4j" + v + ",org.slf4j.event" + v + ",org.slf4j.helpers" + v + ",org.slf4j.spi" + v;
+    }
+
+    /** Starts the framework, installs every jar of the bundles directory, then watches it for changes. */
+    BundleDirectory.Changes start() throws BundleException, IOException {
+        felix.init();
+        BundleDirectory directory = new BundleDirectory(bundlesDir, felix.getBundleContext(), disabledBundles);
+        felix.start();
+        BundleDirectory.Changes changes = directory.sync();
+        watcher = new BundleDirectoryWatcher(directory, Duration.ofMillis(250));
+        watcher.start();
+        LOG.info("framework started bundles={} failed={}", changes.installed().size(), changes.failed());
+        return changes;
+    }
+
+    /** Stops every bundle (components deactivate, sockets close); false when it took longer than the bound. */
+    boolean stop(Duration timeout) throws BundleException, InterruptedException, IOException {
+        if (watcher != null) {
+            watcher.close();
+        }
+        felix.stop();
+        FrameworkEvent event = felix.waitForStop(timeout.toMillis());
+        return event.getType() != FrameworkEvent.WAIT_TIMEDOUT;
+    }
+
+    /** Blocks until the framework has stopped, whoever stopped it. */
+    void awaitStop() throws InterruptedException {
+        felix.waitForStop(0);
+    }
+
+    Felix felix() {
+        return felix;
+    }
+
+    @Override
+    public void close() throws Exception {
+        stop(Duration.ofSeconds(10));
+    }
+}

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.launcher;
+
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * Command-line options of {@code bin/rdma-node-agent}.
+ *
+ * @param home          the distribution directory holding {@code bundles/} and {@code config/}
+ * @param config        the HOCON file; empty means {@code config/agent.conf} (or {@code config/demo.conf} in demo)
+ * @param demo          run on the bundled demo host, with state and sockets under a temporary directory
+ * @param exitWhenReady stop as soon as the agent is ready (build-time class-data-sharing training runs)
+ */
+record LaunchOptions(Path home, Optional<Path> config, boolean demo, boolean exitWhenReady) {
+
+    static final String USAGE = """
+            usage: rdma-node-agent [--config PATH] [--demo] [--exit-when-ready] [--help] [--version]
+              --config PATH       HOCON configuration file (default: <home>/config/agent.conf)
+              --demo              run on the bundled demo host with config/demo.conf; state under a temp dir
+              --exit-when-ready   stop once every bundle is active and /readyz answers (CDS training)
+              --home DIR          distribution directory (default: the parent of the launcher's lib/)
+            """;
+
+    static LaunchOptions parse(String[] args, Path defaultHome) {
+        Path home = defaultHome;
+        Path config = null;
+        boolean demo = false;
+        boolean exitWhenReady = false;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--config" -> config = Path.of(value(args, ++i, "--config"));
+                case "--home" -> home = Path.of(value(args, ++i, "--home"));
+                case "--demo" -> demo = true;
+                case "--exit-when-ready" -> exitWhenReady = true;
+                default -> throw new IllegalArgumentException("unknown option '" + args[i] + "'");
+            }
+        }
+        return new LaunchOptions(home.toAbsolutePath().normalize(),
+                Optional.ofNullable(config).map(p -> p.toAbsolutePath().normalize()), demo, exitWhenReady);
+    }
+
+    private static String value(String[] args, int index, String option) {
+        if (index >= args.length) {
+            throw new IllegalArgumentException(option + " needs a value");
+        }
+        return args[index];
+    }
+
+    Path configFile() {
+        return config.orElseGet(() -> home.resolve("config").resolve(demo ? "demo.conf" : "agent.conf"));
+    }
+
+    Path bundlesDir() {
+        return home.resolve("bundles");
+    }
+}

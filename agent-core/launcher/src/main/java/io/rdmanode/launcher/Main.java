@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.launcher;
+
+import io.rdmanode.launcher.logging.LogSettings;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code bin/rdma-node-agent}: reads the runtime part of the configuration, starts the embedded framework on
+ * the distribution's bundles, reports when the agent is ready, and stops it cleanly on SIGTERM.
+ */
+public final class Main {
+
+    private static final int EXIT_USAGE = 2;
+    private static final int EXIT_FAILURE = 1;
+
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        LaunchOptions options;
+        try {
+            if (args.length > 0 && (args[0].equals("--help") || args[0].equals("-h"))) {
+                System.out.print(LaunchOptions.USAGE);
+                return;
+            }
+            if (args.length > 0 && args[0].equals("--version")) {
+                System.out.println("rdma-node-agent " + version());
+                return;
+            }
+            options = LaunchOptions.parse(args, defaultHome());
+        } catch (IllegalArgumentException e) {
+            System.err.println("rdma-node-agent: " + e.getMessage());
+            System.err.print(LaunchOptions.USAGE);
+            System.exit(EXIT_USAGE);
+            return;
+        }
+        System.exit(run(options));
+    }
+
+    static int run(LaunchOptions options) {
+        Path configFile = options.configFile();
+        if (!Files.isRegularFile(configFile)) {
+            System.err.println("rdma-node-agent: config file " + configFile + " does not exist");
+            return EXIT_USAGE;
+        }
+        Optional<Path> demoDir = Optional.empty();
+        RuntimeSettings settings;
+        try {
+            if (options.demo()) {
+                demoDir = Optional.of(DemoHost.prepare(options.home()));
+                System.setProperty(AgentFramework.STATE_DIR_PROPERTY, demoDir.get().toString());
+            }
+            settings = RuntimeSettings.read(configFile);
+            System.setProperty(AgentFramework.STATE_DIR_PROPERTY, settings.stateDir().toString());
+        } catch (IllegalArgumentException | com.typesafe.config.ConfigException | IOException e) {
+            System.err.println("rdma-node-agent: " + e.getMessage());
+            return EXIT_USAGE;
+        }
+        LogSettings.configure(settings.logLevel(), settings.logFormat());
+        Logger log = LoggerFactory.getLogger(Main.class);
+        log.info("starting rdma-node-agent version={} config={} stateDir={} java={}", version(), configFile,
+                settings.stateDir(), System.getProperty("java.version"));
+        AgentFramework framework;
+        try {
+            framework = new AgentFramework(configFile, options.bundlesDir(), settings, version());
+            framework.start();
+        } catch (Exception e) {
+            log.error("cannot start the framework: {}", e.toString(), e);
+            return EXIT_FAILURE;
+        }
+        Optional<Path> cleanup = demoDir;
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> stopOnSignal(framework, settings, cleanup),
+                "rdma-agent-launcher-shutdown"));
+        reportReadiness(settings, options);
+        try {
+            framework.awaitStop();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+
+    /** Runs on SIGTERM/SIGINT: a bounded, clean stop, then exit 0 (or 1 when the bound was exceeded). */
+    private static void stopOnSignal(AgentFramework framework, RuntimeSettings settings, Optional<Path> demoDir) {
+        Logger log = LoggerFactory.getLogger(Main.class);
+        long started = System.nanoTime();
+        log.info("stopping rdma-node-agent timeout={}s", settings.shutdownTimeout().toSeconds());
+        int code = 0;
+        try {
+            if (!framework.stop(settings.shutdownTimeout())) {
+                log.error("framework did not stop within {}s; exiting anyway", settings.shutdownTimeout().toSeconds());
+                code = EXIT_FAILURE;
+            }
+        } catch (Exception e) {
+            log.error("error while stopping the framework: {}", e.toString(), e);
+            code = EXIT_FAILURE;
+        }
+        demoDir.ifPresent(Main::deleteTree);
+        log.info("stopped in {} ms", Duration.ofNanos(System.nanoTime() - started).toMillis());
+        System.err.flush();
+        // The JVM would report a signal death (143); a clean stop is a success for systemd and kubelet.
+        Runtime.getRuntime().halt(code);
+    }
+
+    private static void reportReadiness(RuntimeSettings settings, LaunchOptions options) {
+        Thread reporter = new Thread(() -> {
+            Logger log = LoggerFactory.getLogger(Main.class);
+            ReadinessProbe probe = new ReadinessProbe(settings.stateDir());
+            try {
+                Optional<String> base = probe.awaitReady(Duration.ofSeconds(60));
+                if (base.isEmpty()) {
+                    log.warn("agent not ready after 60 s; see {}/readyz", probe.baseUrl().orElse("the HTTP endpoint"));
+                    if (options.exitWhenReady()) {
+                        Runtime.getRuntime().halt(EXIT_FAILURE);
+                    }
+                    return;
+                }
+                long sinceStart = Duration.between(ProcessHandle.current().info().startInstant().orElse(Instant.now()),
+                        Instant.now()).toMillis();
+                log.info("agent ready in {} ms; status page {}/status", sinceStart, base.get());
+                if (options.demo()) {
+                    System.out.println("rdma-node-agent demo is running. Status: " + base.get() + "/status  Ready: "
+                            + base.get() + "/readyz  (state in " + settings.stateDir() + "; Ctrl-C stops it)");
+                }
+                if (options.exitWhenReady()) {
+                    ReadinessProbe.get(base.get() + "/status");
+                    System.exit(0);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "rdma-agent-launcher-readiness");
+        reporter.setDaemon(true);
+        reporter.start();
+    }
+
+    static String version() {
+        try (InputStream in = Main.class.getResourceAsStream("version.properties")) {
+            Properties properties = new Properties();
+            if (in != null) {
+                properties.load(in);
+            }
+            return properties.getProperty("version", "unknown");
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+
+    /** The distribution directory: the launcher jar sits in {@code <home>/lib/}. */
+    private static Path defaultHome() {
+        try {
+            Path jar = Path.of(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return jar.getParent().getParent();
+        } catch (URISyntaxException | RuntimeException e) {
+            return Path.of(".");
+        }
+    }
+
+    static void deleteTree(Path root) {
+        try (Stream<Path> paths = Files.walk(root)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> {
+                try {
+                    Files.deleteIfExists(path);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (IOException | UncheckedIOException e) {
+            LoggerFactory.getLogger(Main.class).warn("cannot delete {}: {}", root, e.getMessage());
+        }
+    }
+}

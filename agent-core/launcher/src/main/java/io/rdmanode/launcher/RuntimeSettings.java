@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.launcher;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigParseOptions;
+import io.rdmanode.launcher.logging.LogFormat;
+import io.rdmanode.launcher.logging.LogSettings;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
+import org.slf4j.event.Level;
+
+/**
+ * The part of the HOCON file the launcher itself needs before the framework exists: {@code agent.runtime}
+ * (state directory, logging, shutdown bound) and which bundles start disabled ({@code agent.bundles}).
+ * Everything else is the config bundle's business; it also validates these keys on every edit.
+ */
+record RuntimeSettings(Path stateDir, Level logLevel, LogFormat logFormat, Duration shutdownTimeout,
+        Set<String> disabledBundles) {
+
+    static final Path DEFAULT_STATE_DIR = Path.of("/var/lib/rdma-node-agent");
+
+    /** Reads the file; the state directory property must already be set if the file refers to it. */
+    static RuntimeSettings read(Path file) {
+        Config config = ConfigFactory.parseFile(file.toFile(), ConfigParseOptions.defaults().setAllowMissing(false))
+                .resolveWith(ConfigFactory.systemProperties().withFallback(ConfigFactory.systemEnvironment()));
+        Config runtime = config.hasPath("agent.runtime") ? config.getConfig("agent.runtime") : ConfigFactory.empty();
+        try {
+            Path stateDir = runtime.hasPath("stateDir") ? Path.of(runtime.getString("stateDir")) : DEFAULT_STATE_DIR;
+            Level level = runtime.hasPath("log.level") ? LogSettings.parseLevel(runtime.getString("log.level"))
+                    : Level.INFO;
+            LogFormat format = runtime.hasPath("log.format") ? LogFormat.parse(runtime.getString("log.format"))
+                    : LogFormat.TEXT;
+            Duration shutdown = runtime.hasPath("shutdownTimeout") ? runtime.getDuration("shutdownTimeout")
+                    : Duration.ofSeconds(10);
+            return new RuntimeSettings(stateDir, level, format, shutdown, disabledBundles(config));
+        } catch (ConfigException | IllegalArgumentException e) {
+            throw new IllegalArgumentException(file + ": agent.runtime: " + e.getMessage(), e);
+        }
+    }
+
+    private static Set<String> disabledBundles(Config config) {
+        Set<String> disabled = new HashSet<>();
+        if (config.hasPath("agent.bundles")) {
+            Config bundles = config.getConfig("agent.bundles");
+            for (String name : bundles.root().keySet()) {
+                String key = "\"" + name + "\".enabled";
+                if (bundles.hasPath(key) && !bundles.getBoolean(key)) {
+                    disabled.add(name);
+                }
+            }
+        }
+        return disabled;
+    }
+}
