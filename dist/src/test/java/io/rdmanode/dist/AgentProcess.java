@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.dist;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** The distribution started as users start it: {@code bin/rdma-node-agent} as a child process. */
+final class AgentProcess implements AutoCloseable {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    final Path home;
+    final Path stateDir;
+    final Path log;
+    private final Process process;
+
+    private AgentProcess(Path home, Path stateDir, Path log, Process process) {
+        this.home = home;
+        this.stateDir = stateDir;
+        this.log = log;
+        this.process = process;
+    }
+
+    static AgentProcess start(Path home, Path stateDir, Map<String, String> env, String... args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(home.resolve("bin/rdma-node-agent").toString());
+        command.addAll(List.of(args));
+        Path log = Files.createTempFile(home, "agent", ".log");
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().putAll(env);
+        return new AgentProcess(home, stateDir, log, builder.start());
+    }
+
+    /** Waits for the bound URL and a 200 from /readyz; returns the base URL. */
+    String awaitReady(Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new AssertionError("agent exited with " + process.exitValue() + ":\n" + output());
+            }
+            Path urlFile = stateDir.resolve("http.url");
+            if (Files.isRegularFile(urlFile)) {
+                String base = Files.readString(urlFile).trim();
+                if (status(base + "/readyz") == 200) {
+                    return base;
+                }
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("agent not ready within " + timeout + ":\n" + output());
+    }
+
+    static int status(String url) {
+        try {
+            return get(url).statusCode();
+        } catch (IOException | InterruptedException e) {
+            return -1;
+        }
+    }
+
+    static HttpResponse<String> get(String url) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    static JsonObject json(String url) throws IOException, InterruptedException {
+        return JsonParser.parseString(get(url).body()).getAsJsonObject();
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    /** SIGTERM, as systemd and kubelet send it; returns the exit code. */
+    int terminate(Duration timeout) throws Exception {
+        process.destroy();
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("agent did not stop within " + timeout + ":\n" + output());
+        }
+        return process.exitValue();
+    }
+
+    String output() throws IOException {
+        return Files.readString(log);
+    }
+
+    @Override
+    public void close() {
+        process.destroyForcibly();
+    }
+}
