@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.discovery.internal.sysfs;
+
+import io.rdmanode.discovery.BackendStatus;
+import io.rdmanode.discovery.CharDevice;
+import io.rdmanode.discovery.DiscoveryException;
+import io.rdmanode.discovery.HostSnapshot;
+import io.rdmanode.discovery.NetDevice;
+import io.rdmanode.discovery.NetnsMode;
+import io.rdmanode.discovery.PciAddress;
+import io.rdmanode.discovery.PciFunction;
+import io.rdmanode.discovery.Problem;
+import io.rdmanode.discovery.RdmaDevice;
+import io.rdmanode.discovery.internal.ScanHints;
+import io.rdmanode.discovery.internal.TopologySource;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+
+/**
+ * The sysfs backend: RDMA devices, PCI functions and netdevs read from a {@link SysfsRoot}. Keeps the last
+ * scan's objects so that an event about one VF re-reads that VF, its PF and their devices only. A failure on
+ * one object becomes a {@link Problem} for that object; the others are still reported.
+ */
+public final class SysfsTopologySource implements TopologySource {
+
+    private final SysfsRoot root;
+    private final Supplier<NetnsMode> netnsMode;
+    private final Map<String, RdmaDevice> devices = new TreeMap<>();
+    private final Map<PciAddress, PciFunction> pci = new TreeMap<>();
+    private final Map<String, NetDevice> netdevs = new TreeMap<>();
+    private final Map<String, Problem> problems = new TreeMap<>();
+    private CharDevice rdmaCm;
+
+    public SysfsTopologySource(SysfsRoot root, Supplier<NetnsMode> netnsMode) {
+        this.root = root;
+        this.netnsMode = netnsMode;
+    }
+
+    @Override
+    public String name() {
+        return "sysfs";
+    }
+
+    public SysfsRoot root() {
+        return root;
+    }
+
+    @Override
+    public HostSnapshot scan() {
+        devices.clear();
+        pci.clear();
+        netdevs.clear();
+        problems.clear();
+        CharDeviceLocator chars = new CharDeviceLocator(root);
+        InfinibandClassReader ib = new InfinibandClassReader(root, chars);
+        PciBusReader bus = new PciBusReader(root);
+        NetClassReader net = new NetClassReader(root);
+        for (String name : guard("rdma devices", root.classInfiniband().toString(), ib::deviceNames, List.<String>of())) {
+            readDevice(ib, name);
+        }
+        for (PciAddress a : guard("pci bus", root.busPciDevices().toString(), bus::addresses, List.<PciAddress>of())) {
+            readPci(bus, a);
+        }
+        for (String name : guard("netdevs", root.classNet().toString(), net::names, List.<String>of())) {
+            readNetdev(net, name);
+        }
+        rdmaCm = chars.rdmaCm();
+        return assemble();
+    }
+
+    @Override
+    public HostSnapshot update(ScanHints hints) {
+        if (hints.isFull() || rdmaCm == null) {
+            return scan();
+        }
+        CharDeviceLocator chars = new CharDeviceLocator(root);
+        InfinibandClassReader ib = new InfinibandClassReader(root, chars);
+        PciBusReader bus = new PciBusReader(root);
+        NetClassReader net = new NetClassReader(root);
+        Set<String> ibNames = new HashSet<>(hints.rdmaDevices());
+        Set<String> netNames = new HashSet<>(hints.netDevices());
+        Set<PciAddress> pciAddrs = new HashSet<>(hints.pciFunctions());
+        for (PciAddress a : hints.pciFunctions()) {
+            widen(a, ibNames, netNames, pciAddrs);              // before: what the function had
+        }
+        for (PciAddress a : Set.copyOf(pciAddrs)) {
+            readPci(bus, a);
+            widen(a, ibNames, netNames, pciAddrs);              // after: what it has now
+        }
+        for (PciAddress a : pciAddrs) {
+            readPci(bus, a);                                    // PFs added by widening (VF counts)
+        }
+        ibNames.forEach(n -> readDevice(ib, n));
+        netNames.forEach(n -> readNetdev(net, n));
+        rdmaCm = chars.rdmaCm();
+        return assemble();
+    }
+
+    private void widen(PciAddress a, Set<String> ibNames, Set<String> netNames, Set<PciAddress> pciAddrs) {
+        PciFunction f = pci.get(a);
+        if (f != null) {
+            ibNames.addAll(f.rdmaDevices());
+            netNames.addAll(f.netDevices());
+            f.physicalFunction().ifPresent(pciAddrs::add);
+        }
+    }
+
+    private void readDevice(InfinibandClassReader ib, String name) {
+        String key = "rdma device " + name;
+        problems.remove(key);
+        devices.remove(name);
+        if (ib.exists(name)) {
+            guard(key, root.classInfiniband().resolve(name).toString(), () -> devices.put(name, ib.read(name)), null);
+        }
+    }
+
+    private void readPci(PciBusReader bus, PciAddress a) {
+        String key = "pci " + a;
+        problems.remove(key);
+        pci.remove(a);
+        if (bus.exists(a)) {
+            guard(key, bus.dir(a).toString(), () -> bus.isOfInterest(a) ? pci.put(a, bus.read(a)) : null, null);
+        }
+    }
+
+    private void readNetdev(NetClassReader net, String name) {
+        String key = "netdev " + name;
+        problems.remove(key);
+        netdevs.remove(name);
+        if (net.exists(name)) {
+            guard(key, root.classNet().resolve(name).toString(), () -> netdevs.put(name, net.read(name)), null);
+        }
+    }
+
+    private <T> T guard(String key, String path, Supplier<T> read, T fallback) {
+        try {
+            return read.get();
+        } catch (DiscoveryException e) {
+            problems.put(key, new Problem(key, e.getMessage()));
+        } catch (RuntimeException e) {
+            problems.put(key, new Problem(key, "cannot read " + path + ": " + e));
+        }
+        return fallback;
+    }
+
+    private HostSnapshot assemble() {
+        Map<String, String> rdmaOfNetdev = new TreeMap<>();
+        for (RdmaDevice d : devices.values()) {
+            d.parentNetdev().ifPresent(n -> rdmaOfNetdev.putIfAbsent(n, d.name()));
+            d.ports().forEach(p -> p.netdev().ifPresent(n -> rdmaOfNetdev.putIfAbsent(n, d.name())));
+        }
+        List<NetDevice> nets = new ArrayList<>(netdevs.size());
+        for (NetDevice n : netdevs.values()) {
+            String rdma = rdmaOfNetdev.get(n.name());
+            if (rdma == null && n.pciFunction().isPresent()) {
+                PciFunction f = pci.get(n.pciFunction().get());
+                rdma = f == null || f.rdmaDevices().isEmpty() ? null : f.rdmaDevices().get(0);
+            }
+            nets.add(new NetDevice(n.name(), n.ifindex(), n.mac(), n.operState(), n.linkType(), n.pciFunction(),
+                    java.util.Optional.ofNullable(rdma)));
+        }
+        return new HostSnapshot(0, Instant.now(), BackendStatus.available(name()), List.copyOf(devices.values()),
+                List.copyOf(pci.values()), nets, rdmaCm, netnsMode.get(), List.copyOf(problems.values()));
+    }
+
+}

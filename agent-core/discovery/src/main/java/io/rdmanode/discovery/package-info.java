@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+/**
+ * The host's RDMA topology as one OSGi service: {@link io.rdmanode.discovery.RdmaDiscovery} hands out
+ * immutable {@link io.rdmanode.discovery.HostSnapshot}s with a revision number, and
+ * {@link io.rdmanode.discovery.RdmaTopologyListener} whiteboard services receive each new snapshot with a
+ * {@link io.rdmanode.discovery.TopologyDiff}. Every bundle (device plugins, CNI, Freeflow, metrics) sees the
+ * host through this package only. Sources: {@code Documentation/ABI/stable/sysfs-class-infiniband},
+ * {@code Documentation/ABI/testing/sysfs-bus-pci}, {@code Documentation/ABI/testing/sysfs-class-net},
+ * {@code include/uapi/rdma/rdma_netlink.h}.
+ *
+ * @since 1.0
+ */
+@Export
+@Version("1.0.0")
+package io.rdmanode.discovery;
+
+import org.osgi.annotation.bundle.Export;
+import org.osgi.annotation.versioning.Version;
