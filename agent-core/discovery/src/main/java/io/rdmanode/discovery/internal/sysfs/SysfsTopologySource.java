@@ -86,6 +86,9 @@ public final class SysfsTopologySource implements TopologySource {
         Set<String> ibNames = new HashSet<>(hints.rdmaDevices());
         Set<String> netNames = new HashSet<>(hints.netDevices());
         Set<PciAddress> pciAddrs = new HashSet<>(hints.pciFunctions());
+        for (String n : hints.netDevices()) {
+            widenNetdev(n, ibNames, pciAddrs);                  // a RoCE port's state follows its netdev
+        }
         for (PciAddress a : hints.pciFunctions()) {
             widen(a, ibNames, netNames, pciAddrs);              // before: what the function had
         }
@@ -100,6 +103,19 @@ public final class SysfsTopologySource implements TopologySource {
         netNames.forEach(n -> readNetdev(net, n));
         rdmaCm = chars.rdmaCm();
         return assemble();
+    }
+
+    private void widenNetdev(String name, Set<String> ibNames, Set<PciAddress> pciAddrs) {
+        NetDevice n = netdevs.get(name);
+        if (n != null) {
+            n.pciFunction().ifPresent(pciAddrs::add);
+        }
+        for (RdmaDevice d : devices.values()) {
+            if (d.parentNetdev().filter(name::equals).isPresent()
+                    || d.ports().stream().anyMatch(p -> p.netdev().filter(name::equals).isPresent())) {
+                ibNames.add(d.name());
+            }
+        }
     }
 
     private void widen(PciAddress a, Set<String> ibNames, Set<String> netNames, Set<PciAddress> pciAddrs) {

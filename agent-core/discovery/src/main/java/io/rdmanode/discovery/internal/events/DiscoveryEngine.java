@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.discovery.internal.events;
+
+import io.rdmanode.discovery.HostSnapshot;
+import io.rdmanode.discovery.RdmaTopologyListener;
+import io.rdmanode.discovery.TopologyDiff;
+import io.rdmanode.discovery.internal.ScanHints;
+import io.rdmanode.discovery.internal.TopologySource;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Holds the current snapshot and turns scans into revisions and listener calls. All scans run on one thread
+ * ({@code rdma-agent-discovery-scan}): kernel events are debounced into an incremental scan
+ * ({@link #hint}), a slow periodic full rescan is the safety net for anything events missed.
+ */
+public final class DiscoveryEngine implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DiscoveryEngine.class);
+    /** A burst of uevents (one per VF when sriov_numvfs changes) settles within a few ms. */
+    static final long DEBOUNCE_MS = 15;
+
+    private final TopologySource source;
+    private final ScheduledExecutorService scanner;
+    private final List<RdmaTopologyListener> listeners = new CopyOnWriteArrayList<>();
+    private final AtomicLong revisions = new AtomicLong();
+    private final Object lock = new Object();
+    private ScanHints pending = new ScanHints();
+    private ScheduledFuture<?> pendingRun;
+    private volatile HostSnapshot current;
+
+    public DiscoveryEngine(TopologySource source, long rescanIntervalMs) {
+        this.source = source;
+        ScheduledThreadPoolExecutor ex = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "rdma-agent-discovery-scan");
+            t.setDaemon(true);
+            return t;
+        });
+        ex.setRemoveOnCancelPolicy(true);
+        this.scanner = ex;
+        this.current = source.scan().withRevision(revisions.incrementAndGet(), Instant.now());
+        LOG.info("discovery started backend={} devices={} pciFunctions={} netdevs={} problems={}", source.name(),
+                current.devices().size(), current.pciFunctions().size(), current.netDevices().size(),
+                current.problems().size());
+        if (rescanIntervalMs > 0) {
+            scanner.scheduleWithFixedDelay(() -> runSafely(ScanHints.fullScan()), rescanIntervalMs,
+                    rescanIntervalMs, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    public HostSnapshot snapshot() {
+        return current;
+    }
+
+    public void addListener(RdmaTopologyListener l) {
+        listeners.add(l);
+    }
+
+    public void removeListener(RdmaTopologyListener l) {
+        listeners.remove(l);
+    }
+
+    /** Full rescan on the scan thread, waited for; returns the resulting snapshot. */
+    public HostSnapshot rescan() {
+        try {
+            return scanner.submit(() -> apply(ScanHints.fullScan())).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return current;
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("rescan failed: " + e.getCause(), e.getCause());
+        }
+    }
+
+    /** Called from event threads: merges hints and schedules one incremental scan after a short quiet time. */
+    public void hint(ScanHints hints) {
+        synchronized (lock) {
+            pending.mergeFrom(hints);
+            if (pendingRun == null || pendingRun.isDone()) {
+                pendingRun = scanner.schedule(this::runPending, DEBOUNCE_MS, TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    private void runPending() {
+        ScanHints h;
+        synchronized (lock) {
+            h = pending;
+            pending = new ScanHints();
+        }
+        if (!h.isEmpty()) {
+            runSafely(h);
+        }
+    }
+
+    private void runSafely(ScanHints h) {
+        try {
+            apply(h);
+        } catch (RuntimeException e) {
+            LOG.error("discovery scan failed hints={}", h, e);
+        }
+    }
+
+    /** Runs on the scan thread only. */
+    HostSnapshot apply(ScanHints hints) {
+        HostSnapshot scanned = hints.isFull() ? source.scan() : source.update(hints);
+        HostSnapshot before = current;
+        TopologyDiff diff = TopologyDiffs.between(before, scanned, before.revision() + 1);
+        if (diff.isEmpty()) {
+            return before;
+        }
+        HostSnapshot next = scanned.withRevision(revisions.incrementAndGet(), Instant.now());
+        current = next;
+        logChange(diff);
+        notify(listeners, next, diff, LOG::warn);
+        return next;
+    }
+
+    public static void notify(List<RdmaTopologyListener> targets, HostSnapshot s, TopologyDiff d,
+                              BiConsumer<String, Object> onFailure) {
+        for (RdmaTopologyListener l : targets) {
+            try {
+                l.topologyChanged(s, d);
+            } catch (RuntimeException e) {
+                onFailure.accept("topology listener failed: {}", e.toString());
+            }
+        }
+    }
+
+    private static void logChange(TopologyDiff d) {
+        if (!d.devicesAdded().isEmpty() || !d.devicesRemoved().isEmpty() || !d.vfCountsChanged().isEmpty()) {
+            LOG.info("topology revision={} devicesAdded={} devicesRemoved={} vfCounts={}", d.toRevision(),
+                    d.devicesAdded(), d.devicesRemoved(), d.vfCountsChanged());
+        } else {
+            LOG.debug("topology revision={} diff={}", d.toRevision(), d);
+        }
+    }
+
+    @Override
+    public void close() {
+        scanner.shutdownNow();
+        try {
+            scanner.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
