@@ -11,6 +11,8 @@ import jnr.ffi.byref.IntByReference;
 /** Loads libibverbs and turns NULL/errno into {@link VerbsException}; every list it gets is freed. */
 final class Verbs {
 
+    private static final int ENOSYS = 38;
+
     private final LibIbverbs lib;
 
     private Verbs(LibIbverbs lib) {
@@ -20,7 +22,7 @@ final class Verbs {
     /** Throws {@link VerbsException} naming the library when it is not installed or cannot be bound. */
     static Verbs load() {
         try {
-            return new Verbs(LibraryLoader.create(LibIbverbs.class).failImmediately().load("ibverbs.so.1"));
+            return new Verbs(LibraryLoader.create(LibIbverbs.class).failImmediately().load("libibverbs.so.1"));
         } catch (RuntimeException | LinkageError e) {
             throw new VerbsException("cannot load libibverbs.so.1: " + e.getMessage());
         }
@@ -32,8 +34,10 @@ final class Verbs {
         Pointer list = lib.ibv_get_device_list(num);
         if (list == null) {
             int errno = Runtime.getRuntime(lib).getLastError();
-            throw new VerbsException("ibv_get_device_list: errno " + errno
-                    + (errno == 38 ? " (ENOSYS: no kernel support, ib_uverbs not loaded)" : ""));
+            if (errno == ENOSYS) {
+                return List.of();                   // rdma-core's answer when no uverbs device exists at all
+            }
+            throw new VerbsException("ibv_get_device_list: errno " + errno);
         }
         try {
             List<String> names = new ArrayList<>();

@@ -47,7 +47,7 @@ public final class VerbsTopologySource implements TopologySource {
         try {
             Set<String> names = Set.copyOf(verbs().deviceNames());
             devices = s.devices().stream().filter(d -> names.contains(d.name())).toList();
-            status = names.isEmpty() ? BackendStatus.unavailable(name(), "libibverbs found no RDMA device")
+            status = names.isEmpty() ? BackendStatus.unavailable(name(), "libibverbs found no RDMA device (is ib_uverbs loaded? is /sys/class/infiniband_verbs populated?)")
                     : BackendStatus.available(name());
         } catch (VerbsException e) {
             devices = List.of();
