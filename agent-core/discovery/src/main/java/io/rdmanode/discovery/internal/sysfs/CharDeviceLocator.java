@@ -80,12 +80,16 @@ final class CharDeviceLocator {
             Path dir = parentDir.get().resolve(className);
             return SysfsFiles.listFiles(dir);
         }
+        return classIndex().get(className);
+    }
+
+    private synchronized Map<String, List<Path>> classIndex() {
         if (classIndex == null) {
             classIndex = new HashMap<>();
             classIndex.put("infiniband_verbs", SysfsFiles.listFiles(root.classInfinibandVerbs()));
             classIndex.put("infiniband_mad", SysfsFiles.listFiles(root.classInfinibandMad()));
         }
-        return classIndex.get(className);
+        return classIndex;
     }
 
     static DeviceNumber parseDev(Path file, String value) {

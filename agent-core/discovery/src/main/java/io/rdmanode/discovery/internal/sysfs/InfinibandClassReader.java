@@ -48,7 +48,7 @@ public final class InfinibandClassReader {
 
     public RdmaDevice read(String name) {
         Path dir = root.classInfiniband().resolve(name);
-        SysfsFiles.resolve(dir);                                 // a dangling class link fails here, named
+        SysfsFiles.requireExists(dir);                           // a dangling class link fails here, named
         Optional<Path> parent = SysfsFiles.optionalLink(dir.resolve("device"));
         Optional<PciAddress> pci = parent.flatMap(p -> PciAddress.parse(p.getFileName().toString()));
         Optional<String> driver = parent.flatMap(p -> SysfsFiles.optionalLink(p.resolve("driver")))

@@ -32,7 +32,7 @@ public final class NetClassReader {
 
     public NetDevice read(String name) {
         Path dir = root.classNet().resolve(name);
-        SysfsFiles.resolve(dir);
+        SysfsFiles.requireExists(dir);
         Optional<PciAddress> pci = SysfsFiles.optionalLink(dir.resolve("device"))
                 .flatMap(p -> PciAddress.parse(p.getFileName().toString()));
         return new NetDevice(name, SysfsFiles.requiredInt(dir.resolve("ifindex")),

@@ -10,7 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -26,6 +28,7 @@ public final class PciBusReader {
     private static final Pattern HEX_ID = Pattern.compile("0x([0-9a-f]{4,6})");
 
     private final SysfsRoot root;
+    private final Map<PciAddress, Map<PciAddress, Integer>> vfIndexes = new java.util.concurrent.ConcurrentHashMap<>();
 
     PciBusReader(SysfsRoot root) {
         this.root = root;
@@ -53,7 +56,7 @@ public final class PciBusReader {
 
     public PciFunction read(PciAddress address) {
         Path dir = dir(address);
-        SysfsFiles.resolve(dir);
+        SysfsFiles.requireExists(dir);
         Optional<PciAddress> physfn = SysfsFiles.optionalLink(dir.resolve("physfn")).map(p -> bdf(dir.resolve("physfn"), p));
         Optional<Integer> vfIndex = physfn.flatMap(pf -> vfIndexOf(pf, address));
         return new PciFunction(address, hexId(dir.resolve("vendor")), hexId(dir.resolve("device")),
@@ -77,23 +80,21 @@ public final class PciBusReader {
             Matcher m = VIRTFN.matcher(name);
             if (m.matches()) {
                 Path link = dir.resolve(name);
-                vfs.add(new VirtualFunction(Integer.parseInt(m.group(1)), bdf(link, SysfsFiles.resolve(link))));
+                vfs.add(new VirtualFunction(Integer.parseInt(m.group(1)), bdf(link, SysfsFiles.optionalLink(link).orElseThrow())));
             }
         }
         vfs.sort((a, b) -> Integer.compare(a.index(), b.index()));
         return Optional.of(new SriovInfo(total.get(), num, vfs));
     }
 
+    /** VF index = the I whose {@code physfn/virtfnI} points at the VF; each PF's links are read once per reader. */
     private Optional<Integer> vfIndexOf(PciAddress pf, PciAddress vf) {
-        Path pfDir = dir(pf);
-        for (String name : SysfsFiles.list(pfDir)) {
-            Matcher m = VIRTFN.matcher(name);
-            if (m.matches() && SysfsFiles.optionalLink(pfDir.resolve(name))
-                    .map(p -> p.getFileName().toString().equals(vf.toString())).orElse(false)) {
-                return Optional.of(Integer.parseInt(m.group(1)));
-            }
-        }
-        return Optional.empty();
+        Map<PciAddress, Integer> indexes = vfIndexes.computeIfAbsent(pf, p -> {
+            Map<PciAddress, Integer> m = new HashMap<>();
+            readSriov(dir(p)).ifPresent(s -> s.virtualFunctions().forEach(v -> m.put(v.address(), v.index())));
+            return m;
+        });
+        return Optional.ofNullable(indexes.get(vf));
     }
 
     Path dir(PciAddress address) {
