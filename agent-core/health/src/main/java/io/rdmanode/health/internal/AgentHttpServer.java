@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.health.internal;
+
+import io.rdmanode.health.HealthCheck;
+import io.rdmanode.health.HttpEndpoint;
+import io.rdmanode.health.StatusSection;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Hashtable;
+import java.util.List;
+import java.util.Optional;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.Constants;
+import org.osgi.framework.ServiceReference;
+import org.osgi.framework.ServiceRegistration;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.osgi.service.component.runtime.ServiceComponentRuntime;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The agent's HTTP endpoint as a component: binds on activation, gathers the health, status and endpoint
+ * whiteboards, and publishes the bound address (a {@link BoundHttpEndpoint} service with
+ * {@value #PORT_PROPERTY}, and {@code <stateDir>/http.url}). A configuration change re-binds: SCR deactivates
+ * and reactivates it, since a new address means a new socket anyway.
+ */
+@Component(service = {}, immediate = true, configurationPid = AgentHttpServer.PID,
+           configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Designate(ocd = AgentHttpServer.Config.class)
+public final class AgentHttpServer {
+
+    static final String PID = "io.rdmanode.agent.http";
+    static final String PORT_PROPERTY = "io.rdmanode.http.port";
+    static final String STATE_DIR_PROPERTY = "rdma.agent.stateDir";
+    static final String VERSION_PROPERTY = "rdma.agent.version";
+    static final String STARTED_AT_PROPERTY = "rdma.agent.startedAt";
+    private static final Logger LOG = LoggerFactory.getLogger(AgentHttpServer.class);
+
+    @ObjectClassDefinition(name = "Agent HTTP endpoint", description = "/healthz, /readyz, /status and the"
+            + " endpoints other bundles contribute (such as /metrics)")
+    public @interface Config {
+        @AttributeDefinition(description = "Interface to bind; 0.0.0.0 exposes it to the network")
+        String host() default "127.0.0.1";
+
+        @AttributeDefinition(description = "TCP port; 0 picks a free one, written to <stateDir>/http.url",
+                min = "0", max = "65535")
+        int port() default 9456;
+
+        @AttributeDefinition(description = "Request threads", min = "1", max = "16")
+        int threads() default 2;
+    }
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    private volatile List<HealthCheck> checks = List.of();
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+               policyOption = ReferencePolicyOption.GREEDY)
+    private volatile ServiceComponentRuntime scr;
+
+    private final HealthHttpServer server;
+    private final ServiceRegistration<BoundHttpEndpoint> registration;
+    private final Optional<UrlFile> urlFile;
+
+    @Activate
+    public AgentHttpServer(Config config, BundleContext context) {
+        AgentInfo agent = AgentInfo.of(context.getProperty(VERSION_PROPERTY),
+                context.getProperty(STARTED_AT_PROPERTY), Instant.now());
+        HealthSources sources = new OsgiHealthSources(context, () -> checks, () -> scr, agent);
+        this.server = new HealthHttpServer(new InetSocketAddress(config.host(), config.port()), config.threads(),
+                sources, Clock.systemUTC());
+        URI uri = server.uri();
+        LOG.info("http endpoint listening on {} port={} threads={}", uri, server.port(), config.threads());
+        this.urlFile = Optional.ofNullable(context.getProperty(STATE_DIR_PROPERTY)).map(d -> new UrlFile(Path.of(d)));
+        urlFile.ifPresent(file -> writeUrl(file, uri));
+        Hashtable<String, Object> properties = new Hashtable<>();
+        properties.put(PORT_PROPERTY, server.port());
+        properties.put("io.rdmanode.http.url", uri.toString());
+        BoundHttpEndpoint bound = () -> uri;
+        this.registration = context.registerService(BoundHttpEndpoint.class, bound, properties);
+    }
+
+    @Deactivate
+    void stop() {
+        registration.unregister();
+        urlFile.ifPresent(AgentHttpServer::deleteUrl);
+        server.close();
+        LOG.info("http endpoint stopped url={}", server.uri());
+    }
+
+    @Reference(name = "sections", service = StatusSection.class, cardinality = ReferenceCardinality.MULTIPLE,
+               policy = ReferencePolicy.DYNAMIC)
+    void bindSection(StatusSection section, ServiceReference<StatusSection> reference) {
+        server.addSection(section, owner(reference));
+    }
+
+    void unbindSection(StatusSection section) {
+        server.removeSection(section);
+    }
+
+    @Reference(name = "endpoints", service = HttpEndpoint.class, cardinality = ReferenceCardinality.MULTIPLE,
+               policy = ReferencePolicy.DYNAMIC)
+    void bindEndpoint(HttpEndpoint endpoint, ServiceReference<HttpEndpoint> reference) {
+        server.addEndpoint(endpoint, owner(reference));
+    }
+
+    void unbindEndpoint(HttpEndpoint endpoint) {
+        server.removeEndpoint(endpoint);
+    }
+
+    /** Names a whiteboard service in warnings: {@code io.rdmanode.metrics service.id=42}. */
+    private static String owner(ServiceReference<?> reference) {
+        var bundle = reference.getBundle();
+        return (bundle == null ? "unregistered" : bundle.getSymbolicName()) + " service.id="
+                + reference.getProperty(Constants.SERVICE_ID);
+    }
+
+    /** Serving matters more than the file: a failure is reported, not fatal. */
+    private static void writeUrl(UrlFile file, URI uri) {
+        try {
+            file.write(uri);
+        } catch (IOException e) {
+            LOG.warn("cannot write {}: {}", file.path(), e.toString());
+        }
+    }
+
+    private static void deleteUrl(UrlFile file) {
+        try {
+            file.delete();
+        } catch (IOException e) {
+            LOG.warn("cannot delete {}: {}", file.path(), e.toString());
+        }
+    }
+}

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.health.internal;
+
+import io.rdmanode.health.HealthCheck;
+import io.rdmanode.health.HealthStatus;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The outcome of one {@link HealthCheck} call; a check that throws or returns null counts as failing. */
+record CheckResult(String name, HealthCheck.Kind kind, boolean ok, String message) {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CheckResult.class);
+
+    static CheckResult run(HealthCheck check, WarnOnce warnOnce) {
+        String name = check.name();
+        HealthCheck.Kind kind = check.kind();
+        String key = "check:" + name;
+        HealthStatus status;
+        try {
+            status = check.check();
+        } catch (RuntimeException e) {
+            if (warnOnce.firstFailure(key)) {
+                LOG.warn("health check threw, reporting it as failing check={} kind={}", name, kind, e);
+            }
+            return new CheckResult(name, kind, false, "check threw " + e);
+        }
+        warnOnce.recovered(key);
+        if (status == null) {
+            return new CheckResult(name, kind, false, "check returned no status");
+        }
+        return new CheckResult(name, kind, status.ok(), status.message());
+    }
+}

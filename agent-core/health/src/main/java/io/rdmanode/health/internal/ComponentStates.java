@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.health.internal;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.osgi.framework.Bundle;
+import org.osgi.service.component.runtime.ServiceComponentRuntime;
+import org.osgi.service.component.runtime.dto.ComponentConfigurationDTO;
+import org.osgi.service.component.runtime.dto.ComponentDescriptionDTO;
+import org.osgi.service.component.runtime.dto.ReferenceDTO;
+import org.osgi.service.component.runtime.dto.UnsatisfiedReferenceDTO;
+
+/**
+ * Turns SCR's runtime DTOs (OSGi Compendium R8, 112.12 "Introspection") into {@link ComponentInfo}s: the root
+ * cause of an inactive component, named for an operator. Whether a bundle that is installed but not started
+ * should run is not judged here: the config bundle may have stopped it on purpose.
+ */
+final class ComponentStates {
+
+    private ComponentStates() {
+    }
+
+    /** Components of the given bundles, sorted by name; none when {@code bundles} is empty. */
+    static List<ComponentInfo> of(ServiceComponentRuntime scr, List<Bundle> bundles) {
+        if (bundles.isEmpty()) {
+            return List.of(); // getComponentDescriptionDTOs() without arguments would list every bundle's
+        }
+        List<ComponentInfo> infos = new ArrayList<>();
+        for (ComponentDescriptionDTO description : scr.getComponentDescriptionDTOs(bundles.toArray(Bundle[]::new))) {
+            infos.addAll(describe(description, scr.isComponentEnabled(description),
+                    scr.getComponentConfigurationDTOs(description)));
+        }
+        infos.sort(Comparator.comparing(ComponentInfo::name));
+        return infos;
+    }
+
+    /** One entry per configuration of an enabled component, one {@code DISABLED} entry otherwise. */
+    static List<ComponentInfo> describe(ComponentDescriptionDTO description, boolean enabled,
+                                        Collection<ComponentConfigurationDTO> configurations) {
+        String bundle = description.bundle == null ? "unknown" : description.bundle.symbolicName;
+        if (!enabled) {
+            return List.of(new ComponentInfo(description.name, bundle, "DISABLED", "disabled", false, false));
+        }
+        if (configurations.isEmpty()) {
+            // SCR lists no configuration for a component it has not instantiated yet: one that waits for its
+            // required configuration (an OPTIONAL or IGNORE policy always gets one).
+            return List.of(waiting(description, description.name, bundle));
+        }
+        List<ComponentInfo> infos = new ArrayList<>();
+        for (ComponentConfigurationDTO configuration : configurations) {
+            infos.add(describe(description, configuration, bundle));
+        }
+        return infos;
+    }
+
+    private static ComponentInfo describe(ComponentDescriptionDTO description, ComponentConfigurationDTO configuration,
+                                          String bundle) {
+        String name = displayName(description, configuration.properties);
+        return switch (configuration.state) {
+            case ComponentConfigurationDTO.ACTIVE -> new ComponentInfo(name, bundle, "ACTIVE", "active", true, false);
+            case ComponentConfigurationDTO.SATISFIED ->
+                    new ComponentInfo(name, bundle, "SATISFIED", "satisfied, not yet used", true, false);
+            case ComponentConfigurationDTO.UNSATISFIED_CONFIGURATION -> waiting(description, name, bundle);
+            case ComponentConfigurationDTO.UNSATISFIED_REFERENCE -> new ComponentInfo(name, bundle,
+                    "UNSATISFIED_REFERENCE", unsatisfied(description, configuration.unsatisfiedReferences), true, true);
+            case ComponentConfigurationDTO.FAILED_ACTIVATION -> new ComponentInfo(name, bundle, "FAILED_ACTIVATION",
+                    "activation failed: " + firstLine(configuration.failure), true, true);
+            default -> new ComponentInfo(name, bundle, "UNKNOWN(" + configuration.state + ")",
+                    "unknown SCR state " + configuration.state, true, true);
+        };
+    }
+
+    private static ComponentInfo waiting(ComponentDescriptionDTO description, String name, String bundle) {
+        String pids = description.configurationPid == null ? "" : String.join(", ", description.configurationPid);
+        return new ComponentInfo(name, bundle, "UNSATISFIED_CONFIGURATION",
+                "waiting for configuration" + (pids.isEmpty() ? "" : " " + pids), false, false);
+    }
+
+    /** {@code name~hca_a} for a named factory configuration, so several instances stay apart. */
+    private static String displayName(ComponentDescriptionDTO description, Map<String, Object> properties) {
+        Object factoryPid = properties == null ? null : properties.get("service.factoryPid");
+        Object pid = properties == null ? null : properties.get("service.pid");
+        if (factoryPid == null || !(pid instanceof String servicePid)) {
+            return description.name;
+        }
+        int tilde = servicePid.indexOf('~');
+        return description.name + "~" + (tilde >= 0 ? servicePid.substring(tilde + 1) : servicePid);
+    }
+
+    private static String unsatisfied(ComponentDescriptionDTO description, UnsatisfiedReferenceDTO[] references) {
+        if (references == null || references.length == 0) {
+            return "unsatisfied reference (SCR named none)";
+        }
+        Map<String, ReferenceDTO> declared = description.references == null ? Map.of()
+                : Arrays.stream(description.references).collect(Collectors.toMap(r -> r.name, r -> r, (a, b) -> a));
+        return Arrays.stream(references)
+                .map(r -> unsatisfied(r, declared.get(r.name)))
+                .collect(Collectors.joining("; "));
+    }
+
+    private static String unsatisfied(UnsatisfiedReferenceDTO reference, ReferenceDTO declared) {
+        StringBuilder text = new StringBuilder("unsatisfied reference ").append(reference.name);
+        text.append(" (").append(declared == null ? "unknown interface" : declared.interfaceName);
+        if (reference.target != null && !reference.target.isBlank()) {
+            text.append(", target ").append(reference.target);
+        }
+        return text.append(')').toString();
+    }
+
+    static String firstLine(String text) {
+        if (text == null || text.isBlank()) {
+            return "no failure recorded by SCR";
+        }
+        String trimmed = text.strip();
+        int end = trimmed.indexOf('\n');
+        return (end < 0 ? trimmed : trimmed.substring(0, end)).strip();
+    }
+}

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.health.internal;
+
+import io.rdmanode.health.HealthCheck;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * The verdict of {@code /healthz} or {@code /readyz} with one line per contributor, rendered like
+ * kube-apiserver's verbose health output ({@code [+]name ok: message}, then {@code readyz check passed}).
+ * Liveness is every ALIVE check; readiness is every READY check plus every counted component of the agent's
+ * bundles being ACTIVE or SATISFIED.
+ */
+final class HealthReport {
+
+    record Line(String name, boolean ok, String message) {
+    }
+
+    private final String endpoint;
+    private final List<Line> lines;
+
+    private HealthReport(String endpoint, List<Line> lines) {
+        this.endpoint = endpoint;
+        this.lines = List.copyOf(lines);
+    }
+
+    static HealthReport liveness(List<CheckResult> checks) {
+        return new HealthReport("healthz", checkLines(checks, HealthCheck.Kind.ALIVE));
+    }
+
+    static HealthReport readiness(List<CheckResult> checks, List<ComponentInfo> components) {
+        List<Line> lines = checkLines(checks, HealthCheck.Kind.READY);
+        for (ComponentInfo component : components) {
+            if (component.counted()) {
+                lines.add(new Line("component:" + component.name(), !component.failing(),
+                        component.detail() + " (bundle " + component.bundle() + ")"));
+            }
+        }
+        return new HealthReport("readyz", lines);
+    }
+
+    private static List<Line> checkLines(List<CheckResult> checks, HealthCheck.Kind kind) {
+        List<Line> lines = new ArrayList<>();
+        checks.stream()
+                .filter(c -> c.kind() == kind)
+                .sorted(Comparator.comparing(CheckResult::name))
+                .forEach(c -> lines.add(new Line(c.name(), c.ok(), c.message())));
+        return lines;
+    }
+
+    boolean ok() {
+        return lines.stream().allMatch(Line::ok);
+    }
+
+    List<Line> lines() {
+        return lines;
+    }
+
+    /** Every line, then the verdict; each message is flattened to one line so the format stays parseable. */
+    String verbose() {
+        StringBuilder text = new StringBuilder();
+        for (Line line : lines) {
+            text.append(line.ok() ? "[+]" : "[-]").append(line.name()).append(line.ok() ? " ok" : " failed");
+            String message = oneLine(line.message());
+            if (!message.isEmpty()) {
+                text.append(": ").append(message);
+            }
+            text.append('\n');
+        }
+        return text.append(endpoint).append(ok() ? " check passed\n" : " check failed\n").toString();
+    }
+
+    private static String oneLine(String message) {
+        return message == null ? "" : message.strip().replaceAll("\\s*[\\r\\n]+\\s*", " | ");
+    }
+}

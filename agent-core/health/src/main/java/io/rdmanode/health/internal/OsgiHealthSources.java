@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.health.internal;
+
+import io.rdmanode.health.HealthCheck;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Supplier;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.runtime.ServiceComponentRuntime;
+
+/** {@link HealthSources} read from the running framework: its bundles and SCR's view of their components. */
+final class OsgiHealthSources implements HealthSources {
+
+    private final BundleContext context;
+    private final Supplier<List<HealthCheck>> checks;
+    private final Supplier<ServiceComponentRuntime> scr;
+    private final AgentInfo agent;
+
+    OsgiHealthSources(BundleContext context, Supplier<List<HealthCheck>> checks,
+                      Supplier<ServiceComponentRuntime> scr, AgentInfo agent) {
+        this.context = context;
+        this.checks = checks;
+        this.scr = scr;
+        this.agent = agent;
+    }
+
+    @Override
+    public List<HealthCheck> checks() {
+        List<HealthCheck> current = checks.get();
+        return current == null ? List.of() : current;
+    }
+
+    @Override
+    public List<BundleInfo> bundles() {
+        return Arrays.stream(context.getBundles()).map(BundleInfo::of).toList();
+    }
+
+    /** Empty while SCR is absent: nothing then runs components that could be reported. */
+    @Override
+    public List<ComponentInfo> components() {
+        ServiceComponentRuntime runtime = scr.get();
+        if (runtime == null) {
+            return List.of();
+        }
+        List<Bundle> agentBundles = Arrays.stream(context.getBundles())
+                .filter(b -> b.getHeaders("").get(BundleInfo.AGENT_BUNDLE_HEADER) != null)
+                .toList();
+        return ComponentStates.of(runtime, agentBundles);
+    }
+
+    @Override
+    public AgentInfo agent() {
+        return agent;
+    }
+}
