@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.config.internal;
+
+import com.typesafe.config.Config;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Read, validate as a whole, apply: the steps of one reload, run on the bridge's single worker thread. A file
+ * with any error changes nothing; the last good one stays in force.
+ */
+final class ConfigReloader {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ConfigReloader.class);
+
+    private final Path file;
+    private final Map<String, String> frameworkProperties;
+    private final Supplier<ConfigSchema> schemas;
+    private final ConfigAdminWriter writer;
+    private final BundleSwitches switches;
+    private final ConfigHistory history;
+
+    private String lastSeenChecksum;
+    private long revision;
+    private Config lastGood;
+    private long lastGoodRevision;
+    private String lastGoodChecksum;
+    private Map<String, Object> startupRuntime;
+
+    ConfigReloader(Path file, Map<String, String> frameworkProperties, Supplier<ConfigSchema> schemas,
+                   ConfigAdminWriter writer, BundleSwitches switches, ConfigHistory history) {
+        this.file = file;
+        this.frameworkProperties = frameworkProperties;
+        this.schemas = schemas;
+        this.writer = writer;
+        this.switches = switches;
+        this.history = history;
+    }
+
+    /** Reloads when the file's content differs from the last content seen (applied or rejected). */
+    void reloadIfChanged() {
+        byte[] content;
+        try {
+            content = HoconFile.read(file);
+        } catch (IOException e) {
+            HoconFile.Parsed missing = HoconFile.missing(file, e);
+            if (!Objects.equals(lastSeenChecksum, "missing")) {
+                lastSeenChecksum = "missing";
+                reject(++revision, missing);
+            }
+            return;
+        }
+        String checksum = HoconFile.checksum(content);
+        if (checksum.equals(lastSeenChecksum)) {
+            return;
+        }
+        lastSeenChecksum = checksum;
+        long current = ++revision;
+        HoconFile.Parsed parsed = HoconFile.parse(file, content, frameworkProperties);
+        if (!parsed.ok()) {
+            reject(current, parsed);
+            return;
+        }
+        apply(current, checksum, parsed.config());
+    }
+
+    /** The installed bundles changed (hot swap): map the file in force again against what they declare now. */
+    void remap() {
+        if (lastGood != null) {
+            apply(lastGoodRevision, lastGoodChecksum, lastGood);
+        }
+    }
+
+    private void apply(long current, String checksum, Config config) {
+        Mapping mapping = ConfigMapper.map(config, file.toString(), schemas.get(), switches.installedNames());
+        if (!mapping.valid()) {
+            reject(new HoconFile.Parsed(checksum, config, mapping.errors()), current);
+            return;
+        }
+        ConfigAdminWriter.Written written;
+        try {
+            written = writer.write(mapping);
+        } catch (IOException | RuntimeException e) {
+            LOG.error("cannot apply config revision={} file={}: {}", current, file, e.toString(), e);
+            history.rejected(new ConfigHistory.Rejected(current, checksum, Instant.now(),
+                    List.of(file + ": cannot apply: " + e.getMessage())));
+            return;
+        }
+        List<String> warnings = new ArrayList<>(mapping.warnings().stream().map(Problem::toString).toList());
+        warnings.addAll(switches.apply(mapping.bundleSwitches()));
+        boolean firstApply = startupRuntime == null;
+        if (firstApply) {
+            startupRuntime = mapping.runtime();
+        }
+        boolean restartPending = !startupRuntime.equals(mapping.runtime());
+        boolean newRevision = current != lastGoodRevision;
+        lastGood = config;
+        lastGoodRevision = current;
+        lastGoodChecksum = checksum;
+        history.applied(new ConfigHistory.Applied(current, checksum, Instant.now(), mapping.configurations().size(),
+                written.changed(), written.deleted(), List.copyOf(warnings), mapping.unclaimed()),
+                switches.describe(), restartPending);
+        if (newRevision) {
+            LOG.info("config applied revision={} checksum={} file={} configurations={} changed={} deleted={}",
+                    current, checksum, file, mapping.configurations().size(), written.changed(), written.deleted());
+            warnings.forEach(w -> LOG.warn("config: {}", w));
+            if (restartPending && !firstApply) {
+                LOG.info("agent.runtime changed; it applies at the next restart of the agent");
+            }
+        } else if (!written.changed().isEmpty() || !written.deleted().isEmpty()) {
+            LOG.info("config re-applied after bundle change revision={} changed={} deleted={}", current,
+                    written.changed(), written.deleted());
+        }
+    }
+
+    private void reject(long current, HoconFile.Parsed parsed) {
+        reject(parsed, current);
+    }
+
+    private void reject(HoconFile.Parsed parsed, long current) {
+        List<String> problems = parsed.problems().stream().map(Problem::toString).toList();
+        history.rejected(new ConfigHistory.Rejected(current, parsed.checksum(), Instant.now(), problems));
+        LOG.warn("config rejected revision={} file={} problems={}; {}", current, file, problems.size(),
+                lastGood == null ? "no configuration is in force" : "revision " + lastGoodRevision + " stays in force");
+        problems.forEach(p -> LOG.warn("config: {}", p));
+    }
+
+    Set<String> bundleNames() {
+        return switches.installedNames();
+    }
+}

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.config.internal;
+
+import io.rdmanode.health.HealthCheck;
+import io.rdmanode.health.HealthStatus;
+import io.rdmanode.health.StatusSection;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.BundleEvent;
+import org.osgi.framework.BundleListener;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.MetaTypeService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HOCON file ({@code rdma.agent.config}, set by the launcher) applied to ConfigAdmin, live. Lifecycle and
+ * wiring only: {@link ConfigReloader} does a reload, {@link ConfigFileWatcher} notices edits, and one worker
+ * thread runs every reload in order, so two saves never interleave.
+ */
+@Component(service = {HealthCheck.class, StatusSection.class}, immediate = true)
+public final class HoconConfigBridge implements HealthCheck, StatusSection {
+
+    static final String CONFIG_PROPERTY = "rdma.agent.config";
+    private static final Logger LOG = LoggerFactory.getLogger(HoconConfigBridge.class);
+    /** Coalesces the burst of events one save makes (create temp, write, rename). */
+    private static final long DEBOUNCE_MS = 20;
+    /** Safety net for file systems without change notification (some network and overlay mounts). */
+    private static final long POLL_MS = 2000;
+
+    private final ScheduledExecutorService worker;
+    private final ConfigHistory history;
+    private final ConfigReloader reloader;
+    private final ConfigFileWatcher watcher;
+    private final BundleSwitches switches;
+    private final BundleListener bundleListener = this::bundleChanged;
+    private final BundleContext context;
+    private ScheduledFuture<?> pendingReload;
+    private ScheduledFuture<?> pendingRemap;
+
+    @Activate
+    public HoconConfigBridge(BundleContext context, @Reference ConfigurationAdmin admin,
+                             @Reference MetaTypeService metaType) throws IOException {
+        String configured = context.getProperty(CONFIG_PROPERTY);
+        if (configured == null || configured.isBlank()) {
+            throw new IllegalStateException("framework property " + CONFIG_PROPERTY
+                    + " is not set: the launcher names the config file there");
+        }
+        Path file = Path.of(configured).toAbsolutePath();
+        this.context = context;
+        this.history = new ConfigHistory(file.toString());
+        this.switches = new BundleSwitches(context);
+        this.reloader = new ConfigReloader(file, frameworkProperties(context),
+                () -> MetaTypeSchemas.read(context, metaType), new ConfigAdminWriter(admin, file.toString()),
+                switches, history);
+        this.worker = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "rdma-agent-config-apply"));
+        this.watcher = new ConfigFileWatcher(file, this::scheduleReload);
+        // The first revision is applied before activation returns: components waiting for their configuration
+        // get it without waiting for the first watch event.
+        reloader.reloadIfChanged();
+        context.addBundleListener(bundleListener);
+        watcher.start();
+        worker.scheduleWithFixedDelay(this::scheduleReload, POLL_MS, POLL_MS, TimeUnit.MILLISECONDS);
+        LOG.info("watching config file={}", file);
+    }
+
+    @Deactivate
+    void deactivate() throws IOException, InterruptedException {
+        context.removeBundleListener(bundleListener);
+        watcher.close();
+        worker.shutdownNow();
+        if (!worker.awaitTermination(5, TimeUnit.SECONDS)) {
+            LOG.warn("config worker did not stop within 5 s");
+        }
+    }
+
+    private synchronized void scheduleReload() {
+        if (pendingReload == null || pendingReload.isDone()) {
+            pendingReload = submit(reloader::reloadIfChanged, DEBOUNCE_MS);
+        }
+    }
+
+    private synchronized void scheduleRemap() {
+        if (pendingRemap == null || pendingRemap.isDone()) {
+            pendingRemap = submit(reloader::remap, 100);
+        }
+    }
+
+    private ScheduledFuture<?> submit(Runnable task, long delayMs) {
+        try {
+            return worker.schedule(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    LOG.error("config reload failed: {}", e.toString(), e);
+                }
+            }, delayMs, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            return null;
+        }
+    }
+
+    private void bundleChanged(BundleEvent event) {
+        switch (event.getType()) {
+            case BundleEvent.INSTALLED, BundleEvent.UPDATED, BundleEvent.UNINSTALLED, BundleEvent.RESOLVED ->
+                    scheduleRemap();
+            case BundleEvent.STARTED -> {
+                Bundle bundle = event.getBundle();
+                submit(() -> switches.enforce(bundle), 0);
+            }
+            default -> {
+            }
+        }
+    }
+
+    private static Map<String, String> frameworkProperties(BundleContext context) {
+        Map<String, String> properties = new HashMap<>();
+        for (String key : new String[] {"rdma.agent.stateDir", "rdma.agent.config", "rdma.agent.version"}) {
+            String value = context.getProperty(key);
+            if (value != null) {
+                properties.put(key, value);
+            }
+        }
+        return properties;
+    }
+
+    @Override
+    public String name() {
+        return "config";
+    }
+
+    @Override
+    public Kind kind() {
+        return Kind.READY;
+    }
+
+    @Override
+    public HealthStatus check() {
+        return history.health();
+    }
+
+    @Override
+    public Object status() {
+        return history.status();
+    }
+}

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.config.internal;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigParseOptions;
+import com.typesafe.config.ConfigResolveOptions;
+import com.typesafe.config.ConfigSyntax;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads and resolves the configuration file. Substitutions resolve against the framework's {@code rdma.agent.*}
+ * properties (the demo's state directory), then JVM system properties, then the environment
+ * ({@code ${?STATE_DIRECTORY}}).
+ */
+final class HoconFile {
+
+    /** A file read from disk: its text's checksum and either the resolved tree or why it is unusable. */
+    record Parsed(String checksum, Config config, List<Problem> problems) {
+        boolean ok() {
+            return problems.isEmpty();
+        }
+    }
+
+    private HoconFile() {
+    }
+
+    /** The checksum identifies a revision of the file's content, so a save without changes is not a reload. */
+    static String checksum(byte[] content) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content)).substring(0, 16);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        }
+    }
+
+    static byte[] read(Path file) throws IOException {
+        return Files.readAllBytes(file);
+    }
+
+    static Parsed parse(Path file, byte[] content, Map<String, String> frameworkProperties) {
+        String checksum = checksum(content);
+        String name = file.toString();
+        try {
+            ConfigParseOptions options = ConfigParseOptions.defaults().setOriginDescription(name)
+                    .setSyntax(ConfigSyntax.CONF).setAllowMissing(false);
+            Config parsed = ConfigFactory.parseString(new String(content, StandardCharsets.UTF_8), options);
+            Config substitutions = ConfigFactory.parseMap(frameworkProperties, "framework properties")
+                    .withFallback(ConfigFactory.systemProperties()).withFallback(ConfigFactory.systemEnvironment());
+            Config resolved = parsed.resolveWith(substitutions, ConfigResolveOptions.defaults());
+            return new Parsed(checksum, resolved, List.of());
+        } catch (ConfigException e) {
+            int line = e.origin() != null ? e.origin().lineNumber() : -1;
+            return new Parsed(checksum, null, List.of(new Problem(name, line, "", clean(e.getMessage(), name))));
+        }
+    }
+
+    static Parsed missing(Path file, IOException e) {
+        String reason = e instanceof NoSuchFileException ? "No such file" : e.toString();
+        return new Parsed("", null, List.of(new Problem(file.toString(), -1, "", "cannot read: " + reason)));
+    }
+
+    /** typesafe-config prefixes messages with "NAME: LINE: "; the problem already says where. */
+    private static String clean(String message, String name) {
+        String text = message;
+        if (text.startsWith(name)) {
+            text = text.substring(name.length()).replaceFirst("^:\\s*\\d+:\\s*", "").replaceFirst("^:\\s*", "");
+        }
+        return text;
+    }
+}

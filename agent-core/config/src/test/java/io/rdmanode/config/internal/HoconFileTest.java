@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.config.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class HoconFileTest {
+
+    static final Path FILE = Path.of("/etc/rdma-node-agent/agent.conf");
+
+    static HoconFile.Parsed parse(String text) {
+        return HoconFile.parse(FILE, text.getBytes(StandardCharsets.UTF_8), Map.of("rdma.agent.stateDir", "/run/x"));
+    }
+
+    @Test
+    void syntaxErrorNamesFileAndLine() {
+        HoconFile.Parsed parsed = parse("probe {\n  greeting = hello\n  size = \n");
+        assertThat(parsed.ok()).isFalse();
+        assertThat(parsed.problems()).hasSize(1);
+        assertThat(parsed.problems().get(0).toString()).startsWith(FILE + ":4: ");
+    }
+
+    @Test
+    void substitutionsResolveAgainstFrameworkPropertiesAndTheEnvironment() {
+        HoconFile.Parsed parsed = parse("agent.runtime.stateDir = ${rdma.agent.stateDir}\n"
+                + "x = ${?RDMA_AGENT_SURELY_UNSET_VARIABLE}\n");
+        assertThat(parsed.ok()).isTrue();
+        assertThat(parsed.config().getString("agent.runtime.stateDir")).isEqualTo("/run/x");
+        assertThat(parsed.config().hasPath("x")).isFalse();
+    }
+
+    @Test
+    void unresolvableSubstitutionIsAProblemWithItsLine() {
+        HoconFile.Parsed parsed = parse("a = 1\nb = ${nowhere.to.be.found}\n");
+        assertThat(parsed.problems()).singleElement().asString().startsWith(FILE + ":2: ")
+                .contains("nowhere.to.be.found");
+    }
+
+    @Test
+    void checksumIdentifiesContent() {
+        assertThat(parse("a = 1").checksum()).isEqualTo(parse("a = 1").checksum()).isNotEqualTo(parse("a = 2")
+                .checksum()).hasSize(16);
+    }
+}

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.itest;
+
+import static org.ops4j.pax.exam.CoreOptions.bundle;
+import static org.ops4j.pax.exam.CoreOptions.cleanCaches;
+import static org.ops4j.pax.exam.CoreOptions.frameworkProperty;
+import static org.ops4j.pax.exam.CoreOptions.junitBundles;
+
+import io.rdmanode.health.StatusSection;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import java.util.jar.JarFile;
+import java.util.stream.Stream;
+import org.ops4j.pax.exam.Option;
+import org.osgi.framework.BundleContext;
+import org.osgi.util.tracker.ServiceTracker;
+
+/**
+ * Boots a real Felix with the distribution's own {@code bundles/} plus the test-only probe bundle, configured
+ * the way the launcher configures it: the config file and state directory as framework properties, SLF4J
+ * from the system bundle.
+ */
+abstract class AgentTestSupport {
+
+    static final Duration APPLY_BOUND = Duration.ofSeconds(1);
+
+    Path workDir() {
+        return Path.of(System.getProperty("itest.work"), getClass().getSimpleName());
+    }
+
+    Path configFile() {
+        return workDir().resolve("agent.conf");
+    }
+
+    Option[] agentOptions(String initialConfig) {
+        try {
+            Files.createDirectories(workDir().resolve("state"));
+            writeConfig(initialConfig);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        List<Option> options = new ArrayList<>();
+        for (Path jar : jars(Path.of(System.getProperty("itest.bundles")))) {
+            options.add(isFragment(jar) ? bundle(jar.toUri().toString()).start(false) : bundle(jar.toUri().toString()));
+        }
+        options.add(bundle(Path.of(System.getProperty("itest.probe")).toUri().toString()));
+        options.add(junitBundles());
+        options.add(cleanCaches());
+        options.add(frameworkProperty("rdma.agent.config").value(configFile().toString()));
+        options.add(frameworkProperty("rdma.agent.stateDir").value(workDir().resolve("state").toString()));
+        options.add(frameworkProperty("org.osgi.framework.system.packages.extra")
+                .value("org.slf4j;version=2.0.17,org.slf4j.event;version=2.0.17,org.slf4j.helpers;version=2.0.17,"
+                        + "org.slf4j.spi;version=2.0.17"));
+        return options.toArray(Option[]::new);
+    }
+
+    /** Saves the way editors do: write a temporary file, then rename it over the watched one. */
+    void writeConfig(String hocon) throws IOException {
+        Path temp = Files.createTempFile(workDir(), ".agent.conf", ".tmp");
+        Files.writeString(temp, hocon);
+        Files.move(temp, configFile(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static List<Path> jars(Path dir) {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(f -> f.toString().endsWith(".jar")).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + dir + " (build the dist module first)", e);
+        }
+    }
+
+    private static boolean isFragment(Path jar) {
+        try (JarFile file = new JarFile(jar.toFile())) {
+            return file.getManifest().getMainAttributes().getValue("Fragment-Host") != null;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static <T> T awaitService(BundleContext context, Class<T> type, Duration timeout) throws InterruptedException {
+        ServiceTracker<T, T> tracker = new ServiceTracker<>(context, type, null);
+        tracker.open();
+        try {
+            T service = tracker.waitForService(timeout.toMillis());
+            if (service == null) {
+                throw new AssertionError("no " + type.getName() + " service within " + timeout);
+            }
+            return service;
+        } finally {
+            tracker.close();
+        }
+    }
+
+    /** Polls until the condition holds; returns how long it took, or fails with the last observed value. */
+    static Duration await(String what, Duration timeout, Supplier<Object> observed, Supplier<Boolean> condition)
+            throws InterruptedException {
+        long start = System.nanoTime();
+        long deadline = start + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (condition.get()) {
+                return Duration.ofNanos(System.nanoTime() - start);
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError(what + " not within " + timeout.toMillis() + " ms; last seen: " + observed.get());
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> configStatus(BundleContext context) throws Exception {
+        for (var ref : context.getServiceReferences(StatusSection.class, null)) {
+            StatusSection section = context.getService(ref);
+            if (section != null && "config".equals(section.name())) {
+                return (Map<String, Object>) section.status();
+            }
+        }
+        throw new AssertionError("no StatusSection named config");
+    }
+}
