@@ -12,7 +12,14 @@ final class FelixLogBridge extends Logger {
     private static final org.slf4j.Logger LOG = LoggerFactory.getLogger("org.apache.felix.framework");
 
     FelixLogBridge() {
-        setLogLevel(LOG_DEBUG);
+        // The resolver logs every wire at debug: hundreds of lines per start, only wanted when tracing.
+        setLogLevel(LOG.isTraceEnabled() ? LOG_DEBUG : LOG_INFO);
+    }
+
+    /** The resolver's entry point (it does not pass a bundle); without it Felix prints to stdout itself. */
+    @Override
+    protected void doLog(int level, String msg, Throwable error) {
+        doLog(null, null, level, msg, error);
     }
 
     @Override

@@ -7,6 +7,7 @@ import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigResolveOptions;
 import com.typesafe.config.ConfigSyntax;
+import com.typesafe.config.ConfigUtil;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -57,12 +58,28 @@ final class HoconFile {
             Config parsed = ConfigFactory.parseString(new String(content, StandardCharsets.UTF_8), options);
             Config substitutions = ConfigFactory.parseMap(frameworkProperties, "framework properties")
                     .withFallback(ConfigFactory.systemProperties()).withFallback(ConfigFactory.systemEnvironment());
-            Config resolved = parsed.resolveWith(substitutions, ConfigResolveOptions.defaults());
-            return new Parsed(checksum, resolved, List.of());
+            return new Parsed(checksum, resolve(parsed, substitutions), List.of());
         } catch (ConfigException e) {
             int line = e.origin() != null ? e.origin().lineNumber() : -1;
             return new Parsed(checksum, null, List.of(new Problem(name, line, "", clean(e.getMessage(), name))));
         }
+    }
+
+    /**
+     * {@code parsed.resolveWith(substitutions)} would be the obvious call, but typesafe-config 1.4 fails on it
+     * for the common override idiom {@code port = 9456, port = ${?PORT}} ("replace in parent not possible").
+     * Resolving with the substitutions as a fallback works; the file's own top-level keys are then taken
+     * back out, so environment variables never appear as configuration.
+     */
+    static Config resolve(Config parsed, Config substitutions) {
+        Config merged = parsed.withFallback(substitutions).resolve(ConfigResolveOptions.defaults());
+        Config result = ConfigFactory.empty(parsed.origin().description());
+        for (String key : parsed.root().keySet()) {
+            if (merged.hasPath(ConfigUtil.joinPath(key))) { // `x = ${?UNSET}` leaves no key
+                result = result.withValue(ConfigUtil.joinPath(key), merged.getValue(ConfigUtil.joinPath(key)));
+            }
+        }
+        return result;
     }
 
     static Parsed missing(Path file, IOException e) {

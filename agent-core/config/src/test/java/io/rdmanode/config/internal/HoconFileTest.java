@@ -34,6 +34,15 @@ class HoconFileTest {
     }
 
     @Test
+    void optionalOverrideOfADefaultResolvesAndTheEnvironmentDoesNotLeakIn() {
+        HoconFile.Parsed parsed = parse("agent.http { port = 9456\n port = ${?RDMA_AGENT_SURELY_UNSET_VARIABLE} }\n"
+                + "home = ${?HOME}\n");
+        assertThat(parsed.problems()).isEmpty();
+        assertThat(parsed.config().getInt("agent.http.port")).isEqualTo(9456);
+        assertThat(parsed.config().root().keySet()).containsExactlyInAnyOrder("agent", "home");
+    }
+
+    @Test
     void unresolvableSubstitutionIsAProblemWithItsLine() {
         HoconFile.Parsed parsed = parse("a = 1\nb = ${nowhere.to.be.found}\n");
         assertThat(parsed.problems()).singleElement().asString().startsWith(FILE + ":2: ")

@@ -28,7 +28,9 @@ final class OsgiHealthSources implements HealthSources {
     @Override
     public List<HealthCheck> checks() {
         List<HealthCheck> current = checks.get();
-        return current == null ? List.of() : current;
+        List<HealthCheck> all = new java.util.ArrayList<>(current == null ? List.of() : current);
+        all.add(new UnresolvedBundlesCheck(context::getBundles));
+        return all;
     }
 
     @Override
