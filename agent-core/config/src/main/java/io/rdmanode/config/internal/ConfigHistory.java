@@ -77,6 +77,8 @@ final class ConfigHistory {
         status.put("state", lastApplied == null ? "none" : currentRejected ? "rejected" : "applied");
         Applied good = lastApplied;
         Rejected bad = lastRejected;
+        // The revision in force: the number of distinct contents the file has had since the agent started.
+        status.put("revision", good == null ? 0 : good.revision());
         if (good != null) {
             Map<String, Object> member = new LinkedHashMap<>();
             member.put("revision", good.revision());
