@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.kubelet.internal;
+
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.StatusRuntimeException;
+import io.rdmanode.kubelet.Device;
+import io.rdmanode.kubelet.DevicePlugin;
+import io.rdmanode.kubelet.DevicePluginException;
+import io.rdmanode.kubelet.ResourceFigures;
+import io.rdmanode.kubelet.ServedResource;
+import io.rdmanode.kubelet.internal.v1beta1.RegisterRequest;
+import io.rdmanode.kubelet.internal.v1beta1.RegistrationGrpc;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One resource's gRPC server: owns the socket file, the registration with kubelet, serving again and
+ * re-registering after a kubelet restart, and bounded shutdown. {@link #reconcile()} runs on the host's
+ * registrar thread only; {@link #devicesChanged()} and {@link #close()} may come from any thread.
+ */
+final class DevicePluginServer implements ServedResource {
+
+    static final String API_VERSION = "v1beta1";
+    private static final Logger LOG = LoggerFactory.getLogger(DevicePluginServer.class);
+
+    private final DevicePlugin plugin;
+    private final String resource;
+    private final HostSettings settings;
+    private final UdsTransport transport;
+    private final Path socket;
+    private final Runnable onClose;
+    private final ResourceStats stats = new ResourceStats();
+    private final Object lock = new Object();          // guards server, socketId, registeredWith
+    private final Object pushLock = new Object();      // orders device-list reads with their sends
+    private Server server;
+    private volatile ListAndWatchStreams streams;      // replaced under lock, read without it
+    private Optional<String> socketId = Optional.empty();
+    private Optional<String> registeredWith = Optional.empty();
+    private volatile boolean registered;
+    private volatile boolean closed;
+    private volatile String lastError = "";
+    private int failureStreak;
+
+    DevicePluginServer(DevicePlugin plugin, HostSettings settings, UdsTransport transport, Runnable onClose) {
+        this.plugin = plugin;
+        this.resource = plugin.resourceName();
+        this.settings = settings;
+        this.transport = transport;
+        this.socket = settings.pluginDir().resolve(ResourceNames.socketFileName(resource));
+        this.onClose = onClose;
+    }
+
+    /** Binds the socket and starts serving; registration follows on the registrar thread. */
+    void start() {
+        synchronized (lock) {
+            try {
+                bind();
+            } catch (IOException e) {
+                throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, resource,
+                        "cannot serve resource " + resource + " on " + socket + ": " + e.getMessage(), e);
+            }
+        }
+        devicesChanged();
+    }
+
+    /**
+     * Serves again when the socket is gone and registers when kubelet's socket is new or registration failed.
+     * Returns false when a retry is needed soon.
+     */
+    boolean reconcile() {
+        Optional<String> kubelet;
+        synchronized (lock) {
+            if (closed) {
+                return true;
+            }
+            boolean socketGone = socketId.isEmpty() || !socketId.equals(SocketIdentity.of(socket));
+            kubelet = SocketIdentity.of(settings.kubeletSocket());
+            boolean kubeletNew = kubelet.isPresent() && !kubelet.equals(registeredWith);
+            if (socketGone || (kubeletNew && registeredWith.isPresent())) {
+                // A 1.26 kubelet drops a new endpoint when the old endpoint's stream ends afterwards:
+                // end the old server before registering again.
+                LOG.info("serving again resource={} reason={}", resource,
+                        socketGone ? "socket " + socket + " was removed" : "kubelet restarted");
+                registered = false;
+                registeredWith = Optional.empty();
+                stopServer();
+                try {
+                    bind();
+                } catch (IOException e) {
+                    return failed("cannot serve on " + socket + ": " + e.getMessage());
+                }
+            }
+            if (kubelet.isEmpty()) {
+                if (registered) {
+                    LOG.warn("kubelet socket gone resource={} socket={}", resource, settings.kubeletSocket());
+                }
+                registered = false;
+                registeredWith = Optional.empty();
+                return true;                             // the file watch calls again when kubelet is back
+            }
+            if (!kubeletNew && registered) {
+                return true;
+            }
+        }
+        return register(kubelet.get());
+    }
+
+    private boolean register(String kubeletId) {
+        ManagedChannel channel = transport.dial(settings.kubeletSocket());
+        try {
+            RegisterRequest request = RegisterRequest.newBuilder().setVersion(API_VERSION)
+                    .setEndpoint(socket.getFileName().toString()).setResourceName(resource)
+                    .setOptions(ProtoMapping.options(plugin.options())).build();
+            RegistrationGrpc.newBlockingStub(channel)
+                    .withDeadlineAfter(settings.registrationTimeout(), TimeUnit.MILLISECONDS).register(request);
+            synchronized (lock) {
+                if (closed) {
+                    return true;
+                }
+                registeredWith = Optional.of(kubeletId);
+                registered = true;
+            }
+            stats.registrations.increment();
+            failureStreak = 0;
+            lastError = "";
+            LOG.info("registered resource={} endpoint={} kubelet={}", resource, socket.getFileName(),
+                    settings.kubeletSocket());
+            return true;
+        } catch (StatusRuntimeException e) {
+            stats.registrationFailures.increment();
+            return failed("register with " + settings.kubeletSocket() + " failed: " + e.getStatus());
+        } finally {
+            channel.shutdownNow();
+        }
+    }
+
+    private boolean failed(String message) {
+        registered = false;
+        lastError = message;
+        if (failureStreak++ == 0) {
+            LOG.warn("resource={} {} (retrying)", resource, message);
+        } else {
+            LOG.debug("resource={} {} (attempt {})", resource, message, failureStreak);
+        }
+        return false;
+    }
+
+    int failureStreak() {
+        return failureStreak;
+    }
+
+    @Override
+    public void devicesChanged() {
+        synchronized (pushLock) {
+            List<Device> devices = plugin.devices();
+            stats.devices(devices.size(), (int) devices.stream().filter(Device::healthy).count());
+            ListAndWatchStreams current = streams;
+            if (current != null && current.push(ProtoMapping.devices(devices)) > 0) {
+                stats.listAndWatchUpdates.increment();
+                LOG.debug("ListAndWatch update resource={} devices={}", resource, devices.size());
+            }
+        }
+    }
+
+    private void bind() throws IOException {
+        Files.deleteIfExists(socket);                     // a stale socket of ours from an earlier run
+        streams = new ListAndWatchStreams();
+        server = transport.serve(socket, new DevicePluginService(plugin, streams, stats));
+        // Nothing but kubelet (root) may talk to the plugin. The directory is kubelet's and not world-writable,
+        // so the short window between bind and chmod exposes nothing.
+        Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
+        socketId = SocketIdentity.of(socket);
+    }
+
+    private void stopServer() {
+        if (server == null) {
+            return;
+        }
+        streams.completeAll();
+        server.shutdown();
+        try {
+            if (!server.awaitTermination(settings.shutdownTimeout(), TimeUnit.MILLISECONDS)) {
+                LOG.warn("forcing stop resource={}: calls still running after {} ms", resource,
+                        settings.shutdownTimeout());
+                server.shutdownNow().awaitTermination(1, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            server.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+        server = null;
+        try {
+            if (socketId.isPresent() && socketId.equals(SocketIdentity.of(socket))) {
+                Files.deleteIfExists(socket);
+            }
+        } catch (IOException e) {
+            LOG.warn("cannot delete {} resource={}: {}", socket, resource, e.getMessage());
+        }
+        socketId = Optional.empty();
+    }
+
+    @Override
+    public String resourceName() {
+        return resource;
+    }
+
+    @Override
+    public Path socket() {
+        return socket;
+    }
+
+    @Override
+    public boolean registered() {
+        return registered;
+    }
+
+    @Override
+    public void close() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            registered = false;
+            stopServer();
+        }
+        onClose.run();
+        LOG.info("stopped serving resource={}", resource);
+    }
+
+    ResourceFigures figures() {
+        return stats.figures(resource, registered);
+    }
+
+    Map<String, Object> status() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        ResourceFigures f = figures();
+        m.put("resource", resource);
+        m.put("socket", socket.toString());
+        m.put("registered", registered);
+        m.put("registrations", f.registrations());
+        m.put("devices", f.devicesAdvertised());
+        m.put("healthy", f.devicesHealthy());
+        m.put("allocations", f.allocations());
+        ListAndWatchStreams s = streams;
+        m.put("listAndWatchStreams", s == null ? 0 : s.size());
+        if (!lastError.isEmpty()) {
+            m.put("lastError", lastError);
+        }
+        return m;
+    }
+
+    String lastError() {
+        return lastError;
+    }
+}

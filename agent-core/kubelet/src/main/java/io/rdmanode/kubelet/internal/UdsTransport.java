@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.kubelet.internal;
+
+import io.grpc.BindableService;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.NettyServerBuilder;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * gRPC over Unix domain sockets with Netty epoll (java-stack.md §3): one event loop group shared by every
+ * server and client of the host. Explicit transports, never {@code ServerBuilder.forPort} or ServiceLoader.
+ */
+public final class UdsTransport implements AutoCloseable {
+
+    private final EventLoopGroup group;
+    private final Executor executor;
+
+    /**
+     * @param threads  event loop threads
+     * @param executor runs RPC handlers (not the event loop: a plugin may touch files in Allocate)
+     */
+    public UdsTransport(int threads, String threadPrefix, Executor executor) {
+        Epoll.ensureAvailability();
+        this.group = new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(threadPrefix, true),
+                EpollIoHandler.newFactory());
+        this.executor = executor;
+    }
+
+    public Server serve(Path socket, BindableService service) throws IOException {
+        return NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+                .channelType(EpollServerDomainSocketChannel.class)
+                .bossEventLoopGroup(group).workerEventLoopGroup(group).executor(executor)
+                .withChildOption(ChannelOption.SO_KEEPALIVE, null)      // else a WARN per accepted connection
+                .addService(service).build().start();
+    }
+
+    public ManagedChannel dial(Path socket) {
+        // grpc-java sends the socket path as :authority over UDS, which strict HTTP/2 servers reject.
+        return NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+                .channelType(EpollDomainSocketChannel.class).eventLoopGroup(group).executor(executor)
+                .withOption(ChannelOption.SO_KEEPALIVE, null).overrideAuthority("localhost").usePlaintext().build();
+    }
+
+    /** Stops the event loops, waiting at most {@code timeoutMillis}. */
+    public void close(long timeoutMillis) {
+        group.shutdownGracefully(0, timeoutMillis, TimeUnit.MILLISECONDS).awaitUninterruptibly(timeoutMillis);
+    }
+
+    @Override
+    public void close() {
+        close(5000);
+    }
+}
