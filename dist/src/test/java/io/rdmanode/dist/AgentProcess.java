@@ -65,7 +65,10 @@ final class AgentProcess implements AutoCloseable {
     static int status(String url) {
         try {
             return get(url).statusCode();
-        } catch (IOException | InterruptedException e) {
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the caller's loop must see it to stop
             return -1;
         }
     }

@@ -157,7 +157,11 @@ class AgentProcessIT {
     private static Thread pollHealthz(String base, AtomicInteger failures) {
         Thread poller = new Thread(() -> {
             while (!Thread.currentThread().isInterrupted()) {
-                if (AgentProcess.status(base + "/healthz") != 200) {
+                int code = AgentProcess.status(base + "/healthz");
+                if (Thread.currentThread().isInterrupted()) {
+                    return; // stopped mid-request: not an answer of the agent
+                }
+                if (code != 200) {
                     failures.incrementAndGet();
                 }
                 try {
