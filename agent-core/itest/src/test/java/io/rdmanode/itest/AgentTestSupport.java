@@ -5,6 +5,7 @@ import static org.ops4j.pax.exam.CoreOptions.bundle;
 import static org.ops4j.pax.exam.CoreOptions.cleanCaches;
 import static org.ops4j.pax.exam.CoreOptions.frameworkProperty;
 import static org.ops4j.pax.exam.CoreOptions.junitBundles;
+import static org.ops4j.pax.exam.CoreOptions.systemPackages;
 
 import io.rdmanode.health.StatusSection;
 import java.io.IOException;
@@ -56,9 +57,9 @@ abstract class AgentTestSupport {
         options.add(cleanCaches());
         options.add(frameworkProperty("rdma.agent.config").value(configFile().toString()));
         options.add(frameworkProperty("rdma.agent.stateDir").value(workDir().resolve("state").toString()));
-        options.add(frameworkProperty("org.osgi.framework.system.packages.extra")
-                .value("org.slf4j;version=2.0.17,org.slf4j.event;version=2.0.17,org.slf4j.helpers;version=2.0.17,"
-                        + "org.slf4j.spi;version=2.0.17"));
+        // systemPackages, not a framework property: Pax Exam adds its own packages to the same list.
+        options.add(systemPackages("org.slf4j;version=2.0.17", "org.slf4j.event;version=2.0.17",
+                "org.slf4j.helpers;version=2.0.17", "org.slf4j.spi;version=2.0.17"));
         return options.toArray(Option[]::new);
     }
 

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertSame;
+import static org.junit.Assert.assertTrue;
+
+import io.rdmanode.discovery.HostSnapshot;
+import io.rdmanode.discovery.RdmaDiscovery;
+import io.rdmanode.discovery.RdmaPort;
+import io.rdmanode.probe.DiscoveryConsumer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import javax.inject.Inject;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceReference;
+
+/** Two consumer components in another bundle share the one discovery service and see the same revisions. */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class DiscoverySharingIT extends AgentTestSupport {
+
+    @Inject
+    BundleContext context;
+
+    @Configuration
+    public Option[] config() {
+        Path host = RecordedHost.unpack(workDir().resolve("host"));
+        return agentOptions("""
+                agent.http.port = 0
+                probe.greeting = hello
+                discovery {
+                  sysfsRoot = "%s/sys"
+                  devRoot = "%s/dev"
+                  rescanInterval = 0
+                }
+                """.formatted(host, host));
+    }
+
+    @Test
+    public void twoConsumersShareOneServiceAndFollowTheSameRevisions() throws Exception {
+        List<DiscoveryConsumer> consumers = awaitConsumers(2);
+        DiscoveryConsumer a = consumers.get(0);
+        DiscoveryConsumer b = consumers.get(1);
+        assertSame("one service instance for both", a.discovery(), b.discovery());
+        RdmaDiscovery discovery = a.discovery();
+        HostSnapshot before = discovery.snapshot();
+        assertEquals("the recorded ConnectX-5 host: 2 PFs + 16 VFs", 18, before.devices().size());
+        assertEquals(before.revision(), a.lastRevision());
+        assertEquals(before.revision(), b.lastRevision());
+
+        // A port goes down on the recorded host: edit the tree, rescan, both consumers are told.
+        RdmaPort port = before.device("mlx5_0").orElseThrow().port(1).orElseThrow();
+        Path state = Path.of(System.getProperty("itest.work"), getClass().getSimpleName(), "host", "sys", "class",
+                "infiniband", "mlx5_0", "ports", "1", "state");
+        assertTrue(state + " exists", Files.exists(state));
+        Files.writeString(state, "1: DOWN\n");
+        HostSnapshot after = discovery.rescan();
+
+        assertTrue("a new revision", after.revision() > before.revision());
+        assertTrue("port state changed from " + port.state(),
+                after.device("mlx5_0").orElseThrow().port(1).orElseThrow().state() != port.state());
+        await("both consumers at revision " + after.revision(), Duration.ofSeconds(2),
+                () -> a.lastRevision() + "/" + b.lastRevision(),
+                () -> a.lastRevision() == after.revision() && b.lastRevision() == after.revision());
+    }
+
+    private List<DiscoveryConsumer> awaitConsumers(int count) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (System.nanoTime() < deadline) {
+            var refs = context.getServiceReferences(DiscoveryConsumer.class, null);
+            if (refs.size() >= count) {
+                List<DiscoveryConsumer> consumers = new ArrayList<>();
+                for (ServiceReference<DiscoveryConsumer> ref : refs) {
+                    consumers.add(context.getService(ref));
+                }
+                consumers.sort((x, y) -> x.consumerName().compareTo(y.consumerName()));
+                return consumers;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("fewer than " + count + " DiscoveryConsumer services within 10 s");
+    }
+}
