@@ -94,12 +94,12 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
                 response.addContainerResponses(ProtoMapping.allocation(plugin.allocate(r.getDevicesIdsList())));
             }
             LOG.debug("Allocate resource={} ids={}", resource, request.getContainerRequestsList());
+            stats.allocations.add(request.getContainerRequestsCount());
             out.onNext(response.build());
             out.onCompleted();
-            stats.allocations.add(request.getContainerRequestsCount());
         } catch (DevicePluginException e) {
-            LOG.warn("Allocate refused resource={}: {}", resource, e.getMessage());
             stats.allocationFailures.increment();
+            LOG.warn("Allocate refused resource={}: {}", resource, e.getMessage());
             fail(out, status(e.code()), e.getMessage());
         } catch (RuntimeException e) {
             LOG.error("Allocate failed resource={}", resource, e);

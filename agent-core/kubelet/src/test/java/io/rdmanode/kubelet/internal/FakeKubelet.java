@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.kubelet.internal;
+
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import io.rdmanode.kubelet.internal.v1beta1.AllocateRequest;
+import io.rdmanode.kubelet.internal.v1beta1.AllocateResponse;
+import io.rdmanode.kubelet.internal.v1beta1.ContainerAllocateRequest;
+import io.rdmanode.kubelet.internal.v1beta1.ContainerPreferredAllocationRequest;
+import io.rdmanode.kubelet.internal.v1beta1.DevicePluginGrpc;
+import io.rdmanode.kubelet.internal.v1beta1.DevicePluginOptions;
+import io.rdmanode.kubelet.internal.v1beta1.Empty;
+import io.rdmanode.kubelet.internal.v1beta1.ListAndWatchResponse;
+import io.rdmanode.kubelet.internal.v1beta1.PreferredAllocationRequest;
+import io.rdmanode.kubelet.internal.v1beta1.PreferredAllocationResponse;
+import io.rdmanode.kubelet.internal.v1beta1.RegisterRequest;
+import io.rdmanode.kubelet.internal.v1beta1.RegistrationGrpc;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+
+/**
+ * A kubelet double: a real {@code v1beta1.Registration} gRPC server on {@code <dir>/kubelet.sock}. Like kubelet,
+ * {@code Register} dials the plugin back on {@code <dir>/<endpoint>} and calls {@code GetDevicePluginOptions}
+ * before it answers, then opens the {@code ListAndWatch} stream. {@link #restart()} does what a kubelet
+ * restart does to the directory: every file but the checkpoint goes, then a new {@code kubelet.sock} appears.
+ */
+public final class FakeKubelet implements AutoCloseable {
+
+    /** One accepted registration. {@code nanos} is {@link System#nanoTime()} when Register arrived. */
+    public record Registration(String resource, String endpoint, String version, long nanos) {
+    }
+
+    private final Path dir;
+    private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "fake-kubelet");
+        t.setDaemon(true);
+        return t;
+    });
+    private final UdsTransport transport;
+    private final List<Registration> registrations = new CopyOnWriteArrayList<>();
+    private final Map<String, PluginConnection> plugins = new ConcurrentHashMap<>();
+    private volatile Server server;
+    private volatile long startedNanos;
+
+    public FakeKubelet(Path dir) {
+        this.dir = dir;
+        this.transport = new UdsTransport(1, "fake-kubelet-io", executor);
+    }
+
+    public Path socket() {
+        return dir.resolve("kubelet.sock");
+    }
+
+    public synchronized FakeKubelet start() {
+        try {
+            server = transport.serve(socket(), new RegistrationService());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        startedNanos = System.nanoTime();
+        return this;
+    }
+
+    /** Stops serving and removes kubelet.sock, as a stopped kubelet leaves the directory. */
+    public synchronized void stop() {
+        if (server != null) {
+            server.shutdownNow();
+            awaitQuietly(server);
+            server = null;
+        }
+        plugins.values().forEach(PluginConnection::close);
+        plugins.clear();
+        deleteQuietly(socket());
+    }
+
+    /** Stop, delete every socket and file but the checkpoint (kubelet's device manager does), start again. */
+    public synchronized void restart() {
+        stop();
+        try (Stream<Path> files = Files.list(dir)) {
+            files.filter(p -> !Files.isDirectory(p))
+                    .filter(p -> !p.getFileName().toString().equals("kubelet_internal_checkpoint"))
+                    .forEach(FakeKubelet::deleteQuietly);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        start();
+    }
+
+    /** {@link System#nanoTime()} when kubelet.sock was last created. */
+    public long startedNanos() {
+        return startedNanos;
+    }
+
+    public List<Registration> registrations() {
+        return List.copyOf(registrations);
+    }
+
+    public long registrations(String resource) {
+        return registrations.stream().filter(r -> r.resource().equals(resource)).count();
+    }
+
+    /** Waits until {@code resource} has registered {@code count} times in total; returns the last one. */
+    public Registration awaitRegistrations(String resource, long count, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            List<Registration> mine = registrations.stream().filter(r -> r.resource().equals(resource)).toList();
+            if (mine.size() >= count && plugins.containsKey(resource)) {
+                return mine.get(mine.size() - 1);
+            }
+            sleep(1);
+        }
+        throw new AssertionError(resource + " did not register " + count + " time(s) within " + timeout
+                + "; registrations: " + registrations);
+    }
+
+    /** The connection kubelet holds to {@code resource}'s plugin, from its latest registration. */
+    public PluginConnection plugin(String resource) {
+        PluginConnection c = plugins.get(resource);
+        if (c == null) {
+            throw new AssertionError("no plugin registered for " + resource + "; registrations: " + registrations);
+        }
+        return c;
+    }
+
+    public boolean hasPlugin(String resource) {
+        return plugins.containsKey(resource);
+    }
+
+    @Override
+    public void close() {
+        stop();
+        transport.close(2000);
+        executor.shutdownNow();
+    }
+
+    private final class RegistrationService extends RegistrationGrpc.RegistrationImplBase {
+        @Override
+        public void register(RegisterRequest request, StreamObserver<io.rdmanode.kubelet.internal.v1beta1.Empty> out) {
+            long now = System.nanoTime();
+            if (!request.getVersion().equals("v1beta1")) {
+                out.onError(Status.INVALID_ARGUMENT.withDescription("unsupported API version "
+                        + request.getVersion()).asRuntimeException());
+                return;
+            }
+            var problem = ResourceNames.problem(request.getResourceName());
+            if (problem.isPresent()) {
+                out.onError(Status.INVALID_ARGUMENT.withDescription(problem.get()).asRuntimeException());
+                return;
+            }
+            PluginConnection connection;
+            try {
+                connection = new PluginConnection(transport.dial(dir.resolve(request.getEndpoint())));
+                connection.options = connection.stub().withDeadlineAfter(10, TimeUnit.SECONDS)
+                        .getDevicePluginOptions(Empty.getDefaultInstance());
+            } catch (RuntimeException e) {
+                out.onError(Status.UNAVAILABLE.withDescription("cannot dial plugin " + request.getEndpoint() + ": "
+                        + e.getMessage()).asRuntimeException());
+                return;
+            }
+            PluginConnection old = plugins.put(request.getResourceName(), connection);
+            if (old != null) {
+                old.close();
+            }
+            registrations.add(new Registration(request.getResourceName(), request.getEndpoint(),
+                    request.getVersion(), now));
+            out.onNext(io.rdmanode.kubelet.internal.v1beta1.Empty.getDefaultInstance());
+            out.onCompleted();
+            // Detached from this call's context, which is cancelled when Register returns.
+            io.grpc.Context.ROOT.run(connection::watch);
+        }
+    }
+
+    /** kubelet's side of one plugin: the ListAndWatch updates seen and calls like kubelet makes them. */
+    public static final class PluginConnection {
+        private final ManagedChannel channel;
+        private final List<ListAndWatchResponse> updates = new CopyOnWriteArrayList<>();
+        private final List<Long> updateNanos = new CopyOnWriteArrayList<>();
+        private volatile DevicePluginOptions options;
+        private volatile Status streamEnd;
+
+        PluginConnection(ManagedChannel channel) {
+            this.channel = channel;
+        }
+
+        DevicePluginGrpc.DevicePluginBlockingStub stub() {
+            return DevicePluginGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+        }
+
+        void watch() {
+            DevicePluginGrpc.newStub(channel).listAndWatch(Empty.getDefaultInstance(), new StreamObserver<>() {
+                @Override
+                public void onNext(ListAndWatchResponse value) {
+                    updateNanos.add(System.nanoTime());
+                    updates.add(value);
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                    streamEnd = Status.fromThrowable(t);
+                }
+
+                @Override
+                public void onCompleted() {
+                    streamEnd = Status.OK;
+                }
+            });
+        }
+
+        public DevicePluginOptions options() {
+            return options;
+        }
+
+        public List<ListAndWatchResponse> updates() {
+            return List.copyOf(updates);
+        }
+
+        /** {@link System#nanoTime()} of each update, same order as {@link #updates()}. */
+        public List<Long> updateNanos() {
+            return List.copyOf(updateNanos);
+        }
+
+        /** Waits for an update matching {@code condition}; returns it. */
+        public ListAndWatchResponse awaitUpdate(Predicate<ListAndWatchResponse> condition, Duration timeout) {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (System.nanoTime() < deadline) {
+                List<ListAndWatchResponse> seen = updates();
+                if (!seen.isEmpty() && condition.test(seen.get(seen.size() - 1))) {
+                    return seen.get(seen.size() - 1);
+                }
+                sleep(1);
+            }
+            throw new AssertionError("no matching ListAndWatch update within " + timeout + "; seen: " + updates
+                    + "; stream end: " + streamEnd);
+        }
+
+        public ListAndWatchResponse latest(Duration timeout) {
+            return awaitUpdate(r -> true, timeout);
+        }
+
+        /** How the stream ended (OK after onCompleted), null while open. */
+        public Status streamEnd() {
+            return streamEnd;
+        }
+
+        /** One Allocate with one container request per argument, as kubelet does per container. */
+        @SafeVarargs
+        public final AllocateResponse allocate(List<String>... containers) {
+            AllocateRequest.Builder request = AllocateRequest.newBuilder();
+            for (List<String> ids : containers) {
+                request.addContainerRequests(ContainerAllocateRequest.newBuilder().addAllDevicesIds(ids));
+            }
+            return stub().allocate(request.build());
+        }
+
+        public PreferredAllocationResponse preferred(List<String> available, List<String> mustInclude, int size) {
+            return stub().getPreferredAllocation(PreferredAllocationRequest.newBuilder()
+                    .addContainerRequests(ContainerPreferredAllocationRequest.newBuilder()
+                            .addAllAvailableDeviceIDs(available).addAllMustIncludeDeviceIDs(mustInclude)
+                            .setAllocationSize(size)).build());
+        }
+
+        public ManagedChannel channel() {
+            return channel;
+        }
+
+        void close() {
+            channel.shutdownNow();
+        }
+    }
+
+    private static void awaitQuietly(Server s) {
+        try {
+            s.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void deleteQuietly(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+}
