@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.metrics.internal;
+
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.rdmanode.health.StatusSection;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+
+/** Publishes {@link AgentCollector} as a collector service, fed by the framework and the status whiteboard. */
+@Component(service = MultiCollector.class)
+public final class AgentCollectorComponent implements MultiCollector, AgentFigures {
+
+    private final BundleContext context;
+    private final AgentCollector collector = new AgentCollector(this);
+    private final List<StatusSection> sections = new CopyOnWriteArrayList<>();
+
+    @Activate
+    public AgentCollectorComponent(BundleContext context) {
+        this.context = context;
+    }
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void bindSection(StatusSection section) {
+        sections.add(section);
+    }
+
+    void unbindSection(StatusSection section) {
+        sections.remove(section);
+    }
+
+    @Override
+    public MetricSnapshots collect() {
+        return collector.collect();
+    }
+
+    @Override
+    public List<BundleFigure> bundles() {
+        List<BundleFigure> out = new ArrayList<>();
+        for (Bundle b : context.getBundles()) {
+            String name = b.getHeaders("").get("Agent-Bundle");
+            String bsn = b.getSymbolicName() == null ? "bundle-" + b.getBundleId() : b.getSymbolicName();
+            out.add(new BundleFigure(name != null ? name : bsn, bsn, b.getVersion().toString(), state(b.getState())));
+        }
+        return out;
+    }
+
+    @Override
+    public Map<String, Object> statusSections() {
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (StatusSection s : sections) {
+            out.put(s.name(), s.status());
+        }
+        return out;
+    }
+
+    static String state(int state) {
+        return switch (state) {
+            case Bundle.INSTALLED -> "installed";
+            case Bundle.RESOLVED -> "resolved";
+            case Bundle.STARTING -> "starting";
+            case Bundle.STOPPING -> "stopping";
+            case Bundle.ACTIVE -> "active";
+            default -> "uninstalled";
+        };
+    }
+}

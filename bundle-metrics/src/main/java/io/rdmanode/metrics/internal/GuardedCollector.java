@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.metrics.internal;
+
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.registry.PrometheusScrapeRequest;
+import io.prometheus.metrics.model.snapshots.MetricFamilyDescriptor;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A contributed collector as the registry sees it: a collector that throws loses its own metrics for that
+ * scrape (counted in {@code rdma_agent_metrics_collector_errors_total}) instead of failing the whole page.
+ */
+final class GuardedCollector implements MultiCollector {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GuardedCollector.class);
+
+    private final String name;
+    private final MultiCollector delegate;
+    private final AtomicLong errors = new AtomicLong();
+
+    GuardedCollector(String name, MultiCollector delegate) {
+        this.name = name;
+        this.delegate = delegate;
+    }
+
+    String name() {
+        return name;
+    }
+
+    long errors() {
+        return errors.get();
+    }
+
+    @Override
+    public MetricSnapshots collect() {
+        return collect(n -> true, null);
+    }
+
+    @Override
+    public MetricSnapshots collect(PrometheusScrapeRequest request) {
+        return collect(n -> true, request);
+    }
+
+    @Override
+    public MetricSnapshots collect(Predicate<String> includedNames) {
+        return collect(includedNames, null);
+    }
+
+    @Override
+    public MetricSnapshots collect(Predicate<String> includedNames, PrometheusScrapeRequest request) {
+        try {
+            return delegate.collect(includedNames, request);
+        } catch (RuntimeException e) {
+            if (errors.getAndIncrement() == 0) {
+                LOG.warn("collector failed, its metrics are left out of this scrape collector={}", name, e);
+            } else {
+                LOG.debug("collector failed again collector={}: {}", name, e.toString());
+            }
+            return new MetricSnapshots();
+        }
+    }
+
+    /** What the registry checks names and label schemas against (client_java 1.8). */
+    @Override
+    public List<MetricFamilyDescriptor> getMetricFamilyDescriptors() {
+        return delegate.getMetricFamilyDescriptors();
+    }
+
+    @Override
+    public List<String> getPrometheusNames() {
+        return delegate.getPrometheusNames();
+    }
+}

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.metrics.internal;
+
+import com.sun.net.httpserver.HttpExchange;
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.rdmanode.health.HttpEndpoint;
+import java.io.IOException;
+import java.util.Map;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.metatype.annotations.Designate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code /metrics} on the agent's HTTP port (health bundle's {@link HttpEndpoint} whiteboard). It owns one
+ * registry, not client_java's static default: collectors are the {@link MultiCollector} services any bundle
+ * registers, this bundle's own (RDMA port counters, agent figures) included, bound and unbound as they come
+ * and go. A path change reactivates the component: the endpoint is re-registered on the new path.
+ */
+@Component(service = HttpEndpoint.class, configurationPid = MetricsConfig.PID,
+           configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Designate(ocd = MetricsConfig.class)
+public final class MetricsEndpoint implements HttpEndpoint {
+
+    private static final Logger LOG = LoggerFactory.getLogger(MetricsEndpoint.class);
+
+    private final String path;
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final CollectorWhiteboard whiteboard = new CollectorWhiteboard(registry);
+    private final ScrapeHandler handler = new ScrapeHandler(registry);
+
+    @Activate
+    public MetricsEndpoint(MetricsConfig config) {
+        this.path = config.path();
+        LOG.info("metrics endpoint path={} collectors={}", path, whiteboard.size());
+    }
+
+    @Deactivate
+    void stop() {
+        registry.clear();
+    }
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void bindCollector(MultiCollector collector, Map<String, Object> properties) {
+        whiteboard.add(collectorName(properties), collector);
+    }
+
+    void unbindCollector(MultiCollector collector) {
+        whiteboard.remove(collector);
+    }
+
+    @Override
+    public String path() {
+        return path;
+    }
+
+    @Override
+    public void handle(HttpExchange exchange) throws IOException {
+        handler.handle(exchange);
+    }
+
+    /** DS components are named by {@code component.name}; other services by their id. */
+    static String collectorName(Map<String, Object> properties) {
+        Object name = properties.get("component.name");
+        return name != null ? name.toString() : "service." + properties.get("service.id");
+    }
+}

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.metrics.internal.infiniband;
+
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.rdmanode.discovery.HostSnapshot;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+/**
+ * RDMA port counters with node_exporter's infiniband names under {@code rdma_agent_infiniband_}, labelled
+ * {@code device} and {@code port}: every {@code counters/} file (data counters converted from 4-byte words to
+ * bytes), every {@code hw_counters/} file, link state, physical state and rate. Each scrape reads only the
+ * files the current discovery snapshot lists; the plan is rebuilt when the snapshot's revision changes.
+ * Thread-safe; concurrent scrapes may both rebuild a stale plan, which is harmless.
+ */
+public final class InfinibandPortCollector implements MultiCollector {
+
+    private final Supplier<HostSnapshot> snapshots;
+    private final Predicate<String> devices;
+    private final boolean hwCounters;
+    private volatile ScrapePlan plan;
+
+    public InfinibandPortCollector(Supplier<HostSnapshot> snapshots, String deviceInclude, String deviceExclude,
+                                   boolean hwCounters) {
+        this.snapshots = snapshots;
+        this.devices = deviceFilter(deviceInclude, deviceExclude);
+        this.hwCounters = hwCounters;
+    }
+
+    @Override
+    public MetricSnapshots collect() {
+        return currentPlan().read();
+    }
+
+    ScrapePlan currentPlan() {
+        HostSnapshot s = snapshots.get();
+        ScrapePlan p = plan;
+        if (p == null || p.revision() != s.revision()) {
+            p = new ScrapePlanner(devices, hwCounters).plan(s);
+            plan = p;
+        }
+        return p;
+    }
+
+    /** node_exporter's {@code --collector.infiniband.device-include/-exclude}: empty means no restriction. */
+    static Predicate<String> deviceFilter(String include, String exclude) {
+        Predicate<String> in = include.isEmpty() ? n -> true : Pattern.compile(include).asMatchPredicate();
+        Predicate<String> out = exclude.isEmpty() ? n -> false : Pattern.compile(exclude).asMatchPredicate();
+        return in.and(out.negate());
+    }
+}

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.metrics.internal.infiniband;
+
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.InfoSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricMetadata;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.prometheus.metrics.model.snapshots.Unit;
+import java.io.File;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalDouble;
+
+/**
+ * What one scrape reads, worked out once per discovery revision: every metric family with, per data point,
+ * its labels and the one sysfs file behind its value. A scrape then only opens those files (no directory
+ * listing, no symlink resolution); the topology walk stays discovery's job.
+ */
+final class ScrapePlan {
+
+    enum Parse { COUNTER, CODED, RATE }
+
+    /** A value read at scrape time from {@code file}, or a constant ({@code file == null}). */
+    record Point(Labels labels, File file, Parse parse, double scale, double constant) {
+
+        OptionalDouble value() {
+            if (file == null) {
+                return OptionalDouble.of(constant);
+            }
+            String line = SysfsValues.readLine(file);
+            OptionalDouble v = switch (parse) {
+                case COUNTER -> SysfsValues.parseCounter(line);
+                case CODED -> SysfsValues.parseCoded(line);
+                case RATE -> SysfsValues.parseRate(line);
+            };
+            return scale == 1 || v.isEmpty() ? v : OptionalDouble.of(v.getAsDouble() * scale);
+        }
+    }
+
+    /** One metric family: a counter, a gauge, or an info metric (constant 1, labels only). */
+    record Family(MetricMetadata metadata, Kind kind, List<Point> points) {
+
+        enum Kind { COUNTER, GAUGE, INFO }
+
+        MetricSnapshot read() {
+            return switch (kind) {
+                case COUNTER -> counters();
+                case GAUGE -> gauges();
+                case INFO -> new InfoSnapshot(metadata, points.stream()
+                        .map(p -> new InfoSnapshot.InfoDataPointSnapshot(p.labels())).toList());
+            };
+        }
+
+        private MetricSnapshot counters() {
+            List<CounterDataPointSnapshot> values = new ArrayList<>(points.size());
+            for (Point p : points) {
+                OptionalDouble v = p.value();
+                if (v.isPresent()) {
+                    values.add(new CounterDataPointSnapshot(v.getAsDouble(), p.labels(), null, 0L));
+                }
+            }
+            return values.isEmpty() ? null : new CounterSnapshot(metadata, values);
+        }
+
+        private MetricSnapshot gauges() {
+            List<GaugeDataPointSnapshot> values = new ArrayList<>(points.size());
+            for (Point p : points) {
+                OptionalDouble v = p.value();
+                if (v.isPresent()) {
+                    values.add(new GaugeDataPointSnapshot(v.getAsDouble(), p.labels(), null));
+                }
+            }
+            return values.isEmpty() ? null : new GaugeSnapshot(metadata, values);
+        }
+
+        static MetricMetadata metadata(String name, String help, boolean bytes, boolean seconds) {
+            return new MetricMetadata(name, help, bytes ? Unit.BYTES : seconds ? Unit.SECONDS : null);
+        }
+    }
+
+    private final long revision;
+    private final List<Family> families;
+
+    ScrapePlan(long revision, List<Family> families) {
+        this.revision = revision;
+        this.families = List.copyOf(families);
+    }
+
+    long revision() {
+        return revision;
+    }
+
+    int points() {
+        return families.stream().mapToInt(f -> f.points().size()).sum();
+    }
+
+    /** Reads every planned file once; a family whose files all failed is left out. */
+    MetricSnapshots read() {
+        List<MetricSnapshot> out = new ArrayList<>(families.size());
+        for (Family f : families) {
+            MetricSnapshot s = f.read();
+            if (s != null) {
+                out.add(s);
+            }
+        }
+        return new MetricSnapshots(out);
+    }
+}

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.metrics.internal.infiniband;
+
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricMetadata;
+import io.rdmanode.discovery.HostSnapshot;
+import io.rdmanode.discovery.RdmaDevice;
+import io.rdmanode.discovery.RdmaPort;
+import io.rdmanode.metrics.internal.infiniband.ScrapePlan.Family;
+import io.rdmanode.metrics.internal.infiniband.ScrapePlan.Parse;
+import io.rdmanode.metrics.internal.infiniband.ScrapePlan.Point;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+/**
+ * Turns a discovery snapshot into a {@link ScrapePlan}. The counter files come from the snapshot; the port's
+ * {@code state}, {@code phys_state} and {@code rate} sit beside them and are read at scrape time too, so link
+ * changes show on the next scrape even between discovery rescans. Device attributes that never change while
+ * the device exists ({@code board_id}, {@code hca_type}) are read here, once per revision.
+ */
+final class ScrapePlanner {
+
+    private static final String P = CounterName.PREFIX;
+
+    private final Predicate<String> devices;
+    private final boolean hwCounters;
+    private final Map<String, Builder> families = new TreeMap<>();
+
+    ScrapePlanner(Predicate<String> devices, boolean hwCounters) {
+        this.devices = devices;
+        this.hwCounters = hwCounters;
+    }
+
+    ScrapePlan plan(HostSnapshot snapshot) {
+        families.clear();
+        for (RdmaDevice d : snapshot.devices()) {
+            if (devices.test(d.name())) {
+                device(d);
+            }
+        }
+        List<Family> out = new ArrayList<>(families.size());
+        families.values().forEach(b -> out.add(new Family(b.metadata, b.kind, List.copyOf(b.points))));
+        return new ScrapePlan(snapshot.revision(), out);
+    }
+
+    private void device(RdmaDevice d) {
+        Optional<Path> dir = d.ports().stream().map(ScrapePlanner::portDir).flatMap(Optional::stream).findFirst()
+                .map(port -> port.getParent().getParent());
+        String boardId = dir.map(p -> SysfsValues.readLine(p.resolve("board_id").toFile())).orElse(null);
+        String hcaType = dir.map(p -> SysfsValues.readLine(p.resolve("hca_type").toFile())).orElse(null);
+        info(P + "info", "Non-numeric data from /sys/class/infiniband/<device>, value is always 1.",
+                Labels.of("device", d.name(), "board_id", orEmpty(boardId),
+                        "firmware_version", d.fwVersion().orElse(""), "hca_type", orEmpty(hcaType)));
+        for (RdmaPort port : d.ports()) {
+            port(d.name(), port);
+        }
+        if (hwCounters) {
+            Labels labels = Labels.of("device", d.name());
+            for (Path f : d.hwCounterFiles()) {
+                counterFile(CounterName.ofDeviceHwCounter(f.getFileName().toString()), labels, f);
+            }
+        }
+    }
+
+    private void port(String device, RdmaPort port) {
+        Labels labels = Labels.of("device", device, "port", Integer.toString(port.number()));
+        info(P + "port_info", "Link layer and netdev of an RDMA port, value is always 1.",
+                labels.add("link_layer", port.linkLayer().name().toLowerCase(Locale.ROOT))
+                        .add("netdev", port.netdev().orElse("")));
+        Optional<Path> dir = portDir(port);
+        gauge(P + "state_id", "State of the InfiniBand port (0: no change, 1: down, 2: init, 3: armed, 4: active,"
+                + " 5: act defer)", labels, dir, "state", Parse.CODED,
+                port.state() == RdmaPort.PortState.UNKNOWN ? null : (double) port.state().ordinal());
+        gauge(P + "physical_state_id", "Physical state of the InfiniBand port (0: no change, 1: sleep,"
+                + " 2: polling, 3: disable, 4: shift, 5: link up, 6: link error recover, 7: phytest)", labels, dir,
+                "phys_state", Parse.CODED,
+                port.physState() == RdmaPort.PhysState.UNKNOWN ? null : (double) port.physState().ordinal());
+        gauge(P + "rate_bytes_per_second", "Maximum signal transfer rate", labels, dir, "rate", Parse.RATE,
+                port.rate().map(SysfsValues::parseRate).filter(v -> v.isPresent()).map(v -> v.getAsDouble())
+                        .orElse(null));
+        for (Path f : port.counterFiles()) {
+            counterFile(CounterName.ofCounter(f.getFileName().toString()), labels, f);
+        }
+        if (hwCounters) {
+            for (Path f : port.hwCounterFiles()) {
+                counterFile(CounterName.ofHwCounter(f.getFileName().toString()), labels, f);
+            }
+        }
+    }
+
+    /** {@code <class/infiniband/dev>/ports/N}, from the snapshot's counter file paths. */
+    private static Optional<Path> portDir(RdmaPort port) {
+        List<Path> files = !port.counterFiles().isEmpty() ? port.counterFiles() : port.hwCounterFiles();
+        return files.isEmpty() ? Optional.empty() : Optional.of(files.get(0).getParent().getParent());
+    }
+
+    private void counterFile(CounterName c, Labels labels, Path file) {
+        builder(c.name(), c.help(), c.gauge() ? Family.Kind.GAUGE : Family.Kind.COUNTER, c.bytes(), c.gauge()
+                && c.suffix().endsWith("_seconds"))
+                .add(new Point(labels, file.toFile(), Parse.COUNTER, c.scale(), 0));
+    }
+
+    /** Read from {@code dir/file} at scrape time when the port directory is known, else the snapshot's value. */
+    private void gauge(String name, String help, Labels labels, Optional<Path> dir, String file, Parse parse,
+                       Double snapshotValue) {
+        Builder b = builder(name, help, Family.Kind.GAUGE, false, false);
+        if (dir.isPresent()) {
+            b.add(new Point(labels, dir.get().resolve(file).toFile(), parse, 1, 0));
+        } else if (snapshotValue != null) {
+            b.add(new Point(labels, null, parse, 1, snapshotValue));
+        }
+    }
+
+    private void info(String name, String help, Labels labels) {
+        builder(name.substring(0, name.length() - "_info".length()), help, Family.Kind.INFO, false, false)
+                .add(new Point(labels, null, Parse.COUNTER, 1, 1));
+    }
+
+    private Builder builder(String name, String help, Family.Kind kind, boolean bytes, boolean seconds) {
+        return families.computeIfAbsent(name, n -> new Builder(Family.metadata(n, help, bytes, seconds), kind));
+    }
+
+    private static String orEmpty(String s) {
+        return s == null ? "" : s;
+    }
+
+    private static final class Builder {
+        final MetricMetadata metadata;
+        final Family.Kind kind;
+        final List<Point> points = new ArrayList<>();
+        final Set<Labels> seen = new HashSet<>();
+
+        Builder(MetricMetadata metadata, Family.Kind kind) {
+            this.metadata = metadata;
+            this.kind = kind;
+        }
+
+        /** Two files mapping to one series (e.g. {@code Foo} and {@code foo}): the first one counts. */
+        void add(Point p) {
+            if (seen.add(p.labels())) {
+                points.add(p);
+            }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.metrics.internal.infiniband;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.rdmanode.discovery.HostSnapshot;
+import io.rdmanode.metrics.internal.RecordedHost;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class InfinibandPortCollectorTest {
+
+    @TempDir
+    Path dir;
+
+    static String render(MetricSnapshots snapshots) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrometheusTextFormatWriter.create().write(out, snapshots);
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    static String scrape(RecordedHost host) throws IOException {
+        HostSnapshot s = host.scan();
+        return render(new InfinibandPortCollector(() -> s, "", "", true).collect());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"cx5-roce-sriov", "cx6-ib", "rxe"})
+    void matchesGoldenFileForRecordedHost(String host) throws IOException {
+        String text = scrape(RecordedHost.unpack(host, dir));
+        GoldenFiles.assertMatches("expected-" + host + ".prom", text);
+    }
+
+    /** Values worked out by hand from cx6-ib.ttar (see counter-values.py). */
+    @Test
+    void convertsDataWordsToBytesAndKeepsUnsignedValues() throws IOException {
+        String text = scrape(RecordedHost.unpack("cx6-ib", dir));
+        // port_rcv_data = 1234567890 words of 4 bytes
+        assertThat(text).contains(
+                "rdma_agent_infiniband_port_data_received_bytes_total{device=\"mlx5_0\",port=\"1\"} 4.93827156E9\n");
+        // port_xmit_data = 2^62 words = 2^64 bytes; symbol_error = 2^64 - 1 (u64), both beyond a signed long
+        assertThat(text).contains(
+                "rdma_agent_infiniband_port_data_transmitted_bytes_total{device=\"mlx5_0\",port=\"1\"} 1.8446744073709552E19\n",
+                "rdma_agent_infiniband_symbol_error_total{device=\"mlx5_0\",port=\"1\"} 1.8446744073709552E19\n");
+        // port_xmit_wait reads "N/A (no PMA)": no series rather than 0
+        assertThat(text).doesNotContain("port_transmit_wait");
+        assertThat(text).contains(
+                "rdma_agent_infiniband_rate_bytes_per_second{device=\"mlx5_0\",port=\"1\"} 2.5E10\n",
+                "rdma_agent_infiniband_state_id{device=\"mlx5_0\",port=\"1\"} 4.0\n",
+                "rdma_agent_infiniband_lifespan_seconds{device=\"mlx5_0\",port=\"1\"} 0.01\n",
+                "rdma_agent_infiniband_info{board_id=\"MT_0000000012\",device=\"mlx5_0\",firmware_version=\"20.38.1002\","
+                        + "hca_type=\"MT4119\"} 1\n");
+    }
+
+    @Test
+    void reportsEveryHwCounterOfSoftRoceWithoutPmaCounters() throws IOException {
+        String text = scrape(RecordedHost.unpack("rxe", dir));
+        // rxe1: k = 1, hw_counters sorted: ack_deferred is 1st, duplicate_request 3rd -> 2000 + i
+        assertThat(text).contains("rdma_agent_infiniband_hw_ack_deferred_total{device=\"rxe1\",port=\"1\"} 2001.0\n",
+                "rdma_agent_infiniband_duplicate_requests_packets_total{device=\"rxe1\",port=\"1\"} 2003.0\n",
+                "rdma_agent_infiniband_hw_link_downed_total{device=\"rxe0\",port=\"1\"} 1005.0\n");
+        assertThat(text).doesNotContain("port_data_received_bytes");
+    }
+
+    @Test
+    void scrapeReadsLinkStateFreshButNoNewFilesUntilTheNextRevision() throws IOException {
+        RecordedHost host = RecordedHost.unpack("cx6-ib", dir);
+        AtomicReference<HostSnapshot> snapshot = new AtomicReference<>(host.scan());
+        InfinibandPortCollector collector = new InfinibandPortCollector(snapshot::get, "", "", true);
+        Path port = host.sys().resolve("class/infiniband/mlx5_0/ports/1");
+        Files.writeString(port.resolve("state"), "1: DOWN\n");
+        Files.writeString(port.resolve("counters/port_rcv_data"), "7\n");
+        Files.writeString(port.resolve("counters/port_rcv_discards"), "5\n");      // new file: not in the plan
+        String text = render(collector.collect());
+        assertThat(text).contains("rdma_agent_infiniband_state_id{device=\"mlx5_0\",port=\"1\"} 1.0\n",
+                "rdma_agent_infiniband_port_data_received_bytes_total{device=\"mlx5_0\",port=\"1\"} 28.0\n");
+        assertThat(text).doesNotContain("port_discards_received");
+
+        snapshot.set(host.scan().withRevision(snapshot.get().revision() + 1, java.time.Instant.now()));
+        assertThat(render(collector.collect()))
+                .contains("rdma_agent_infiniband_port_discards_received_total{device=\"mlx5_0\",port=\"1\"} 5.0\n");
+    }
+
+    @Test
+    void devicesAreFilteredLikeNodeExporter() throws IOException {
+        HostSnapshot s = RecordedHost.unpack("cx5-roce-sriov", dir).scan();
+        String text = render(new InfinibandPortCollector(() -> s, "mlx5_1.*", "mlx5_1[0-5]", false).collect());
+        assertThat(text).contains("device=\"mlx5_1\"", "device=\"mlx5_16\"", "device=\"mlx5_17\"")
+                .doesNotContain("device=\"mlx5_0\"", "device=\"mlx5_12\"", "device=\"mlx5_2\"", "out_of_buffer");
+    }
+}
