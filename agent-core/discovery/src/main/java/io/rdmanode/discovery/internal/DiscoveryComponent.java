@@ -5,6 +5,7 @@ import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.NetnsMode;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.discovery.RdmaTopologyListener;
+import io.rdmanode.discovery.TopologyDiff;
 import io.rdmanode.discovery.internal.events.DiscoveryEngine;
 import io.rdmanode.discovery.internal.netlink.KernelEventListener;
 import io.rdmanode.discovery.internal.netlink.NetlinkException;
@@ -16,6 +17,7 @@ import io.rdmanode.health.HealthCheck;
 import io.rdmanode.health.HealthStatus;
 import io.rdmanode.health.StatusSection;
 import java.util.function.Supplier;
+import org.osgi.service.component.ComponentServiceObjects;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -60,6 +62,8 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
     }
 
     private final DiscoveryEngine engine;
+    private final java.util.Map<ComponentServiceObjects<RdmaTopologyListener>, WhiteboardListener> whiteboardListeners =
+            new java.util.concurrent.ConcurrentHashMap<>();
     private final KernelEventListener events;
     private final String eventsState;
 
@@ -97,13 +101,57 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
         engine.close();
     }
 
-    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
-    void bindListener(RdmaTopologyListener listener) {
-        engine.addListener(listener);
+    /**
+     * Whiteboard listeners are bound as {@link ComponentServiceObjects} and fetched on first use, from the scan
+     * thread: a listener component that also references {@link RdmaDiscovery} (the usual consumer) would
+     * otherwise be activated from inside this component's activation, which SCR refuses as a circular
+     * reference and the consumer never starts.
+     */
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+               service = RdmaTopologyListener.class)
+    void bindListener(ComponentServiceObjects<RdmaTopologyListener> listener) {
+        WhiteboardListener whiteboard = new WhiteboardListener(listener);
+        whiteboardListeners.put(listener, whiteboard);
+        engine.addListener(whiteboard);
     }
 
-    void unbindListener(RdmaTopologyListener listener) {
-        engine.removeListener(listener);
+    void unbindListener(ComponentServiceObjects<RdmaTopologyListener> listener) {
+        WhiteboardListener whiteboard = whiteboardListeners.remove(listener);
+        if (whiteboard != null) {
+            engine.removeListener(whiteboard);
+            whiteboard.release();
+        }
+    }
+
+    /** A whiteboard listener, obtained on its first event and released when it goes. */
+    private static final class WhiteboardListener implements RdmaTopologyListener {
+        private final ComponentServiceObjects<RdmaTopologyListener> objects;
+        private RdmaTopologyListener service;
+
+        WhiteboardListener(ComponentServiceObjects<RdmaTopologyListener> objects) {
+            this.objects = objects;
+        }
+
+        @Override
+        public synchronized void topologyChanged(HostSnapshot snapshot, TopologyDiff diff) {
+            if (service == null) {
+                service = objects.getService();
+            }
+            if (service != null) {
+                service.topologyChanged(snapshot, diff);
+            }
+        }
+
+        synchronized void release() {
+            if (service != null) {
+                try {
+                    objects.ungetService(service);
+                } catch (IllegalStateException | IllegalArgumentException gone) {
+                    // the listener's bundle is already stopping
+                }
+                service = null;
+            }
+        }
     }
 
     @Override

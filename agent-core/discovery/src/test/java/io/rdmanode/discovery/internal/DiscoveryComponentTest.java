@@ -8,7 +8,10 @@ import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.discovery.internal.sysfs.Ttar;
 import io.rdmanode.health.HealthCheck;
 import java.nio.file.Files;
+import io.rdmanode.discovery.RdmaTopologyListener;
 import java.nio.file.Path;
+import org.osgi.framework.ServiceReference;
+import org.osgi.service.component.ComponentServiceObjects;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -35,7 +38,7 @@ class DiscoveryComponentTest {
             RdmaDiscovery service = c;
             List<Long> a = new CopyOnWriteArrayList<>();
             List<Long> b = new CopyOnWriteArrayList<>();
-            c.bindListener((s, d) -> a.add(s.revision()));
+            c.bindListener(serviceObjects((s, d) -> a.add(s.revision())));
             service.addListener((s, d) -> b.add(s.revision()));
             Files.writeString(tmp.resolve("sys/bus/pci/devices/0000:86:00.0/sriov_numvfs"), "4\n");
 
@@ -54,6 +57,25 @@ class DiscoveryComponentTest {
         } finally {
             c.stop();
         }
+    }
+
+    /** What SCR hands a whiteboard bind method: the service, fetched on demand. */
+    private static ComponentServiceObjects<RdmaTopologyListener> serviceObjects(RdmaTopologyListener listener) {
+        return new ComponentServiceObjects<>() {
+            @Override
+            public RdmaTopologyListener getService() {
+                return listener;
+            }
+
+            @Override
+            public void ungetService(RdmaTopologyListener service) {
+            }
+
+            @Override
+            public ServiceReference<RdmaTopologyListener> getServiceReference() {
+                return null;
+            }
+        };
     }
 
     @Test
