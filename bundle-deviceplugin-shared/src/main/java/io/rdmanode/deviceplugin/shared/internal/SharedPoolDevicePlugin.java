@@ -89,10 +89,16 @@ public final class SharedPoolDevicePlugin implements RdmaTopologyListener {
         this.pool = new SharedPool(settings(config), discovery.snapshot());
         this.served = host.serve(pool);
         this.view = this::status;
-        discovery.addListener(this);
-        pool.update(discovery.snapshot());          // a change between the first read and addListener
-        served.devicesChanged();
-        registry.add(config.name(), view);
+        try {
+            discovery.addListener(this);
+            pool.update(discovery.snapshot());      // a change between the first read and addListener
+            served.devicesChanged();
+            registry.add(config.name(), view);
+        } catch (RuntimeException e) {
+            discovery.removeListener(this);
+            served.close();
+            throw e;
+        }
         logState("serving");
     }
 
