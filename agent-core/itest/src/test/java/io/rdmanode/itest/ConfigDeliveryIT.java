@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import javax.inject.Inject;
+import org.junit.After;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
@@ -41,6 +42,15 @@ public class ConfigDeliveryIT extends AgentTestSupport {
     @Configuration
     public Option[] config() {
         return agentOptions(INITIAL);
+    }
+
+    /**
+     * Pax Exam computes the options (and so writes the file) once for all methods, while each method gets a
+     * fresh framework: put the file back so the next one starts from {@link #INITIAL}.
+     */
+    @After
+    public void restoreInitialConfiguration() throws Exception {
+        writeConfig(INITIAL);
     }
 
     @Test

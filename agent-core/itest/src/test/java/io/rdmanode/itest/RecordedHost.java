@@ -16,6 +16,13 @@ final class RecordedHost {
 
     static Path unpack(Path dest) {
         try {
+            if (java.nio.file.Files.exists(dest)) {
+                try (var paths = java.nio.file.Files.walk(dest)) {
+                    for (Path path : (Iterable<Path>) paths.sorted(java.util.Comparator.reverseOrder())::iterator) {
+                        java.nio.file.Files.delete(path);
+                    }
+                }
+            }
             io.rdmanode.discovery.internal.sysfs.Ttar.unpack(Path.of(System.getProperty("itest.demoHost")), dest);
             return dest;
         } catch (IOException e) {
