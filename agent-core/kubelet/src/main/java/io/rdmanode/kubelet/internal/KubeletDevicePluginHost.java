@@ -118,9 +118,17 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("pluginDir", settings.pluginDir().toString());
         m.put("kubeletSocket", settings.kubeletSocket().toString());
-        m.put("kubeletSocketPresent", Files.exists(settings.kubeletSocket()));
+        m.put("kubeletSocketPresent", kubeletPresent());
         m.put("resources", servers.values().stream().map(DevicePluginServer::status).toList());
         return m;
+    }
+
+    public boolean kubeletPresent() {
+        return Files.exists(settings.kubeletSocket());
+    }
+
+    public java.nio.file.Path kubeletSocket() {
+        return settings.kubeletSocket();
     }
 
     /** Resources not registered now, each with its last error; empty when all are. */

@@ -22,7 +22,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 /**
  * The device-plugin host as an OSGi service, with its {@code kubelet} health check (READY: every served
- * resource is registered) and {@code /status} section. A settings change restarts the host, and with it
+ * resource is registered, or kubelet is not there yet) and {@code /status} section. A settings change restarts the host, and with it
  * every plugin bundle's servers (SCR reactivates the dependents).
  */
 @Component(service = {DevicePluginHost.class, HealthCheck.class, StatusSection.class},
@@ -96,6 +96,12 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
         Map<String, String> unregistered = host.unregistered();
         if (unregistered.isEmpty()) {
             return HealthStatus.ok(host.figures().size() + " resource(s) registered with kubelet");
+        }
+        // Without kubelet there is nobody to register with: the agent has done its part and registers as soon
+        // as kubelet.sock appears. Only a kubelet that is there and refuses us makes the agent not ready.
+        if (!host.kubeletPresent()) {
+            return HealthStatus.ok("waiting for kubelet (" + host.kubeletSocket() + " absent) to register "
+                    + unregistered.keySet());
         }
         return HealthStatus.failing("not registered with kubelet: " + unregistered);
     }
