@@ -93,6 +93,15 @@ class AgentProcessIT {
             awaitTrue("probe uninstalled", () -> bundleState(AgentProcess.json(base + "/status"),
                     "io.rdmanode.probe").isEmpty());
             assertThat(AgentProcess.status(base + "/readyz")).isEqualTo(200);
+            assertThat(AgentProcess.json(base + "/status").getAsJsonObject("config").getAsJsonObject("lastApplied")
+                    .getAsJsonArray("unclaimed").toString()).as("probe section kept while its bundle is away")
+                    .contains("probe");
+
+            // Dropping it in again installs it, and its section of the file applies at once.
+            Path back = home.resolve("bundles/.probe.jar.tmp");
+            Files.copy(PROBE, back);
+            Files.move(back, home.resolve("bundles/probe.jar"), StandardCopyOption.ATOMIC_MOVE);
+            awaitTrue("probe back with its configuration", () -> "edited".equals(probeGreeting(base)));
 
             int exit = agent.terminate(Duration.ofSeconds(15));
             assertThat(exit).as("exit code after SIGTERM; log:\n%s", agent.output()).isZero();
