@@ -20,6 +20,7 @@ import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerMethod;
 import org.osgi.framework.BundleContext;
+import org.osgi.service.cm.ConfigurationAdmin;
 
 /** The HOCON file reaches components as typed ConfigAdmin configuration, live, and bad edits change nothing. */
 @RunWith(PaxExam.class)
@@ -66,6 +67,8 @@ public class ConfigDeliveryIT extends AgentTestSupport {
     @Test
     public void savedEditReachesTheComponentAsAModificationWithinOneSecond() throws Exception {
         Probe probe = awaitService(context, Probe.class, Duration.ofSeconds(10));
+        ConfigurationAdmin admin = awaitService(context, ConfigurationAdmin.class, Duration.ofSeconds(1));
+        long httpChanges = admin.getConfiguration("io.rdmanode.agent.http", "?").getChangeCount();
         writeConfig(INITIAL.replace("greeting = hello", "greeting = \"hello again\""));
 
         Duration took = await("greeting change", APPLY_BOUND, probe::config,
@@ -74,6 +77,8 @@ public class ConfigDeliveryIT extends AgentTestSupport {
         System.out.println("config edit reached the component in " + took.toMillis() + " ms");
         assertEquals("modified in place, not re-created", 1, probe.modifications());
         assertSame(probe, awaitService(context, Probe.class, Duration.ofSeconds(1)));
+        assertEquals("the HTTP endpoint's unchanged configuration is not touched", httpChanges,
+                admin.getConfiguration("io.rdmanode.agent.http", "?").getChangeCount());
     }
 
     @Test

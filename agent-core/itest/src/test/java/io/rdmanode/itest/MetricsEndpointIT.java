@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import javax.inject.Inject;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceReference;
+
+/**
+ * {@code /metrics} inside a real Felix with the shipped bundles on the recorded ConnectX-5 host: RDMA port
+ * counters and agent figures are served, and stopping a bundle takes its metrics with it (hot swap).
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class MetricsEndpointIT extends AgentTestSupport {
+
+    private static final String PORT_STATE = "rdma_agent_infiniband_state_id{device=\"mlx5_0\",port=\"1\"} 4.0";
+
+    @Inject
+    BundleContext context;
+
+    @Configuration
+    public Option[] config() {
+        Path host = RecordedHost.unpack(workDir().resolve("host"));
+        return agentOptions("""
+                agent.http.port = 0
+                probe.greeting = hello
+                discovery {
+                  sysfsRoot = "%s/sys"
+                  devRoot = "%s/dev"
+                  rescanInterval = 0
+                }
+                metrics.deviceExclude = "mlx5_1[0-7]"
+                """.formatted(host, host));
+    }
+
+    @Test
+    public void servesPortCountersAndAgentFiguresAndDropsThoseOfAStoppedBundle() throws Exception {
+        String url = metricsUrl();
+        await("RDMA port series on " + url, Duration.ofSeconds(10), () -> scrape(url, null),
+                () -> scrape(url, null).contains(PORT_STATE));
+        String text = scrape(url, null);
+        assertTrue(text, text.contains("rdma_agent_bundle_active{bundle=\"metrics\"} 1.0"));
+        // applied counts the first revision and its re-application when bundles come up
+        assertTrue(text, text.contains("rdma_agent_config_reloads_total{result=\"applied\"} ")
+                && text.contains("rdma_agent_config_reloads_total{result=\"rejected\"} 0.0"));
+        assertTrue(text, text.contains("rdma_agent_discovery_devices 18.0"));
+        assertTrue("deviceExclude from agent.conf applies", !text.contains("device=\"mlx5_10\""));
+        String om = scrape(url, "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5");
+        assertTrue(om, om.contains("# UNIT rdma_agent_infiniband_port_data_received_bytes bytes") && om.endsWith("# EOF\n"));
+
+        Bundle discovery = bundle("io.rdmanode.discovery");
+        discovery.stop();
+        await("RDMA series gone after stopping discovery", Duration.ofSeconds(5), () -> scrape(url, null),
+                () -> !scrape(url, null).contains("rdma_agent_infiniband_"));
+        assertTrue(scrape(url, null).contains("rdma_agent_bundle_active{bundle=\"discovery\"} 0.0"));
+        discovery.start();
+        await("RDMA series back after starting discovery", Duration.ofSeconds(10), () -> scrape(url, null),
+                () -> scrape(url, null).contains(PORT_STATE));
+
+        Bundle metrics = bundle("io.rdmanode.metrics");
+        metrics.stop();
+        await("/metrics gone with the metrics bundle", Duration.ofSeconds(5), () -> status(url),
+                () -> status(url) == 404);
+        metrics.start();
+        await("/metrics back", Duration.ofSeconds(10), () -> status(url), () -> status(url) == 200);
+        assertTrue(scrape(url, null).contains(PORT_STATE));
+    }
+
+    private String metricsUrl() throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (System.nanoTime() < deadline) {
+            ServiceReference<?>[] refs = context.getAllServiceReferences(null, "(io.rdmanode.http.port=*)");
+            if (refs != null && refs.length > 0) {
+                return "http://127.0.0.1:" + refs[0].getProperty("io.rdmanode.http.port") + "/metrics";
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("the HTTP endpoint did not publish its port");
+    }
+
+    private Bundle bundle(String symbolicName) {
+        for (Bundle b : context.getBundles()) {
+            if (symbolicName.equals(b.getSymbolicName())) {
+                return b;
+            }
+        }
+        throw new AssertionError("no bundle " + symbolicName);
+    }
+
+    private static int status(String url) {
+        try {
+            HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
+            try {
+                return c.getResponseCode();
+            } finally {
+                c.disconnect();
+            }
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    private static String scrape(String url, String accept) {
+        try {
+            HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
+            if (accept != null) {
+                c.setRequestProperty("Accept", accept);
+            }
+            try (InputStream in = c.getInputStream()) {
+                assertEquals(200, c.getResponseCode());
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            } finally {
+                c.disconnect();
+            }
+        } catch (IOException e) {
+            return "unreachable: " + e;
+        }
+    }
+}
