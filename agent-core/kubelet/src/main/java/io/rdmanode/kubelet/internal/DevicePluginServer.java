@@ -60,14 +60,21 @@ final class DevicePluginServer implements ServedResource {
         this.onClose = onClose;
     }
 
-    /** Binds the socket and starts serving; registration follows on the registrar thread. */
+    /**
+     * Binds the socket and starts serving; registration follows on the registrar thread. Without the
+     * device-plugins directory (kubelet not installed or not started yet) the server waits for it.
+     */
     void start() {
         synchronized (lock) {
             try {
                 bind();
             } catch (IOException e) {
-                throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, resource,
-                        "cannot serve resource " + resource + " on " + socket + ": " + e.getMessage(), e);
+                if (Files.isDirectory(settings.pluginDir())) {
+                    throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, resource,
+                            "cannot serve resource " + resource + " on " + socket + ": " + e.getMessage(), e);
+                }
+                server = null;
+                failed("device-plugins directory " + settings.pluginDir() + " missing; waiting for it");
             }
         }
         devicesChanged();

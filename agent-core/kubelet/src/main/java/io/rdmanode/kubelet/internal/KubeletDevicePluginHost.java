@@ -40,10 +40,14 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
     private final Map<String, DevicePluginServer> servers = new ConcurrentSkipListMap<>();
     private final AtomicBoolean reconcilePending = new AtomicBoolean();
 
-    /** @throws IOException when the device-plugins directory cannot be created or watched */
+    /**
+     * The device-plugins directory belongs to kubelet and is not created here; while it is missing, plugins
+     * wait (and are served and registered once it appears).
+     *
+     * @throws IOException when no file watch can be created
+     */
     public KubeletDevicePluginHost(HostSettings settings) throws IOException {
         this.settings = settings;
-        Files.createDirectories(settings.pluginDir());
         this.rpc = Executors.newCachedThreadPool(named("rdma-agent-kubelet-rpc-"));
         this.registrar = Executors.newSingleThreadScheduledExecutor(named("rdma-agent-kubelet-registrar"));
         this.transport = new UdsTransport(settings.ioThreads(), "rdma-agent-kubelet-io", rpc);

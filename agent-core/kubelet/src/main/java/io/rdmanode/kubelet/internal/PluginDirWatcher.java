@@ -26,11 +26,11 @@ final class PluginDirWatcher implements AutoCloseable {
     private final WatchService watch;
     private final Thread thread;
 
+    /** The directory may not exist yet (kubelet creates it): the watch starts once it does. */
     PluginDirWatcher(Path dir, Runnable onChange) throws IOException {
         this.dir = dir;
         this.onChange = onChange;
         this.watch = dir.getFileSystem().newWatchService();
-        dir.register(watch, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE);
         this.thread = new Thread(this::run, "rdma-agent-kubelet-watch");
         thread.setDaemon(true);
     }
@@ -41,6 +41,12 @@ final class PluginDirWatcher implements AutoCloseable {
 
     private void run() {
         try {
+            try {
+                dir.register(watch, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE);
+            } catch (IOException e) {
+                LOG.warn("device-plugins directory {} missing; waiting for kubelet to create it", dir);
+                reRegisterLater();
+            }
             while (true) {
                 WatchKey key = watch.take();
                 boolean relevant = false;
@@ -49,7 +55,7 @@ final class PluginDirWatcher implements AutoCloseable {
                             || event.context().toString().endsWith(".sock");
                 }
                 if (!key.reset()) {
-                    LOG.warn("device-plugins directory {} is gone; relying on the periodic check", dir);
+                    LOG.warn("device-plugins directory {} is gone; waiting for it to come back", dir);
                     reRegisterLater();
                 }
                 if (relevant) {

@@ -193,6 +193,24 @@ class KubeletDevicePluginHostTest {
     }
 
     @Test
+    void waitsForTheDevicePluginsDirectoryThatKubeletCreates() throws IOException {
+        Path later = dir.resolve("later");
+        try (KubeletDevicePluginHost waiting = new KubeletDevicePluginHost(new HostSettings(later,
+                later.resolve("kubelet.sock"), 2000, 2000, 500, 1))) {
+            ServedResource served = waiting.serve(new TestPlugin(RESOURCE, devices(1, true)));
+            assertThat(later).doesNotExist();
+            assertThat(served.registered()).isFalse();
+
+            Files.createDirectories(later);
+            try (FakeKubelet late = new FakeKubelet(later).start()) {
+                late.awaitRegistrations(RESOURCE, 1, WAIT);
+                assertThat(late.plugin(RESOURCE).latest(WAIT).getDevicesCount()).isEqualTo(1);
+                assertThat(served.socket()).exists();
+            }
+        }
+    }
+
+    @Test
     void servesAgainWhenItsSocketIsDeleted() throws IOException {
         ServedResource served = host.serve(new TestPlugin(RESOURCE, devices(1, true)));
         kubelet.awaitRegistrations(RESOURCE, 1, WAIT);
@@ -238,7 +256,7 @@ class KubeletDevicePluginHostTest {
 
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
         assertThat(served).allSatisfy(s -> assertThat(s.socket()).doesNotExist());
-        assertThat(kubelet.plugin("rdma/a").streamEnd()).isNotNull();
+        org.awaitility.Awaitility.await().atMost(WAIT).until(() -> kubelet.plugin("rdma/a").streamEnd() != null);
     }
 
     @Test

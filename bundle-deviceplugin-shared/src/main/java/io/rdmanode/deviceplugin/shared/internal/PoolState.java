@@ -9,6 +9,7 @@ import io.rdmanode.discovery.RdmaDevice;
 import io.rdmanode.discovery.RdmaPort;
 import io.rdmanode.kubelet.ContainerAllocation.DeviceNode;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,8 +33,8 @@ public record PoolState(long revision, List<String> matched, Map<String, String>
 
     public PoolState {
         matched = List.copyOf(matched);
-        excluded = Map.copyOf(excluded);
-        unhealthy = Map.copyOf(unhealthy);
+        excluded = Collections.unmodifiableMap(new LinkedHashMap<>(excluded));     // host order: by device name
+        unhealthy = Collections.unmodifiableMap(new LinkedHashMap<>(unhealthy));
         numaNodes = List.copyOf(numaNodes);
         deviceNodes = List.copyOf(deviceNodes);
         missingDeviceNodes = List.copyOf(missingDeviceNodes);

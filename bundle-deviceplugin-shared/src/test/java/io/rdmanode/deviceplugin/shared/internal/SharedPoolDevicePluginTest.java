@@ -13,6 +13,7 @@ import io.rdmanode.kubelet.internal.KubeletDevicePluginHost;
 import io.rdmanode.kubelet.internal.v1beta1.AllocateResponse;
 import io.rdmanode.kubelet.internal.v1beta1.ListAndWatchResponse;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -37,7 +38,7 @@ class SharedPoolDevicePluginTest {
     @BeforeEach
     void start() throws IOException {
         discovery = FixtureDiscovery.unpack("cx5-roce-sriov", dir.resolve("host"));
-        Path plugins = dir.resolve("device-plugins");
+        Path plugins = Files.createDirectories(dir.resolve("device-plugins"));
         host = new KubeletDevicePluginHost(new HostSettings(plugins, plugins.resolve("kubelet.sock"), 2000, 2000,
                 60_000, 1));
         kubelet = new FakeKubelet(plugins).start();
