@@ -10,6 +10,7 @@ import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapsho
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricMetadata;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.prometheus.metrics.model.snapshots.Unit;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -72,7 +73,14 @@ public final class CollectorWhiteboard {
         }
         List<CounterDataPointSnapshot> points = new ArrayList<>();
         errors.forEach((n, e) -> points.add(new CounterDataPointSnapshot(e, Labels.of("collector", n), null, 0L)));
+        Map<String, Double> durations = new java.util.TreeMap<>();
+        bound.values().stream().filter(g -> !Double.isNaN(g.lastSeconds()))
+                .forEach(g -> durations.put(g.name(), g.lastSeconds()));
+        List<GaugeDataPointSnapshot> took = new ArrayList<>();
+        durations.forEach((n, d) -> took.add(new GaugeDataPointSnapshot(d, Labels.of("collector", n), null)));
         return new MetricSnapshots(
+                new GaugeSnapshot(new MetricMetadata("rdma_agent_metrics_collector_duration_seconds",
+                        "How long each contributed collector took in its latest collect", Unit.SECONDS), took),
                 new GaugeSnapshot(new MetricMetadata("rdma_agent_metrics_collectors",
                         "Collectors contributed by bundles and registered with the metrics endpoint"),
                         List.of(new GaugeDataPointSnapshot(bound.size(), Labels.EMPTY, null))),

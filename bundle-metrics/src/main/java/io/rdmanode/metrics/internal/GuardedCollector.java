@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A contributed collector as the registry sees it: a collector that throws loses its own metrics for that
- * scrape (counted in {@code rdma_agent_metrics_collector_errors_total}) instead of failing the whole page.
+ * scrape (counted in {@code rdma_agent_metrics_collector_errors_total}) instead of failing the whole page, and
+ * the time each collect takes is kept (node_exporter's {@code node_scrape_collector_duration_seconds}).
  */
 final class GuardedCollector implements MultiCollector {
 
@@ -22,6 +23,7 @@ final class GuardedCollector implements MultiCollector {
     private final String name;
     private final MultiCollector delegate;
     private final AtomicLong errors = new AtomicLong();
+    private volatile double lastSeconds = Double.NaN;
 
     GuardedCollector(String name, MultiCollector delegate) {
         this.name = name;
@@ -34,6 +36,11 @@ final class GuardedCollector implements MultiCollector {
 
     long errors() {
         return errors.get();
+    }
+
+    /** How long its last collect took, seconds; NaN before the first. */
+    double lastSeconds() {
+        return lastSeconds;
     }
 
     @Override
@@ -53,6 +60,7 @@ final class GuardedCollector implements MultiCollector {
 
     @Override
     public MetricSnapshots collect(Predicate<String> includedNames, PrometheusScrapeRequest request) {
+        long start = System.nanoTime();
         try {
             return delegate.collect(includedNames, request);
         } catch (RuntimeException e) {
@@ -62,6 +70,8 @@ final class GuardedCollector implements MultiCollector {
                 LOG.debug("collector failed again collector={}: {}", name, e.toString());
             }
             return new MetricSnapshots();
+        } finally {
+            lastSeconds = (System.nanoTime() - start) / 1e9;
         }
     }
 

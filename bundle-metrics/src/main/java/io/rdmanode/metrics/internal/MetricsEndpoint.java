@@ -22,7 +22,9 @@ import org.slf4j.LoggerFactory;
  * {@code /metrics} on the agent's HTTP port (health bundle's {@link HttpEndpoint} whiteboard). It owns one
  * registry, not client_java's static default: collectors are the {@link MultiCollector} services any bundle
  * registers, this bundle's own (RDMA port counters, agent figures) included, bound and unbound as they come
- * and go. A path change reactivates the component: the endpoint is re-registered on the new path.
+ * and go. There is no {@code @Modified}: the endpoint's path is read when the health bundle binds it, so a
+ * change of the {@code metrics} section (which the RDMA collector shares) reactivates the component and the
+ * endpoint is registered again, with every collector bound anew.
  */
 @Component(service = HttpEndpoint.class, configurationPid = MetricsConfig.PID,
            configurationPolicy = ConfigurationPolicy.OPTIONAL)

@@ -62,7 +62,8 @@ class CollectorWhiteboardTest {
                 .contains("rdma_agent_deviceplugin_allocations_total{resource=\"rdma/hca_a\",result=\"ok\"} 2.0\n");
         // the registry collects in no fixed order: the endpoint's own figures show this scrape's failure or not yet
         assertThat(scrape()).containsPattern("rdma_agent_metrics_collector_errors_total\\{collector=\"broken\"} [12]\\.0\n")
-                .contains("rdma_agent_metrics_collector_errors_total{collector=\"good\"} 0.0\n");
+                .contains("rdma_agent_metrics_collector_errors_total{collector=\"good\"} 0.0\n")
+                .containsPattern("rdma_agent_metrics_collector_duration_seconds\\{collector=\"good\"} [0-9.E-]+\n");
     }
 
     @Test
