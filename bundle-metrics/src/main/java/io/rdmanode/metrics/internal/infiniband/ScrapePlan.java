@@ -28,16 +28,16 @@ final class ScrapePlan {
     /** A value read at scrape time from {@code file}, or a constant ({@code file == null}). */
     record Point(Labels labels, File file, Parse parse, double scale, double constant) {
 
-        OptionalDouble value() {
+        OptionalDouble value(byte[] buf) {
             if (file == null) {
                 return OptionalDouble.of(constant);
             }
+            if (parse == Parse.COUNTER) {
+                double v = SysfsValues.readCounter(file, buf);
+                return Double.isNaN(v) ? OptionalDouble.empty() : OptionalDouble.of(v * scale);
+            }
             String line = SysfsValues.readLine(file);
-            OptionalDouble v = switch (parse) {
-                case COUNTER -> SysfsValues.parseCounter(line);
-                case CODED -> SysfsValues.parseCoded(line);
-                case RATE -> SysfsValues.parseRate(line);
-            };
+            OptionalDouble v = parse == Parse.CODED ? SysfsValues.parseCoded(line) : SysfsValues.parseRate(line);
             return scale == 1 || v.isEmpty() ? v : OptionalDouble.of(v.getAsDouble() * scale);
         }
     }
@@ -47,19 +47,19 @@ final class ScrapePlan {
 
         enum Kind { COUNTER, GAUGE, INFO }
 
-        MetricSnapshot read() {
+        MetricSnapshot read(byte[] buf) {
             return switch (kind) {
-                case COUNTER -> counters();
-                case GAUGE -> gauges();
+                case COUNTER -> counters(buf);
+                case GAUGE -> gauges(buf);
                 case INFO -> new InfoSnapshot(metadata, points.stream()
                         .map(p -> new InfoSnapshot.InfoDataPointSnapshot(p.labels())).toList());
             };
         }
 
-        private MetricSnapshot counters() {
+        private MetricSnapshot counters(byte[] buf) {
             List<CounterDataPointSnapshot> values = new ArrayList<>(points.size());
             for (Point p : points) {
-                OptionalDouble v = p.value();
+                OptionalDouble v = p.value(buf);
                 if (v.isPresent()) {
                     values.add(new CounterDataPointSnapshot(v.getAsDouble(), p.labels(), null, 0L));
                 }
@@ -67,10 +67,10 @@ final class ScrapePlan {
             return values.isEmpty() ? null : new CounterSnapshot(metadata, values);
         }
 
-        private MetricSnapshot gauges() {
+        private MetricSnapshot gauges(byte[] buf) {
             List<GaugeDataPointSnapshot> values = new ArrayList<>(points.size());
             for (Point p : points) {
-                OptionalDouble v = p.value();
+                OptionalDouble v = p.value(buf);
                 if (v.isPresent()) {
                     values.add(new GaugeDataPointSnapshot(v.getAsDouble(), p.labels(), null));
                 }
@@ -102,8 +102,9 @@ final class ScrapePlan {
     /** Reads every planned file once; a family whose files all failed is left out. */
     MetricSnapshots read() {
         List<MetricSnapshot> out = new ArrayList<>(families.size());
+        byte[] buf = new byte[64];
         for (Family f : families) {
-            MetricSnapshot s = f.read();
+            MetricSnapshot s = f.read(buf);
             if (s != null) {
                 out.add(s);
             }

@@ -45,6 +45,29 @@ final class SysfsValues {
         return new String(buf, 0, end, StandardCharsets.US_ASCII).trim();
     }
 
+    /**
+     * A counter file's value straight from its bytes (the hot path: a 16-HCA host has over a thousand such
+     * files per scrape), NaN when the file cannot be read or does not start with an unsigned decimal.
+     */
+    static double readCounter(File file, byte[] buf) {
+        int n;
+        try (InputStream in = new FileInputStream(file)) {
+            n = in.read(buf);
+        } catch (IOException e) {
+            return Double.NaN;
+        }
+        long v = 0;
+        int i = 0;
+        for (; i < n && buf[i] >= '0' && buf[i] <= '9'; i++) {
+            if (i == 18) {                                     // 19+ digits may not fit a signed long
+                return parseCounter(new String(buf, 0, n, StandardCharsets.US_ASCII).trim()).orElse(Double.NaN);
+            }
+            v = v * 10 + (buf[i] - '0');
+        }
+        boolean ends = i > 0 && (i == n || buf[i] == '\n' || buf[i] == ' ');
+        return ends ? v : Double.NaN;
+    }
+
     /** An unsigned 64-bit decimal as a double (Prometheus values are float64, as in node_exporter). */
     static OptionalDouble parseCounter(String value) {
         if (value == null || value.isEmpty() || value.charAt(0) < '0' || value.charAt(0) > '9') {

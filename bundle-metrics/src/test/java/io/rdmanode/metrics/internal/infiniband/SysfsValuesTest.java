@@ -3,7 +3,12 @@ package io.rdmanode.metrics.internal.infiniband;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.OptionalDouble;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -22,6 +27,30 @@ class SysfsValuesTest {
         "null, null"})
     void parsesUnsignedCounters(String file, Double expected) {
         assertThat(SysfsValues.parseCounter(file)).isEqualTo(of(expected));
+    }
+
+    /** The byte-level reader of the scrape path agrees with the parser, file contents as the kernel writes them. */
+    @ParameterizedTest
+    @CsvSource(nullValues = "null", value = {
+        "0, 0",
+        "42, 42",
+        "999999999999999999, 9.99999999999999999E17",
+        "9223372036854775807, 9.223372036854775807E18",
+        "9999999999999999999, 1.0E19",
+        "18446744073709551615, 1.8446744073709552E19",
+        "'N/A (no PMA)', null",
+        "'', null",
+        "12abc, null"})
+    void readsCounterFiles(String content, Double expected, @TempDir Path dir) throws IOException {
+        Path file = dir.resolve("counter");
+        Files.writeString(file, (content == null ? "" : content) + "\n");
+        double v = SysfsValues.readCounter(file.toFile(), new byte[64]);
+        assertThat(Double.isNaN(v) ? OptionalDouble.empty() : OptionalDouble.of(v)).isEqualTo(of(expected));
+    }
+
+    @Test
+    void aMissingCounterFileHasNoValue(@TempDir Path dir) {
+        assertThat(SysfsValues.readCounter(dir.resolve("gone").toFile(), new byte[64])).isNaN();
     }
 
     @ParameterizedTest
