@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -40,6 +41,9 @@ class PrometheusServerTest {
         HostSnapshot s = RecordedHost.unpack("cx6-ib", dir.resolve("host")).scan();
         try (ServedEndpoint served = new ServedEndpoint(Map.of())) {
             served.bind("infiniband", new InfinibandPortCollector(() -> s, "", "", true));
+            served.bind("agent", new AgentCollector(new FixedFigures(
+                    List.of(new AgentFigures.BundleFigure("metrics", "io.rdmanode.metrics", "0.1.0", "active")),
+                    Map.of("config", Map.of("reloads", Map.of("applied", 4L, "rejected", 2L))))));
             int apiPort = freePort();
             Path config = dir.resolve("prometheus.yml");
             Files.writeString(config, """
@@ -58,6 +62,11 @@ class PrometheusServerTest {
                         .pollInterval(Duration.ofMillis(500)).ignoreExceptions()
                         .until(() -> value(apiPort, query), v -> v.equals("4938271560"));
                 assertThat(value(apiPort, "up{job=\"rdma-agent\"}")).isEqualTo("1");
+                assertThat(value(apiPort, "rdma_agent_config_reloads_total{result=\"rejected\"}")).isEqualTo("2");
+                // info metrics (OpenMetrics type info) arrive as *_info series
+                assertThat(value(apiPort, "rdma_agent_bundle_info{bundle=\"metrics\",state=\"active\"}")).isEqualTo("1");
+                assertThat(value(apiPort, "rdma_agent_infiniband_info{device=\"mlx5_0\",hca_type=\"MT4119\"}"))
+                        .isEqualTo("1");
                 // Prometheus offers OpenMetrics first; the endpoint took it (the TYPE/UNIT lines parsed).
                 assertThat(served.accepts()).anyMatch(a -> a.startsWith("application/openmetrics-text"));
             } finally {
