@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.discovery.internal.verbs;
+
+import io.rdmanode.discovery.Gid;
+import io.rdmanode.discovery.RdmaPort.LinkLayer;
+import java.nio.ByteOrder;
+import java.util.Optional;
+
+/**
+ * Verbs values written the way the kernel writes them in {@code sysfs-class-infiniband}, so that both backends
+ * describe a device with the same strings.
+ */
+final class VerbsFormat {
+
+    private VerbsFormat() {
+    }
+
+    /** A {@code __be64} returned in a host register ({@code ibv_get_device_guid}). */
+    static String guid(long beInHostOrder) {
+        long value = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? Long.reverseBytes(beInHostOrder)
+                : beInHostOrder;
+        return String.format("%04x:%04x:%04x:%04x", (value >>> 48) & 0xffff, (value >>> 32) & 0xffff,
+                (value >>> 16) & 0xffff, value & 0xffff);
+    }
+
+    /** A {@code __be64} as its 8 bytes in memory: {@code xxxx:xxxx:xxxx:xxxx} ({@code node_guid}). */
+    static String guid(byte[] be) {
+        return groups(be);
+    }
+
+    /** A 16-byte {@code union ibv_gid}: {@code fe80:0000:0000:0000:c043:e3ff:fec8:a6d0} ({@code gids/N}). */
+    static String gid(byte[] raw) {
+        return groups(raw);
+    }
+
+    static boolean isZero(byte[] raw) {
+        for (byte b : raw) {
+            if (b != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String groups(byte[] bytes) {
+        StringBuilder s = new StringBuilder(bytes.length * 5 / 2);
+        for (int i = 0; i < bytes.length; i += 2) {
+            if (i > 0) {
+                s.append(':');
+            }
+            s.append(String.format("%02x%02x", bytes[i] & 0xff, bytes[i + 1] & 0xff));
+        }
+        return s.toString();
+    }
+
+    /**
+     * {@code ports/N/rate} as the kernel's {@code rate_show} (drivers/infiniband/core/sysfs.c) computes it from
+     * {@code active_width} × {@code active_speed}: {@code 100 Gb/sec (4X EDR)}. An unknown speed counts as SDR
+     * there too; an unknown width makes the kernel answer EINVAL, so it is empty here.
+     */
+    static Optional<String> rate(int activeWidth, int activeSpeed) {
+        int lanes = switch (activeWidth) {
+            case 1 -> 1;
+            case 16 -> 2;
+            case 2 -> 4;
+            case 4 -> 8;
+            case 8 -> 12;
+            default -> -1;
+        };
+        if (lanes < 0) {
+            return Optional.empty();
+        }
+        String name;
+        int deciGbPerLane;
+        switch (activeSpeed) {
+            case 2 -> { name = "DDR"; deciGbPerLane = 50; }
+            case 4 -> { name = "QDR"; deciGbPerLane = 100; }
+            case 8 -> { name = "FDR10"; deciGbPerLane = 100; }
+            case 16 -> { name = "FDR"; deciGbPerLane = 140; }
+            case 32 -> { name = "EDR"; deciGbPerLane = 250; }
+            case 64 -> { name = "HDR"; deciGbPerLane = 500; }
+            case 128 -> { name = "NDR"; deciGbPerLane = 1000; }
+            default -> { name = "SDR"; deciGbPerLane = 25; }
+        }
+        int rate = deciGbPerLane * lanes;
+        return Optional.of(rate / 10 + (rate % 10 != 0 ? ".5" : "") + " Gb/sec (" + lanes + "X " + name + ")");
+    }
+
+    /**
+     * {@code enum ibv_link_layer}. UNSPECIFIED is what kernels before RoCE reported for InfiniBand ports;
+     * rdma-core's {@code ibv_devinfo} prints it as InfiniBand too.
+     */
+    static LinkLayer linkLayer(int code) {
+        return switch (code) {
+            case LibIbverbs.LINK_LAYER_UNSPECIFIED, LibIbverbs.LINK_LAYER_INFINIBAND -> LinkLayer.INFINIBAND;
+            case LibIbverbs.LINK_LAYER_ETHERNET -> LinkLayer.ETHERNET;
+            default -> LinkLayer.UNKNOWN;
+        };
+    }
+
+    /**
+     * {@code enum ibv_gid_type}; without it ({@code ibv_query_gid} only) an InfiniBand port's GIDs are IB and a
+     * RoCE port's are unknown, as in the sysfs backend without {@code gid_attrs/types}.
+     */
+    static Gid.Type gidType(Optional<Integer> code, LinkLayer layer) {
+        if (code.isEmpty()) {
+            return layer == LinkLayer.INFINIBAND ? Gid.Type.IB : Gid.Type.UNKNOWN;
+        }
+        return switch (code.get()) {
+            case LibIbverbs.GID_TYPE_IB -> Gid.Type.IB;
+            case LibIbverbs.GID_TYPE_ROCE_V1 -> Gid.Type.ROCE_V1;
+            case LibIbverbs.GID_TYPE_ROCE_V2 -> Gid.Type.ROCE_V2;
+            default -> Gid.Type.UNKNOWN;
+        };
+    }
+}

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.discovery.internal.verbs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The verbs backend on a real kernel RDMA stack: boots the Soft-RoCE testbed VM once (Debian's kernel, rxe,
+ * rdma-core, JRE 17; {@code ../shared/testbed/README.md}), runs {@link VerbsVmProbe} there on this build's
+ * classes and embedded jnr jars, and checks that verbs and sysfs describe rxe0 and rxe1 alike. Skips, saying
+ * why, when the testbed scripts or qemu are missing. The VM takes both cores of a small machine for 30-60 s,
+ * so it runs only when asked: environment {@code CI} set (as {@code .ci/run} does) or
+ * {@code -Drdma.testbed.vm=true}. {@code -Drdma.testbed=DIR} points at another testbed checkout.
+ */
+class VerbsSoftRoceIT {
+
+    private static final String PROBE = VerbsVmProbe.class.getName();
+
+    @Test
+    void verbsAndSysfsAgreeOnRealSoftRoceDevices() throws IOException, InterruptedException {
+        Map<String, String> out = runProbeInTheVm();
+
+        assertThat(out).containsEntry("done", "true");
+        assertThat(out).containsEntry("before.available", "false")
+                .containsEntry("before.reason", VerbsTopologySource.NO_DEVICE);
+        assertThat(out).containsEntry("rxe-setup.exit", "0").containsEntry("verbs.available", "true");
+        assertThat(out.get("verbs.devices")).isEqualTo("rxe0,rxe1").isEqualTo(out.get("sysfs.devices"));
+        assertThat(out).doesNotContainKeys("verbs.problem", "sysfs.problem", "raw.failure.rxe0");
+        for (String dev : List.of("rxe0", "rxe1")) {
+            String port = dev + ".port.1";
+            assertThat(out.get("verbs." + port)).startsWith("state=ACTIVE phys=LINK_UP layer=ETHERNET rate=")
+                    .isEqualTo(out.get("sysfs." + port));
+            String gids = out.get("verbs." + port + ".gids");
+            assertThat(gids).isEqualTo(out.get("sysfs." + port + ".gids")).startsWith("0=fe80:");
+            for (String gid : gids.split(";")) {
+                assertThat(gid).as("GID type and netdev from verbs").matches("\\d+=[0-9a-f:]{39}/ROCE_V2/tb\\d");
+            }
+            assertThat(out.get("legacy." + port + ".gids")).as("ibv_query_gid path")
+                    .isEqualTo(gids.replaceAll("/ROCE_V2/tb\\d", ""));
+            assertThat(out.get("verbs." + dev + ".node_guid")).isEqualTo(out.get("sysfs." + dev + ".node_guid"))
+                    .isEqualTo(out.get("raw." + dev + ".sys_image_guid"));
+            assertThat(out.get("verbs." + dev + ".uverbs")).isEqualTo(out.get("sysfs." + dev + ".uverbs"));
+            assertThat(out).containsEntry("raw." + dev + ".vendor_id", "0xffffff")
+                    .containsEntry("raw." + dev + ".phys_port_cnt", "1")
+                    .containsEntry("verbs." + dev + ".fw_ver", "0.0.0");
+            assertThat(Integer.parseInt(out.get("raw." + port + ".gid_tbl_len"))).isGreaterThan(1);
+            assertThat(Integer.parseInt(out.get("raw." + dev + ".max_qp"))).isPositive();
+        }
+        assertThat(out.get("verbs.rxe0.port.1.gids")).as("IPv4 address as a second GID")
+                .contains(";1=0000:0000:0000:0000:0000:ffff:c000:0201/ROCE_V2/tb0");
+        assertThat(out.get("down.verbs.rxe1.port.1")).startsWith("state=DOWN phys=DISABLED layer=ETHERNET")
+                .isEqualTo(out.get("down.sysfs.rxe1.port.1"));
+        assertThat(out.get("down.verbs.rxe1.port.1.gids")).isEqualTo(out.get("down.sysfs.rxe1.port.1.gids"));
+        assertThat(out).containsEntry("open.uverbs.fds", "0");
+    }
+
+    private static Map<String, String> runProbeInTheVm() throws IOException, InterruptedException {
+        Assumptions.assumeTrue(Boolean.getBoolean("rdma.testbed.vm") || System.getenv("CI") != null,
+                "the Soft-RoCE VM test runs with CI set or -Drdma.testbed.vm=true (it boots a VM for 30-60 s)");
+        Path module = Path.of("").toAbsolutePath();
+        Path testbed = Path.of(System.getProperty("rdma.testbed",
+                module.resolve("../../../shared/testbed").normalize().toString()));
+        Path runInVm = testbed.resolve("run-in-vm.sh");
+        Assumptions.assumeTrue(Files.isExecutable(runInVm), "no Soft-RoCE testbed at " + testbed
+                + " (set -Drdma.testbed=DIR to the folder with run-in-vm.sh)");
+        Assumptions.assumeTrue(onPath("qemu-system-x86_64") || isRoot(), "qemu-system-x86_64 is not installed and"
+                + " the testbed cannot install it without root (apt-get install qemu-system-x86 mmdebstrap)");
+        Path target = module.resolve("target");
+        Assumptions.assumeTrue(Files.isDirectory(target.resolve("embed")), "no " + target.resolve("embed"));
+        String classpath = target.resolve("classes") + ":" + target.resolve("test-classes") + ":"
+                + target.resolve("embed") + "/*";
+        List<String> command = List.of(runInVm.toString(), "-s", target.toString(), "-t", "900", "--",
+                "java", "-XX:TieredStopAtLevel=1", "-Xmx256m", "-cp", classpath, PROBE);
+        long start = System.nanoTime();
+        Process vm = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(vm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        boolean exited = vm.waitFor(20, TimeUnit.MINUTES);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        System.out.println(output);
+        System.out.printf("VerbsSoftRoceIT: VM boot + rxe-setup + probe took %.1f s%n", seconds);
+        assertThat(exited).isTrue();
+        assertThat(vm.exitValue()).as("run-in-vm.sh exit code (125: VM failure); output:%n%s", output).isZero();
+        Map<String, String> values = new LinkedHashMap<>();
+        output.lines().filter(l -> l.matches("[a-z][\\w.-]*=.*"))
+                .forEach(l -> values.putIfAbsent(l.substring(0, l.indexOf('=')), l.substring(l.indexOf('=') + 1)));
+        return values;
+    }
+
+    private static boolean onPath(String program) {
+        return Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
+                .anyMatch(dir -> Files.isExecutable(Path.of(dir, program)));
+    }
+
+    private static boolean isRoot() {
+        return "root".equals(System.getProperty("user.name"));
+    }
+}

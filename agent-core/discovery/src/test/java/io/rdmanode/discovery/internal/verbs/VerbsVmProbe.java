@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.discovery.internal.verbs;
+
+import io.rdmanode.discovery.Gid;
+import io.rdmanode.discovery.HostSnapshot;
+import io.rdmanode.discovery.NetnsMode;
+import io.rdmanode.discovery.Problem;
+import io.rdmanode.discovery.RdmaDevice;
+import io.rdmanode.discovery.RdmaPort;
+import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
+import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * Runs inside the Soft-RoCE testbed VM ({@link VerbsSoftRoceIT} starts it) and prints {@code key=value} lines:
+ * the verbs backend before any RDMA device exists, then (after {@code rxe-setup}) both backends' view of every
+ * device, the raw verbs attributes, the {@code ibv_query_gid} fallback's GIDs, and the number of uverbs file
+ * descriptors left open after repeated scans. The host side asserts; this side only reports.
+ */
+public final class VerbsVmProbe {
+
+    private VerbsVmProbe() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        SysfsTopologySource sysfs = new SysfsTopologySource(SysfsRoot.of("/sys", "/dev"),
+                () -> NetnsMode.unknown("not read by the probe"));
+        VerbsTopologySource verbs = new VerbsTopologySource(sysfs);
+        HostSnapshot before = verbs.scan();
+        out("before.available", before.backend().available());
+        out("before.reason", before.backend().unavailableReason().orElse(""));
+
+        rxeSetup();
+        // An IPv4 address adds a second GID (::ffff:192.0.2.1, RoCE v2) to rxe0's table.
+        run("ip", "addr", "add", "192.0.2.1/24", "dev", "tb0");
+        await(Path.of("/sys/class/infiniband/rxe0/ports/1/gids/1"), gid -> gid.contains("c000:0201"));
+
+        HostSnapshot v = verbs.scan();
+        HostSnapshot s = sysfs.scan();
+        out("verbs.available", v.backend().available());
+        out("verbs.reason", v.backend().unavailableReason().orElse(""));
+        print("verbs", v);
+        print("sysfs", s);
+        Verbs raw = Verbs.load();
+        raw(raw.devices());
+        Verbs legacy = Verbs.load();
+        legacy.useLegacyGidQuery();
+        for (VerbsDevice d : legacy.devices().devices()) {
+            for (VerbsDevice.Port p : d.ports()) {
+                out("legacy." + d.name() + ".port." + p.number() + ".gids", p.gids().stream()
+                        .map(g -> g.index() + "=" + g.value()).collect(Collectors.joining(";")));
+            }
+        }
+        for (int i = 0; i < 20; i++) {
+            verbs.scan();
+        }
+        out("scans.after.setup", 21);
+        // A port going down: both backends must see the same state, physical state and GIDs.
+        run("ip", "link", "set", "tb1", "down");
+        await(Path.of("/sys/class/infiniband/rxe1/ports/1/state"), state -> state.contains("DOWN"));
+        // The GID table follows the link asynchronously: retry (up to 10 s) until the two views agree.
+        HostSnapshot dv;
+        HostSnapshot ds;
+        int attempts = 0;
+        do {
+            Thread.sleep(attempts++ == 0 ? 0 : 100);
+            dv = verbs.scan();
+            ds = sysfs.scan();
+        } while (!samePort(dv, ds) && attempts < 100);
+        out("down.attempts", attempts);
+        print("down.verbs", dv);
+        print("down.sysfs", ds);
+        out("open.uverbs.fds", openUverbsFds());
+        out("done", true);
+    }
+
+    private static boolean samePort(HostSnapshot a, HostSnapshot b) {
+        Optional<RdmaPort> port = a.device("rxe1").flatMap(d -> d.port(1));
+        return port.isPresent() && port.equals(b.device("rxe1").flatMap(d -> d.port(1)));
+    }
+
+    private static void run(String... command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes()).strip();
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException(String.join(" ", command) + ": " + output);
+        }
+    }
+
+    /** Polls a sysfs file (every 50 ms, up to 10 s) until the kernel's asynchronous update shows. */
+    private static void await(Path file, java.util.function.Predicate<String> done) throws Exception {
+        for (int i = 0; i < 200; i++) {
+            if (Files.exists(file) && done.test(Files.readString(file))) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new IllegalStateException("timed out waiting for " + file);
+    }
+
+    private static void rxeSetup() throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("rxe-setup").redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes()).strip();
+        out("rxe-setup.exit", p.waitFor());
+        output.lines().forEach(l -> System.out.println("# rxe-setup: " + l));
+    }
+
+    private static void print(String backend, HostSnapshot s) {
+        out(backend + ".devices", s.devices().stream().map(RdmaDevice::name).collect(Collectors.joining(",")));
+        for (RdmaDevice d : s.devices()) {
+            String k = backend + "." + d.name();
+            out(k + ".node_guid", d.nodeGuid().orElse(""));
+            out(k + ".fw_ver", d.fwVersion().orElse(""));
+            out(k + ".parent", d.parentNetdev().orElse(""));
+            out(k + ".uverbs", d.uverbs().path() + " present=" + d.uverbs().present());
+            for (RdmaPort p : d.ports()) {
+                out(k + ".port." + p.number(), "state=" + p.state() + " phys=" + p.physState() + " layer="
+                        + p.linkLayer() + " rate=" + p.rate().orElse("") + " lid=" + p.lid().map(String::valueOf)
+                        .orElse("") + " netdev=" + p.netdev().orElse(""));
+                out(k + ".port." + p.number() + ".gids", p.gids().stream().map(VerbsVmProbe::gid)
+                        .collect(Collectors.joining(";")));
+            }
+        }
+        for (Problem p : s.problems()) {
+            out(backend + ".problem", p.object() + ": " + p.message());
+        }
+    }
+
+    private static String gid(Gid g) {
+        return g.index() + "=" + g.value() + "/" + g.type() + "/" + g.netdev().orElse("");
+    }
+
+    private static void raw(Verbs.Listing listing) {
+        listing.failures().forEach((name, why) -> out("raw.failure." + name, why));
+        for (VerbsDevice d : listing.devices()) {
+            String k = "raw." + d.name();
+            out(k + ".node_guid", d.nodeGuid());
+            out(k + ".sys_image_guid", d.sysImageGuid());
+            out(k + ".fw_ver", d.fwVer());
+            out(k + ".vendor_id", "0x" + Long.toHexString(d.vendorId()));
+            out(k + ".vendor_part_id", d.vendorPartId());
+            out(k + ".max_qp", d.maxQp());
+            out(k + ".phys_port_cnt", d.ports().size());
+            for (VerbsDevice.Port p : d.ports()) {
+                String pk = k + ".port." + p.number();
+                out(pk + ".gid_tbl_len", p.gidTblLen());
+                out(pk + ".mtu", p.maxMtu() + "/" + p.activeMtu());
+                out(pk + ".width_speed", p.activeWidth() + "/" + p.activeSpeed());
+                out(pk + ".gid_types", p.gids().stream().map(g -> g.index() + "=" + g.type().orElse(-1) + "@"
+                        + g.ndevIfindex()).collect(Collectors.joining(";")));
+            }
+        }
+    }
+
+    /** File descriptors of this process on /dev/infiniband/uverbs*: each open ibv_context holds one. */
+    private static long openUverbsFds() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.filter(fd -> {
+                try {
+                    return Files.readSymbolicLink(fd).toString().startsWith("/dev/infiniband/uverbs");
+                } catch (IOException e) {
+                    return false;                       // the directory stream's own fd, already closed
+                }
+            }).count();
+        }
+    }
+
+    private static void out(String key, Object value) {
+        System.out.println(key + "=" + value);
+    }
+}
