@@ -9,9 +9,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Which file a socket path names right now: inode and change time. A socket deleted and created again is a
- * different identity even when the file system hands out the same inode number again (ext4 reuses freed
- * inodes at once), because the change time moves on.
+ * Which file a socket path names right now: inode and modification time. A socket deleted and created again
+ * is a different identity even when the file system hands out the same inode number again (ext4 reuses freed
+ * inodes at once), because the modification time is that of the new bind. Not the change time: a chmod or
+ * chown of a socket (ours right after bind, kubelet's by whoever) must not look like a new socket.
  */
 final class SocketIdentity {
 
@@ -20,8 +21,9 @@ final class SocketIdentity {
 
     static Optional<String> of(Path path) {
         try {
-            Map<String, Object> attrs = Files.readAttributes(path, "unix:ino,ctime", LinkOption.NOFOLLOW_LINKS);
-            return Optional.of(attrs.get("ino") + "@" + attrs.get("ctime"));
+            Map<String, Object> attrs = Files.readAttributes(path, "unix:ino,lastModifiedTime",
+                    LinkOption.NOFOLLOW_LINKS);
+            return Optional.of(attrs.get("ino") + "@" + attrs.get("lastModifiedTime"));
         } catch (IOException e) {
             return Optional.empty();
         }

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.kubelet.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rdmanode.health.HealthCheck;
+import io.rdmanode.health.HealthStatus;
+import io.rdmanode.kubelet.Device;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.osgi.util.converter.Converters;
+
+class KubeletHostComponentTest {
+
+    @TempDir
+    Path dir;
+
+    private KubeletHostComponent component(Map<String, Object> properties) throws Exception {
+        return new KubeletHostComponent(Converters.standardConverter().convert(properties)
+                .to(KubeletHostComponent.Config.class));
+    }
+
+    @Test
+    void isReadyWhileWaitingForKubeletAndWhenRegisteredButNotWhenKubeletRefuses() throws Exception {
+        KubeletHostComponent host = component(Map.of("pluginDir", dir.toString(), "resyncInterval", 200L));
+        try {
+            assertThat(host.kind()).isEqualTo(HealthCheck.Kind.READY);
+            host.serve(new TestPlugin("rdma/a", List.of(new Device("a-0", true, List.of()))));
+            HealthStatus waiting = host.check();
+            assertThat(waiting.ok()).isTrue();
+            assertThat(waiting.message()).contains("waiting for kubelet").contains("rdma/a");
+
+            // Something listens on kubelet.sock but it is no kubelet: registration fails, not ready.
+            Files.writeString(dir.resolve("kubelet.sock"), "");
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !host.check().ok());
+            assertThat(host.check().message()).contains("rdma/a").contains("register with");
+            Files.delete(dir.resolve("kubelet.sock"));
+
+            try (FakeKubelet kubelet = new FakeKubelet(dir).start()) {
+                kubelet.awaitRegistrations("rdma/a", 1, Duration.ofSeconds(5));
+                Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> host.check().ok());
+                assertThat(host.check().message()).contains("1 resource(s) registered");
+                @SuppressWarnings("unchecked")
+                Map<String, Object> status = (Map<String, Object>) host.status();
+                assertThat(status).containsEntry("kubeletSocketPresent", true);
+                assertThat(status.get("resources").toString()).contains("registered=true", "devices=1");
+            }
+        } finally {
+            host.stop();
+        }
+    }
+
+    @Test
+    void usesKubeletsDefaultDirectoryAndSocketName() {
+        KubeletHostComponent.Config defaults = Converters.standardConverter().convert(Map.of())
+                .to(KubeletHostComponent.Config.class);
+
+        assertThat(defaults.pluginDir()).isEqualTo("/var/lib/kubelet/device-plugins");
+        assertThat(defaults.kubeletSocket()).isEqualTo("kubelet.sock");
+    }
+}
