@@ -66,6 +66,21 @@ public final class CollectorWhiteboard {
         return bound.size();
     }
 
+    /** The {@code metrics.collectors} member of {@code /status}: each bound collector with its figures. */
+    public synchronized List<Object> status() {
+        List<Object> out = new ArrayList<>();
+        bound.values().stream().sorted(java.util.Comparator.comparing(GuardedCollector::name)).forEach(g -> {
+            Map<String, Object> c = new java.util.LinkedHashMap<>();
+            c.put("name", g.name());
+            c.put("errors", g.errors());
+            if (!Double.isNaN(g.lastSeconds())) {
+                c.put("lastCollectSeconds", g.lastSeconds());
+            }
+            out.add(c);
+        });
+        return out;
+    }
+
     private synchronized MetricSnapshots selfMetrics() {
         Map<String, Long> errors = new java.util.TreeMap<>(errorsOfGone);
         for (GuardedCollector g : bound.values()) {

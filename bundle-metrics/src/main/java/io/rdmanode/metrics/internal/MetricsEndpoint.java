@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpExchange;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.rdmanode.health.HttpEndpoint;
+import io.rdmanode.health.StatusSection;
 import java.io.IOException;
 import java.util.Map;
 import org.osgi.service.component.annotations.Activate;
@@ -26,10 +27,10 @@ import org.slf4j.LoggerFactory;
  * change of the {@code metrics} section (which the RDMA collector shares) reactivates the component and the
  * endpoint is registered again, with every collector bound anew.
  */
-@Component(service = HttpEndpoint.class, configurationPid = MetricsConfig.PID,
+@Component(service = {HttpEndpoint.class, StatusSection.class}, configurationPid = MetricsConfig.PID,
            configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = MetricsConfig.class)
-public final class MetricsEndpoint implements HttpEndpoint {
+public final class MetricsEndpoint implements HttpEndpoint, StatusSection {
 
     private static final Logger LOG = LoggerFactory.getLogger(MetricsEndpoint.class);
 
@@ -66,6 +67,16 @@ public final class MetricsEndpoint implements HttpEndpoint {
     @Override
     public void handle(HttpExchange exchange) throws IOException {
         handler.handle(exchange);
+    }
+
+    @Override
+    public String name() {
+        return "metrics";
+    }
+
+    @Override
+    public Object status() {
+        return Map.of("path", path, "collectors", whiteboard.status());
     }
 
     /** DS components are named by {@code component.name}; other services by their id. */

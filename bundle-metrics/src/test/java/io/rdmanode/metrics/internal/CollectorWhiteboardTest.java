@@ -67,6 +67,15 @@ class CollectorWhiteboardTest {
     }
 
     @Test
+    void statusListsTheBoundCollectorsWithTheirFigures() throws IOException {
+        whiteboard.add("deviceplugin-shared", allocations(1));
+        scrape();
+        assertThat(whiteboard.status()).singleElement().asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                .containsEntry("name", "deviceplugin-shared").containsEntry("errors", 0L)
+                .containsKey("lastCollectSeconds");
+    }
+
+    @Test
     void aCollectorDeclaringTakenNamesIsRefused() {
         Counter first = Counter.builder().name("rdma_agent_cni_operations").help("CNI operations").build();
         Counter second = Counter.builder().name("rdma_agent_cni_operations").help("CNI operations").build();
