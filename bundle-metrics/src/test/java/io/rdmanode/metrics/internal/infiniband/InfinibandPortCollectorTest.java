@@ -62,6 +62,22 @@ class InfinibandPortCollectorTest {
                         + "hca_type=\"MT4119\"} 1\n");
     }
 
+    /** Values worked out by hand from cx5-roce-sriov.ttar: device k = 12, and the VF that is down (mlx5_8). */
+    @Test
+    void reportsEachVirtualFunctionOfTheSriovHost() throws IOException {
+        String text = scrape(RecordedHost.unpack("cx5-roce-sriov", dir));
+        String l = "{device=\"mlx5_12\",port=\"1\"} ";
+        assertThat(text).contains(
+                "rdma_agent_infiniband_port_data_received_bytes_total" + l + "4000048.0\n",      // 4 * (1000000 + 12)
+                "rdma_agent_infiniband_port_data_transmitted_bytes_total" + l + "8000048.0\n",   // 4 * (2000000 + 12)
+                "rdma_agent_infiniband_vl15_dropped_total" + l + "1201.0\n",                     // 100 * 12 + 1st file
+                "rdma_agent_infiniband_out_of_buffer_drops_total" + l + "13007.0\n",             // 1000 * 13 + 7th file
+                "rdma_agent_infiniband_port_info{device=\"mlx5_12\",link_layer=\"ethernet\",netdev=\"ens2f0v2\","
+                        + "port=\"1\"} 1\n",
+                "rdma_agent_infiniband_state_id{device=\"mlx5_8\",port=\"1\"} 1.0\n",
+                "rdma_agent_infiniband_rate_bytes_per_second{device=\"mlx5_8\",port=\"1\"} 5.0E9\n");
+    }
+
     @Test
     void reportsEveryHwCounterOfSoftRoceWithoutPmaCounters() throws IOException {
         String text = scrape(RecordedHost.unpack("rxe", dir));
