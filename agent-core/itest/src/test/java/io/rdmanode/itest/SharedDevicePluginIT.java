@@ -46,7 +46,7 @@ public class SharedDevicePluginIT extends AgentTestSupport {
                   devRoot = "%s/dev"
                   rescanInterval = 0
                 }
-                kubelet.pluginDir = "%s"
+                kubelet { pluginDir = "%s", registration = classic }
                 deviceplugin.shared.pools = [ %s ]
                 """.formatted(host, host, pluginDir(), pools);
     }

@@ -56,7 +56,7 @@ final class DevicePluginServer implements ServedResource {
         this.resource = plugin.resourceName();
         this.settings = settings;
         this.transport = transport;
-        this.socket = settings.pluginDir().resolve(ResourceNames.socketFileName(resource));
+        this.socket = settings.socketDir().resolve(ResourceNames.socketFileName(resource));
         this.onClose = onClose;
     }
 
@@ -69,12 +69,12 @@ final class DevicePluginServer implements ServedResource {
             try {
                 bind();
             } catch (IOException e) {
-                if (Files.isDirectory(settings.pluginDir())) {
+                if (Files.isDirectory(settings.socketDir())) {
                     throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, resource,
                             "cannot serve resource " + resource + " on " + socket + ": " + e.getMessage(), e);
                 }
                 server = null;
-                failed("device-plugins directory " + settings.pluginDir() + " missing; waiting for it");
+                failed("directory " + settings.socketDir() + " missing; waiting for it");
             }
         }
         devicesChanged();
@@ -91,6 +91,9 @@ final class DevicePluginServer implements ServedResource {
                 return true;
             }
             boolean socketGone = socketId.isEmpty() || !socketId.equals(SocketIdentity.of(socket));
+            if (settings.watcher()) {
+                return reconcileWatched(socketGone);
+            }
             kubelet = SocketIdentity.of(settings.kubeletSocket());
             boolean kubeletNew = kubelet.isPresent() && !kubelet.equals(registeredWith);
             if (socketGone || (kubeletNew && registeredWith.isPresent())) {
@@ -120,6 +123,43 @@ final class DevicePluginServer implements ServedResource {
             }
         }
         return register(kubelet.get());
+    }
+
+    /**
+     * Plugin-watcher mode: kubelet finds the socket itself and reports through NotifyRegistrationStatus; a
+     * kubelet restart re-discovers it. Only a removed socket needs action.
+     */
+    private boolean reconcileWatched(boolean socketGone) {
+        if (!socketGone) {
+            return true;
+        }
+        LOG.info("serving again resource={} reason=socket {} was removed", resource, socket);
+        registered = false;
+        stopServer();
+        try {
+            bind();
+            return true;
+        } catch (IOException e) {
+            return failed("cannot serve on " + socket + ": " + e.getMessage());
+        }
+    }
+
+    /** kubelet's plugin watcher reported its verdict on our socket. */
+    private void watcherStatus(boolean accepted, String error) {
+        if (closed) {
+            return;
+        }
+        registered = accepted;
+        if (accepted) {
+            stats.registrations.increment();
+            failureStreak = 0;
+            lastError = "";
+            LOG.info("registered resource={} endpoint={} via plugin watcher", resource, socket);
+        } else {
+            stats.registrationFailures.increment();
+            lastError = "kubelet's plugin watcher refused " + socket + ": " + error;
+            LOG.warn("resource={} {}", resource, lastError);
+        }
     }
 
     private boolean register(String kubeletId) {
@@ -182,7 +222,10 @@ final class DevicePluginServer implements ServedResource {
     private void bind() throws IOException {
         Files.deleteIfExists(socket);                     // a stale socket of ours from an earlier run
         streams = new ListAndWatchStreams();
-        server = transport.serve(socket, new DevicePluginService(plugin, streams, stats));
+        DevicePluginService service = new DevicePluginService(plugin, streams, stats);
+        server = settings.watcher()
+                ? transport.serve(socket, service, new PluginWatcherService(resource, socket, this::watcherStatus))
+                : transport.serve(socket, service);
         // Nothing but kubelet (root) may talk to the plugin. The directory is kubelet's and not world-writable,
         // so the short window between bind and chmod exposes nothing.
         Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));

@@ -1,18 +1,55 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.kubelet.internal;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
  * The device-plugin host's settings, from the {@code io.rdmanode.kubelet} configuration.
  *
- * @param pluginDir          kubelet's device-plugins directory; plugin sockets are created here
+ * @param pluginDir          kubelet's device-plugins directory; plugin sockets are created here (classic)
  * @param kubeletSocket      kubelet's registration socket, normally {@code pluginDir/kubelet.sock}
  * @param registrationTimeout milliseconds a {@code Register} call may take
  * @param shutdownTimeout    milliseconds a server may take to stop before it is forced
  * @param resyncInterval     milliseconds between safety-net checks of sockets and registrations
  * @param ioThreads          event loop threads shared by all servers and clients
+ * @param registration       how plugins register with kubelet
+ * @param registryDir        kubelet's plugin-watcher directory; plugin sockets go here in watcher mode
  */
 public record HostSettings(Path pluginDir, Path kubeletSocket, long registrationTimeout, long shutdownTimeout,
-                           long resyncInterval, int ioThreads) {
+                           long resyncInterval, int ioThreads, Registration registration, Path registryDir) {
+
+    /**
+     * {@code CLASSIC}: socket in the device-plugins directory and a {@code Register} call on kubelet.sock
+     * (protocol-facts §1.4). {@code WATCHER}: socket in {@code plugins_registry}, found by kubelet's plugin
+     * watcher (§1.5). {@code AUTO}: the watcher when its directory exists when the host starts, as the peer
+     * plugins choose.
+     */
+    public enum Registration { AUTO, CLASSIC, WATCHER }
+
+    /** Classic registration. */
+    public HostSettings(Path pluginDir, Path kubeletSocket, long registrationTimeout, long shutdownTimeout,
+                        long resyncInterval, int ioThreads) {
+        this(pluginDir, kubeletSocket, registrationTimeout, shutdownTimeout, resyncInterval, ioThreads,
+                Registration.CLASSIC, pluginDir.resolveSibling("plugins_registry"));
+    }
+
+    /** The mode in force: {@code AUTO} resolved now. */
+    public HostSettings resolved() {
+        if (registration != Registration.AUTO) {
+            return this;
+        }
+        Registration mode = Files.isDirectory(registryDir) ? Registration.WATCHER : Registration.CLASSIC;
+        return new HostSettings(pluginDir, kubeletSocket, registrationTimeout, shutdownTimeout, resyncInterval,
+                ioThreads, mode, registryDir);
+    }
+
+    public boolean watcher() {
+        return registration == Registration.WATCHER;
+    }
+
+    /** Where plugin sockets are created and watched. */
+    public Path socketDir() {
+        return watcher() ? registryDir : pluginDir;
+    }
 }

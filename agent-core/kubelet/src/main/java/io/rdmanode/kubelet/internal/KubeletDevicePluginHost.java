@@ -47,14 +47,16 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
      * @throws IOException when no file watch can be created
      */
     public KubeletDevicePluginHost(HostSettings settings) throws IOException {
-        this.settings = settings;
+        this.settings = settings.resolved();
+        LOG.info("device-plugin host registration={} sockets in {}", this.settings.registration(),
+                this.settings.socketDir());
         this.rpc = Executors.newCachedThreadPool(named("rdma-agent-kubelet-rpc-"));
         this.registrar = Executors.newSingleThreadScheduledExecutor(named("rdma-agent-kubelet-registrar"));
-        this.transport = new UdsTransport(settings.ioThreads(), "rdma-agent-kubelet-io", rpc);
-        this.watcher = new PluginDirWatcher(settings.pluginDir(), this::reconcileAllSoon);
+        this.transport = new UdsTransport(this.settings.ioThreads(), "rdma-agent-kubelet-io", rpc);
+        this.watcher = new PluginDirWatcher(this.settings.socketDir(), this::reconcileAllSoon);
         watcher.start();
-        registrar.scheduleWithFixedDelay(this::reconcileAll, settings.resyncInterval(), settings.resyncInterval(),
-                TimeUnit.MILLISECONDS);
+        registrar.scheduleWithFixedDelay(this::reconcileAll, this.settings.resyncInterval(),
+                this.settings.resyncInterval(), TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -120,15 +122,23 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
     /** The {@code /status} view: directory, kubelet socket and every served resource. */
     public Map<String, Object> status() {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("pluginDir", settings.pluginDir().toString());
-        m.put("kubeletSocket", settings.kubeletSocket().toString());
-        m.put("kubeletSocketPresent", kubeletPresent());
+        m.put("registration", settings.registration().name().toLowerCase(java.util.Locale.ROOT));
+        m.put("socketDir", settings.socketDir().toString());
+        if (!settings.watcher()) {
+            m.put("kubeletSocket", settings.kubeletSocket().toString());
+            m.put("kubeletSocketPresent", kubeletPresent());
+        }
         m.put("resources", servers.values().stream().map(DevicePluginServer::status).toList());
         return m;
     }
 
+    /** Classic mode: kubelet.sock exists. Watcher mode: a refusal from kubelet would say otherwise. */
     public boolean kubeletPresent() {
-        return Files.exists(settings.kubeletSocket());
+        return settings.watcher() || Files.exists(settings.kubeletSocket());
+    }
+
+    public boolean watcherMode() {
+        return settings.watcher();
     }
 
     public java.nio.file.Path kubeletSocket() {
@@ -140,6 +150,16 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
         Map<String, String> m = new LinkedHashMap<>();
         servers.values().stream().filter(s -> !s.registered())
                 .forEach(s -> m.put(s.resourceName(), s.lastError().isEmpty() ? "not registered yet" : s.lastError()));
+        return m;
+    }
+
+    /** Watcher mode: resources kubelet refused (or that cannot be served while the directory exists). */
+    public Map<String, String> refused() {
+        Map<String, String> m = new LinkedHashMap<>();
+        if (Files.isDirectory(settings.socketDir())) {
+            servers.values().stream().filter(s -> !s.registered() && !s.lastError().isEmpty())
+                    .forEach(s -> m.put(s.resourceName(), s.lastError()));
+        }
         return m;
     }
 

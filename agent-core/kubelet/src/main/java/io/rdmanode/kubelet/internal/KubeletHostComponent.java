@@ -11,6 +11,7 @@ import io.rdmanode.kubelet.ServedResource;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -19,6 +20,7 @@ import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.osgi.service.metatype.annotations.Option;
 
 /**
  * The device-plugin host as an OSGi service, with its {@code kubelet} health check (READY: every served
@@ -54,6 +56,17 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
 
         @AttributeDefinition(description = "event loop threads shared by all plugin servers", min = "1", max = "16")
         int ioThreads() default 2;
+
+        @AttributeDefinition(description = "classic: Register on kubelet.sock; watcher: socket in pluginsRegistryDir"
+                + " for kubelet's plugin watcher; auto: watcher when pluginsRegistryDir exists at start",
+                options = {
+                    @Option(label = "auto", value = "auto"),
+                    @Option(label = "classic", value = "classic"),
+                    @Option(label = "watcher", value = "watcher")})
+        String registration() default "auto";
+
+        @AttributeDefinition(description = "kubelet's plugin-watcher directory")
+        String pluginsRegistryDir() default "/var/lib/kubelet/plugins_registry";
     }
 
     private final KubeletDevicePluginHost host;
@@ -63,7 +76,8 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
         Path dir = Path.of(config.pluginDir());
         this.host = new KubeletDevicePluginHost(new HostSettings(dir, dir.resolve(config.kubeletSocket()),
                 config.registrationTimeout(), config.shutdownTimeout(), config.resyncInterval(),
-                config.ioThreads()));
+                config.ioThreads(), HostSettings.Registration.valueOf(config.registration().toUpperCase(Locale.ROOT)),
+                Path.of(config.pluginsRegistryDir())));
     }
 
     @Deactivate
@@ -99,6 +113,12 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
         }
         // Without kubelet there is nobody to register with: the agent has done its part and registers as soon
         // as kubelet.sock appears. Only a kubelet that is there and refuses us makes the agent not ready.
+        if (host.watcherMode()) {
+            Map<String, String> refused = host.refused();
+            return refused.isEmpty()
+                    ? HealthStatus.ok("waiting for kubelet's plugin watcher to find " + unregistered.keySet())
+                    : HealthStatus.failing("not registered with kubelet: " + refused);
+        }
         if (!host.kubeletPresent()) {
             return HealthStatus.ok("waiting for kubelet (" + host.kubeletSocket() + " absent) to register "
                     + unregistered.keySet());

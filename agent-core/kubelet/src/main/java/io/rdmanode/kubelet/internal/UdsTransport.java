@@ -40,12 +40,15 @@ public final class UdsTransport implements AutoCloseable {
         this.executor = executor;
     }
 
-    public Server serve(Path socket, BindableService service) throws IOException {
-        return NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+    public Server serve(Path socket, BindableService... services) throws IOException {
+        NettyServerBuilder builder = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
                 .channelType(EpollServerDomainSocketChannel.class)
                 .bossEventLoopGroup(group).workerEventLoopGroup(group).executor(executor)
-                .withChildOption(ChannelOption.SO_KEEPALIVE, null)      // else a WARN per accepted connection
-                .addService(service).build().start();
+                .withChildOption(ChannelOption.SO_KEEPALIVE, null);     // else a WARN per accepted connection
+        for (BindableService service : services) {
+            builder.addService(service);
+        }
+        return builder.build().start();
     }
 
     public ManagedChannel dial(Path socket) {

@@ -120,6 +120,25 @@ class DeviceProtoWireTest {
     }
 
     @Test
+    void decodesPluginWatcherMessages() throws IOException {
+        var info = io.rdmanode.kubelet.internal.pluginregistration.PluginInfo.parseFrom(fixture("plugin-info"));
+        var status = io.rdmanode.kubelet.internal.pluginregistration.RegistrationStatus
+                .parseFrom(fixture("registration-status"));
+
+        assertThat(info.getType()).isEqualTo(PluginWatcherService.DEVICE_PLUGIN_TYPE);
+        assertThat(info.getName()).isEqualTo("rdma/hca_a");
+        assertThat(info.getEndpoint()).isEqualTo("/var/lib/kubelet/plugins_registry/rdma-node-agent.rdma_hca_a.sock");
+        assertThat(info.getSupportedVersionsList()).containsExactly("v1beta1");
+        assertThat(status.getPluginRegistered()).isFalse();
+        assertThat(status.getError()).isEqualTo("bad name");
+        assertThat(io.rdmanode.kubelet.internal.pluginregistration.RegistrationGrpc.getGetInfoMethod()
+                .getFullMethodName()).isEqualTo("pluginregistration.Registration/GetInfo");
+        assertThat(io.rdmanode.kubelet.internal.pluginregistration.RegistrationGrpc
+                .getNotifyRegistrationStatusMethod().getFullMethodName())
+                .isEqualTo("pluginregistration.Registration/NotifyRegistrationStatus");
+    }
+
+    @Test
     void serviceAndMethodNamesMatchKubelet() {
         assertThat(io.rdmanode.kubelet.internal.v1beta1.RegistrationGrpc.getRegisterMethod().getFullMethodName())
                 .isEqualTo("v1beta1.Registration/Register");

@@ -28,7 +28,8 @@ class KubeletHostComponentTest {
 
     @Test
     void isReadyWhileWaitingForKubeletAndWhenRegisteredButNotWhenKubeletRefuses() throws Exception {
-        KubeletHostComponent host = component(Map.of("pluginDir", dir.toString(), "resyncInterval", 200L));
+        KubeletHostComponent host = component(Map.of("pluginDir", dir.toString(), "resyncInterval", 200L,
+                "registration", "classic"));
         try {
             assertThat(host.kind()).isEqualTo(HealthCheck.Kind.READY);
             host.serve(new TestPlugin("rdma/a", List.of(new Device("a-0", true, List.of()))));
@@ -63,5 +64,7 @@ class KubeletHostComponentTest {
 
         assertThat(defaults.pluginDir()).isEqualTo("/var/lib/kubelet/device-plugins");
         assertThat(defaults.kubeletSocket()).isEqualTo("kubelet.sock");
+        assertThat(defaults.registration()).isEqualTo("auto");
+        assertThat(defaults.pluginsRegistryDir()).isEqualTo("/var/lib/kubelet/plugins_registry");
     }
 }
