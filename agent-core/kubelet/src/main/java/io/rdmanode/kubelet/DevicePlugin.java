@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.kubelet;
 
+import java.util.LinkedHashSet;
 import java.util.List;
 import org.osgi.annotation.versioning.ConsumerType;
 
@@ -29,7 +30,7 @@ public interface DevicePlugin {
      * ({@code GetPreferredAllocation}). The default takes the must-include IDs, then available ones in order.
      */
     default List<String> preferredAllocation(List<String> available, List<String> mustInclude, int size) {
-        java.util.LinkedHashSet<String> chosen = new java.util.LinkedHashSet<>(mustInclude);
+        LinkedHashSet<String> chosen = new LinkedHashSet<>(mustInclude);
         for (String id : available) {
             if (chosen.size() >= size) {
                 break;

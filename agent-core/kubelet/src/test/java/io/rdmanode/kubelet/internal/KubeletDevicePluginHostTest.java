@@ -125,6 +125,19 @@ class KubeletDevicePluginHostTest {
     }
 
     @Test
+    void answersPreStartContainer() {
+        host.serve(new TestPlugin(RESOURCE, devices(1, true)));
+        kubelet.awaitRegistrations(RESOURCE, 1, WAIT);
+
+        var response = kubelet.plugin(RESOURCE).stub().preStartContainer(
+                io.rdmanode.kubelet.internal.v1beta1.PreStartContainerRequest.newBuilder().addDevicesIds("test_a-0")
+                        .build());
+
+        assertThat(response).isNotNull();
+        assertThat(kubelet.plugin(RESOURCE).options().getPreStartRequired()).isFalse();
+    }
+
+    @Test
     void refusesBadRequestsWithDescribedStatuses() {
         TestPlugin plugin = new TestPlugin(RESOURCE, devices(2, true));
         host.serve(plugin);
