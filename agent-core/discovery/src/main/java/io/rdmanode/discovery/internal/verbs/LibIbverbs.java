@@ -5,6 +5,7 @@ import jnr.ffi.Pointer;
 import jnr.ffi.Struct;
 import jnr.ffi.byref.IntByReference;
 import jnr.ffi.types.size_t;
+import jnr.ffi.types.ssize_t;
 
 /**
  * libibverbs.so.1 ({@code infiniband/verbs.h}, rdma-core): the only file with verbs C signatures and struct
@@ -48,12 +49,13 @@ public interface LibIbverbs {
     int ibv_query_gid(Pointer context, byte portNum, int index, Pointer gid);
 
     /**
-     * {@code int _ibv_query_gid_ex(ctx, uint32_t port_num, uint32_t gid_index, struct ibv_gid_entry *,
+     * {@code ssize_t _ibv_query_gid_table(ctx, struct ibv_gid_entry *entries, size_t max_entries,
      * uint32_t flags, size_t entry_size)} ({@code IBVERBS_1.11}, rdma-core v32+; the header's
-     * {@code ibv_query_gid_ex} is an inline wrapper). Returns 0 or an errno value; ENODATA for an empty entry.
+     * {@code ibv_query_gid_table} is an inline wrapper): every valid entry of every port, with its type and
+     * netdev, in one call. Returns the number of entries, or a negative errno value.
      */
-    int _ibv_query_gid_ex(Pointer context, int portNum, int gidIndex, Pointer entry, int flags,
-                          @size_t long entrySize);
+    @ssize_t long _ibv_query_gid_table(Pointer context, Pointer entries, @size_t long maxEntries, int flags,
+                                       @size_t long entrySize);
 
     /** libc's {@code char *strerror(int)}. */
     String strerror(int errnum);

@@ -5,10 +5,13 @@ import io.rdmanode.discovery.internal.verbs.LibIbverbs.DeviceAttr;
 import io.rdmanode.discovery.internal.verbs.LibIbverbs.GidEntry;
 import io.rdmanode.discovery.internal.verbs.LibIbverbs.PortAttr;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Function;
 import jnr.ffi.LibraryLoader;
 import jnr.ffi.Memory;
 import jnr.ffi.Pointer;
@@ -25,11 +28,11 @@ final class Verbs {
 
     static final String LIBRARY = "libibverbs.so.1";
     private static final int ENOSYS = 38;
-    private static final int ENODATA = 61;
 
     private final LibIbverbs lib;
     private final Runtime runtime;
-    private boolean gidExAvailable = true;
+    private boolean gidTableAvailable = true;
+    private long contextsOpened;
 
     private Verbs(LibIbverbs lib) {
         this.lib = lib;
@@ -70,12 +73,20 @@ final class Verbs {
 
     /** Opens, queries and closes every device libibverbs lists. */
     Listing devices() {
+        return devices(name -> Optional.empty());
+    }
+
+    /**
+     * Like {@link #devices()}, but a device for which {@code cached} has an answer is taken from there instead
+     * of being opened again (incremental updates re-query only what changed).
+     */
+    Listing devices(Function<String, Optional<VerbsDevice>> cached) {
         List<VerbsDevice> devices = new ArrayList<>();
         Map<String, String> failures = new LinkedHashMap<>();
         try (DeviceList list = deviceList()) {
             list.forEach((name, device) -> {
                 try {
-                    devices.add(query(name, device));
+                    devices.add(cached.apply(name).orElseGet(() -> query(name, device)));
                 } catch (VerbsException e) {
                     failures.put(name, e.getMessage());
                 }
@@ -84,14 +95,19 @@ final class Verbs {
         return new Listing(devices, failures);
     }
 
-    /** Whether GID types come from {@code _ibv_query_gid_ex} (false after it was found missing: rdma-core < v32). */
+    /** How many device contexts this instance has opened (each one is closed again right away). */
+    long contextsOpened() {
+        return contextsOpened;
+    }
+
+    /** Whether GID types come from {@code _ibv_query_gid_table} (false after it was found missing: rdma-core < v32). */
     boolean gidTypesAvailable() {
-        return gidExAvailable;
+        return gidTableAvailable;
     }
 
     /** Forces the {@code ibv_query_gid} path, which has no GID types; for tests of that path on a new rdma-core. */
     void useLegacyGidQuery() {
-        gidExAvailable = false;
+        gidTableAvailable = false;
     }
 
     private VerbsDevice query(String name, Pointer device) {
@@ -100,54 +116,66 @@ final class Verbs {
             DeviceAttr attr = new DeviceAttr(runtime);
             Pointer mem = allocate(attr);
             check(lib.ibv_query_device(ctx.pointer, mem), "ibv_query_device " + name);
-            List<VerbsDevice.Port> ports = new ArrayList<>();
-            for (int p = 1; p <= attr.physPortCnt.get(); p++) {
-                ports.add(port(ctx.pointer, name, p));
-            }
+            List<VerbsDevice.Port> ports = ports(ctx.pointer, name, attr.physPortCnt.get());
             return new VerbsDevice(name, nodeGuid, VerbsFormat.guid(bytes(mem, attr.sysImageGuid.offset(), 8)),
                     attr.fwVer.get(), attr.vendorId.get(), attr.vendorPartId.get(), attr.hwVer.get(),
                     attr.maxQp.get(), ports);
         }
     }
 
-    private VerbsDevice.Port port(Pointer ctx, String name, int number) {
-        PortAttr attr = new PortAttr(runtime);
-        check(lib.ibv_query_port(ctx, (byte) number, allocate(attr)), "ibv_query_port " + name + " port " + number);
-        int len = attr.gidTblLen.get();
-        String on = name + " port " + number;
-        List<VerbsDevice.GidEntry> gids = gidExAvailable ? gidsEx(ctx, on, number, len) : null;
-        if (gids == null) {
-            gids = gidsLegacy(ctx, on, number, len);
+    private List<VerbsDevice.Port> ports(Pointer ctx, String name, int count) {
+        List<PortAttr> attrs = new ArrayList<>();
+        long gidCapacity = 0;
+        for (int p = 1; p <= count; p++) {
+            PortAttr port = new PortAttr(runtime);
+            check(lib.ibv_query_port(ctx, (byte) p, allocate(port)), "ibv_query_port " + name + " port " + p);
+            attrs.add(port);
+            gidCapacity += Math.max(0, port.gidTblLen.get());
         }
-        return new VerbsDevice.Port(number, attr.state.get(), attr.physState.get(), attr.linkLayer.get(),
-                attr.maxMtu.get(), attr.activeMtu.get(), len, attr.lid.get(), attr.activeWidth.get(),
-                attr.activeSpeed.get(), gids);
+        Map<Integer, List<VerbsDevice.GidEntry>> table = gidTableAvailable ? gidTable(ctx, name, gidCapacity) : null;
+        List<VerbsDevice.Port> ports = new ArrayList<>();
+        for (int i = 0; i < attrs.size(); i++) {
+            int number = i + 1;
+            PortAttr a = attrs.get(i);
+            List<VerbsDevice.GidEntry> gids = table != null ? table.getOrDefault(number, List.of())
+                    : gidsLegacy(ctx, name + " port " + number, number, a.gidTblLen.get());
+            ports.add(new VerbsDevice.Port(number, a.state.get(), a.physState.get(), a.linkLayer.get(),
+                    a.maxMtu.get(), a.activeMtu.get(), a.gidTblLen.get(), a.lid.get(), a.activeWidth.get(),
+                    a.activeSpeed.get(), gids));
+        }
+        return ports;
     }
 
-    /** Null when {@code _ibv_query_gid_ex} is not exported (rdma-core before v32). */
-    private List<VerbsDevice.GidEntry> gidsEx(Pointer ctx, String on, int port, int len) {
-        GidEntry entry = new GidEntry(runtime);
-        Pointer mem = allocate(entry);
-        List<VerbsDevice.GidEntry> gids = new ArrayList<>();
-        for (int i = 0; i < len; i++) {
-            int rc;
-            try {
-                rc = lib._ibv_query_gid_ex(ctx, port, i, mem, 0, sizeOf(entry));
-            } catch (UnsatisfiedLinkError e) {
-                gidExAvailable = false;
-                return null;
-            }
-            if (rc == ENODATA) {
-                continue;                                       // an empty entry
-            }
-            check(rc, "ibv_query_gid_ex " + on + " index " + i);
-            byte[] raw = bytes(mem, entry.gid[0].offset(), 16);
+    /** Valid GIDs of every port by port number; null when {@code _ibv_query_gid_table} is not exported. */
+    private Map<Integer, List<VerbsDevice.GidEntry>> gidTable(Pointer ctx, String name, long capacity) {
+        Map<Integer, List<VerbsDevice.GidEntry>> byPort = new TreeMap<>();
+        if (capacity == 0) {
+            return byPort;
+        }
+        int size = sizeOf(new GidEntry(runtime));
+        Pointer mem = Memory.allocateDirect(runtime, size * capacity, true);
+        long n;
+        try {
+            n = lib._ibv_query_gid_table(ctx, mem, capacity, 0, size);
+        } catch (UnsatisfiedLinkError e) {
+            gidTableAvailable = false;
+            return null;
+        }
+        if (n < 0) {
+            throw failure("ibv_query_gid_table " + name, (int) -n);
+        }
+        for (long i = 0; i < n; i++) {
+            GidEntry e = new GidEntry(runtime);
+            e.useMemory(mem.slice(i * size, size));
+            byte[] raw = bytes(mem, i * size + e.gid[0].offset(), 16);
             if (!VerbsFormat.isZero(raw)) {
-                gids.add(new VerbsDevice.GidEntry(i, VerbsFormat.gid(raw), Optional.of((int) entry.gidType.get()),
-                        (int) entry.ndevIfindex.get()));
+                byPort.computeIfAbsent((int) e.portNum.get(), p -> new ArrayList<>()).add(new VerbsDevice.GidEntry(
+                        (int) e.gidIndex.get(), VerbsFormat.gid(raw), Optional.of((int) e.gidType.get()),
+                        (int) e.ndevIfindex.get()));
             }
         }
-        return gids;
+        byPort.values().forEach(l -> l.sort(Comparator.comparingInt(VerbsDevice.GidEntry::index)));
+        return byPort;
     }
 
     private List<VerbsDevice.GidEntry> gidsLegacy(Pointer ctx, String on, int port, int len) {
@@ -183,6 +211,7 @@ final class Verbs {
         if (ctx == null) {
             throw failure("ibv_open_device " + name, runtime.getLastError());
         }
+        contextsOpened++;
         return new Context(name, ctx);
     }
 
@@ -215,7 +244,12 @@ final class Verbs {
     }
 
     private VerbsException failure(String what, int errno) {
-        return new VerbsException(what + ": " + lib.strerror(errno) + " (errno " + errno + ")");
+        return new VerbsException(what + ": " + describe(errno));
+    }
+
+    /** {@code strerror(3)} and the number: "Permission denied (errno 13)". */
+    String describe(int errno) {
+        return lib.strerror(errno) + " (errno " + errno + ")";
     }
 
     /** {@code struct ibv_device **}, freed by {@link #close()}. */

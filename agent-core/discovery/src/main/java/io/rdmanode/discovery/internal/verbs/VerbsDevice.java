@@ -6,8 +6,9 @@ import java.util.Optional;
 
 /**
  * What libibverbs says about one device ({@code ibv_query_device}, {@code ibv_query_port},
- * {@code ibv_query_gid[_ex]}), as plain values: no jnr type leaves {@link Verbs}. Codes are the verbs enums
- * unchanged ({@code enum ibv_port_state}, {@code ibv_mtu}, {@code ibv_link_layer}, IBTA width and speed).
+ * {@code ibv_query_gid_table} or {@code ibv_query_gid}), as plain values: no jnr type leaves {@link Verbs}.
+ * Codes are the verbs enums unchanged ({@code enum ibv_port_state}, {@code ibv_mtu}, {@code ibv_link_layer},
+ * IBTA width and speed).
  *
  * @param nodeGuid     {@code xxxx:xxxx:xxxx:xxxx}, as sysfs prints it
  * @param fwVer        {@code ibv_device_attr.fw_ver}; rdma-core prints {@code 0.0.0} when the kernel has none

@@ -9,13 +9,18 @@ import io.rdmanode.discovery.internal.ScanHints;
 import io.rdmanode.discovery.internal.TopologySource;
 import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
- * The verbs backend: the RDMA devices are those libibverbs can open (what a workload could use), described by
- * {@code ibv_query_device}, {@code ibv_query_port} and the GID queries, with the sysfs backend's facts for
- * what verbs does not have (PCI, SR-IOV, netdevs, char devices, counters; see {@link VerbsSysfsMerge}).
- * libibverbs is loaded when the source is built, i.e. on the component's activation; without it, or when it
- * finds no device, every snapshot says the backend is unavailable and why, and the agent keeps running.
+ * The verbs backend, called from one thread like every {@link TopologySource}: the RDMA devices are those
+ * libibverbs can open (what a workload could use), described by {@code ibv_query_device},
+ * {@code ibv_query_port} and the GID queries, with the sysfs backend's facts for what verbs does not have
+ * (PCI, SR-IOV, netdevs, char devices, counters; see {@link VerbsSysfsMerge}). libibverbs is loaded when the
+ * source is built, i.e. on the component's activation; without it, or when it finds no device, every snapshot
+ * says the backend is unavailable and why, and the agent keeps running.
  */
 public final class VerbsTopologySource implements TopologySource {
 
@@ -25,6 +30,8 @@ public final class VerbsTopologySource implements TopologySource {
     private final SysfsTopologySource sysfs;
     private final Verbs verbs;
     private final String loadFailure;
+    private HostSnapshot lastSysfs;
+    private Map<String, VerbsDevice> known = Map.of();
 
     public VerbsTopologySource(SysfsTopologySource sysfs) {
         this(sysfs, Verbs.LIBRARY);
@@ -50,36 +57,54 @@ public final class VerbsTopologySource implements TopologySource {
 
     @Override
     public HostSnapshot scan() {
-        return merge(sysfs.scan());
+        return merge(sysfs.scan(), name -> Optional.empty());
     }
 
-    /** Sysfs re-reads what the hints name; verbs re-queries every device (a few calls each). */
+    /**
+     * Sysfs re-reads what the hints name (widened to the objects they touch). Verbs re-opens only the devices
+     * hinted or whose sysfs description changed; the others keep the last answer, so an event about one VF on
+     * a host with hundreds costs one {@code ibv_open_device}, not hundreds.
+     */
     @Override
     public HostSnapshot update(ScanHints hints) {
-        return merge(sysfs.update(hints));
+        HostSnapshot before = lastSysfs;
+        HostSnapshot s = sysfs.update(hints);
+        if (hints.isFull() || before == null) {
+            return merge(s, name -> Optional.empty());
+        }
+        Map<String, VerbsDevice> previous = known;
+        return merge(s, name -> hints.rdmaDevices().contains(name) || !s.device(name).equals(before.device(name))
+                ? Optional.empty() : Optional.ofNullable(previous.get(name)));
     }
 
-    private HostSnapshot merge(HostSnapshot s) {
+    private HostSnapshot merge(HostSnapshot s, Function<String, Optional<VerbsDevice>> cached) {
+        lastSysfs = s;
+        known = Map.of();
         if (verbs == null) {
             return with(s, BackendStatus.unavailable(name(), loadFailure), List.of(), s.problems());
         }
         Verbs.Listing listing;
         try {
-            listing = verbs.devices();
+            listing = verbs.devices(cached);
         } catch (VerbsException e) {
             return with(s, BackendStatus.unavailable(name(), e.getMessage()), List.of(), s.problems());
         }
+        known = listing.devices().stream().collect(Collectors.toMap(VerbsDevice::name, d -> d));
         VerbsSysfsMerge.Result merged = VerbsSysfsMerge.merge(listing, s);
-        BackendStatus status;
-        if (listing.devices().isEmpty() && listing.failures().isEmpty()) {
-            status = BackendStatus.unavailable(name(), NO_DEVICE);
-        } else if (listing.devices().isEmpty()) {
-            status = BackendStatus.unavailable(name(), "libibverbs could open no RDMA device: "
-                    + String.join("; ", listing.failures().values()));
-        } else {
-            status = BackendStatus.available(name());
+        return with(s, status(listing), merged.devices(), merged.problems());
+    }
+
+    private BackendStatus status(Verbs.Listing listing) {
+        if (!listing.devices().isEmpty()) {
+            return BackendStatus.available(name());
         }
-        return with(s, status, merged.devices(), merged.problems());
+        return BackendStatus.unavailable(name(), listing.failures().isEmpty() ? NO_DEVICE
+                : "libibverbs could open no RDMA device: " + String.join("; ", listing.failures().values()));
+    }
+
+    /** Device contexts opened so far (diagnostics: incremental updates should open only what changed). */
+    long contextsOpened() {
+        return verbs == null ? 0 : verbs.contextsOpened();
     }
 
     private static HostSnapshot with(HostSnapshot s, BackendStatus status, List<RdmaDevice> devices,

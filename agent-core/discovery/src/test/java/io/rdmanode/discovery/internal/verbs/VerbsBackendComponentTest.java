@@ -26,8 +26,8 @@ class VerbsBackendComponentTest {
                 "this host has RDMA devices: covered by VerbsSoftRoceIT instead");
         Ttar.unpack(Path.of(getClass().getResource("/fixtures/sysfs/rxe.ttar").toURI()), tmp);
         DiscoveryComponent c = new DiscoveryComponent(Converters.standardConverter().convert(Map.of(
-                "backend", "verbs", "sysfsRoot", tmp.resolve("sys").toString(), "devRoot", tmp.resolve("dev").toString(),
-                "rescanInterval", 0L)).to(DiscoveryComponent.Config.class));
+                "backend", "verbs", "sysfsRoot", tmp.resolve("sys").toString(),
+                "devRoot", tmp.resolve("dev").toString(), "rescanInterval", 0L)).to(DiscoveryComponent.Config.class));
         try {
             HealthStatus health = c.check();
 

@@ -61,7 +61,13 @@ class VerbsSoftRoceIT {
                 .contains(";1=0000:0000:0000:0000:0000:ffff:c000:0201/ROCE_V2/tb0");
         assertThat(out.get("down.verbs.rxe1.port.1")).startsWith("state=DOWN phys=DISABLED layer=ETHERNET")
                 .isEqualTo(out.get("down.sysfs.rxe1.port.1"));
+        assertThat(out.get("down.verbs.rxe0.port.1")).startsWith("state=DOWN ")
+                .isEqualTo(out.get("down.sysfs.rxe0.port.1"));
         assertThat(out.get("down.verbs.rxe1.port.1.gids")).isEqualTo(out.get("down.sysfs.rxe1.port.1.gids"));
+        assertThat(Integer.parseInt(out.get("down.update.opens"))).as("incremental update re-opened both")
+                .isGreaterThanOrEqualTo(2);
+        assertThat(out).as("an update that changed no device opens none")
+                .containsEntry("idle.update.opens", "0").containsEntry("idle.update.devices", "2");
         assertThat(out).containsEntry("open.uverbs.fds", "0");
     }
 

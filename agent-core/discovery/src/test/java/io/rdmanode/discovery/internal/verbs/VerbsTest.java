@@ -70,13 +70,21 @@ class VerbsTest {
     }
 
     @Test
+    void describesErrnoThroughLibc() {
+        assertThat(Verbs.load().describe(13)).isEqualTo("Permission denied (errno 13)");
+    }
+
+    @Test
     void loadNamesTheMissingLibrary() {
         assertThatThrownBy(() -> Verbs.load("libibverbs-not-installed.so.1"))
                 .isInstanceOf(VerbsException.class)
                 .hasMessageStartingWith("libibverbs-not-installed.so.1 not found: ");
     }
 
-    /** The _ibv_query_gid_ex fallback relies on jnr binding a missing symbol lazily, failing only when called. */
+    /**
+     * The fallback for a libibverbs without {@code _ibv_query_gid_table} relies on jnr binding a missing symbol
+     * lazily: loading succeeds, the call fails.
+     */
     @Test
     void jnrFailsOnAMissingSymbolOnlyWhenItIsCalled() {
         NotInLibibverbs lib = LibraryLoader.create(NotInLibibverbs.class).failImmediately().load(Verbs.LIBRARY);

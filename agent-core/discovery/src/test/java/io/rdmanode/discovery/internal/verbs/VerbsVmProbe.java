@@ -7,6 +7,7 @@ import io.rdmanode.discovery.NetnsMode;
 import io.rdmanode.discovery.Problem;
 import io.rdmanode.discovery.RdmaDevice;
 import io.rdmanode.discovery.RdmaPort;
+import io.rdmanode.discovery.internal.ScanHints;
 import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
 import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
 import java.io.IOException;
@@ -63,25 +64,35 @@ public final class VerbsVmProbe {
         // A port going down: both backends must see the same state, physical state and GIDs.
         run("ip", "link", "set", "tb1", "down");
         await(Path.of("/sys/class/infiniband/rxe1/ports/1/state"), state -> state.contains("DOWN"));
-        // The GID table follows the link asynchronously: retry (up to 10 s) until the two views agree.
+        // Kernel events would hint both netdevs (tb0 loses its carrier with its peer). The incremental update
+        // re-opens the two devices whose sysfs view changed; the GID table follows the link asynchronously,
+        // so retry (up to 10 s) until the verbs view and a full sysfs scan agree.
+        ScanHints linkEvents = new ScanHints().netDevice("tb0").netDevice("tb1");
+        long opened = verbs.contextsOpened();
         HostSnapshot dv;
         HostSnapshot ds;
         int attempts = 0;
         do {
             Thread.sleep(attempts++ == 0 ? 0 : 100);
-            dv = verbs.scan();
+            dv = verbs.update(linkEvents);
             ds = sysfs.scan();
-        } while (!samePort(dv, ds) && attempts < 100);
+        } while (!(samePort(dv, ds, "rxe0") && samePort(dv, ds, "rxe1")) && attempts < 100);
         out("down.attempts", attempts);
+        out("down.update.opens", verbs.contextsOpened() - opened);
         print("down.verbs", dv);
         print("down.sysfs", ds);
+        verbs.update(new ScanHints());                          // settles the cache on the sysfs source's state
+        opened = verbs.contextsOpened();
+        HostSnapshot idle = verbs.update(new ScanHints().netDevice("lo"));
+        out("idle.update.opens", verbs.contextsOpened() - opened);
+        out("idle.update.devices", idle.devices().size());
         out("open.uverbs.fds", openUverbsFds());
         out("done", true);
     }
 
-    private static boolean samePort(HostSnapshot a, HostSnapshot b) {
-        Optional<RdmaPort> port = a.device("rxe1").flatMap(d -> d.port(1));
-        return port.isPresent() && port.equals(b.device("rxe1").flatMap(d -> d.port(1)));
+    private static boolean samePort(HostSnapshot a, HostSnapshot b, String device) {
+        Optional<RdmaPort> port = a.device(device).flatMap(d -> d.port(1));
+        return port.isPresent() && port.equals(b.device(device).flatMap(d -> d.port(1)));
     }
 
     private static void run(String... command) throws IOException, InterruptedException {
