@@ -7,6 +7,7 @@ import io.rdmanode.discovery.HostSnapshot;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /**
  * RDMA port counters with node_exporter's infiniband names under {@code rdma_agent_infiniband_}, labelled
@@ -44,10 +45,23 @@ public final class InfinibandPortCollector implements MultiCollector {
         return p;
     }
 
-    /** node_exporter's {@code --collector.infiniband.device-include/-exclude}: empty means no restriction. */
+    /**
+     * node_exporter's {@code --collector.infiniband.device-include/-exclude}: empty means no restriction.
+     *
+     * @throws IllegalArgumentException naming the key when a pattern is not a regular expression
+     */
     static Predicate<String> deviceFilter(String include, String exclude) {
-        Predicate<String> in = include.isEmpty() ? n -> true : Pattern.compile(include).asMatchPredicate();
-        Predicate<String> out = exclude.isEmpty() ? n -> false : Pattern.compile(exclude).asMatchPredicate();
+        Predicate<String> in = include.isEmpty() ? n -> true : pattern("deviceInclude", include);
+        Predicate<String> out = exclude.isEmpty() ? n -> false : pattern("deviceExclude", exclude);
         return in.and(out.negate());
+    }
+
+    private static Predicate<String> pattern(String key, String regex) {
+        try {
+            return Pattern.compile(regex).asMatchPredicate();
+        } catch (PatternSyntaxException e) {
+            throw new IllegalArgumentException("metrics." + key + " is not a regular expression: "
+                    + e.getDescription() + " near index " + e.getIndex() + " of '" + regex + "'", e);
+        }
     }
 }

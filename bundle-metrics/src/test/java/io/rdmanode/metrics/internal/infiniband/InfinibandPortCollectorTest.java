@@ -108,6 +108,14 @@ class InfinibandPortCollectorTest {
     }
 
     @Test
+    void anInvalidDevicePatternIsReportedWithItsKey() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> InfinibandPortCollector.deviceFilter("", "mlx5_[0-"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("metrics.deviceExclude is not a regular expression: ")
+                .hasMessageContaining("'mlx5_[0-'");
+    }
+
+    @Test
     void devicesAreFilteredLikeNodeExporter() throws IOException {
         HostSnapshot s = RecordedHost.unpack("cx5-roce-sriov", dir).scan();
         String text = render(new InfinibandPortCollector(() -> s, "mlx5_1.*", "mlx5_1[0-5]", false).collect());
