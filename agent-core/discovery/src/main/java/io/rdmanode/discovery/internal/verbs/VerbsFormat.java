@@ -55,8 +55,10 @@ final class VerbsFormat {
 
     /**
      * {@code ports/N/rate} as the kernel's {@code rate_show} (drivers/infiniband/core/sysfs.c) computes it from
-     * {@code active_width} × {@code active_speed}: {@code 100 Gb/sec (4X EDR)}. An unknown speed counts as SDR
-     * there too; an unknown width makes the kernel answer EINVAL, so it is empty here.
+     * {@code active_width} × {@code active_speed}: {@code 100 Gb/sec (4X EDR)}. An unknown width makes the
+     * kernel answer EINVAL, so it is empty here. An unknown speed is empty too (the kernel would print SDR):
+     * XDR and later only fit {@code active_speed_ex}, which {@code ibv_query_port@@IBVERBS_1.1} does not fill,
+     * and the caller then takes the kernel's own string from sysfs.
      */
     static Optional<String> rate(int activeWidth, int activeSpeed) {
         int lanes = switch (activeWidth) {
@@ -67,12 +69,10 @@ final class VerbsFormat {
             case 8 -> 12;
             default -> -1;
         };
-        if (lanes < 0) {
-            return Optional.empty();
-        }
         String name;
         int deciGbPerLane;
         switch (activeSpeed) {
+            case 1 -> { name = "SDR"; deciGbPerLane = 25; }
             case 2 -> { name = "DDR"; deciGbPerLane = 50; }
             case 4 -> { name = "QDR"; deciGbPerLane = 100; }
             case 8 -> { name = "FDR10"; deciGbPerLane = 100; }
@@ -80,7 +80,10 @@ final class VerbsFormat {
             case 32 -> { name = "EDR"; deciGbPerLane = 250; }
             case 64 -> { name = "HDR"; deciGbPerLane = 500; }
             case 128 -> { name = "NDR"; deciGbPerLane = 1000; }
-            default -> { name = "SDR"; deciGbPerLane = 25; }
+            default -> { return Optional.empty(); }
+        }
+        if (lanes < 0) {
+            return Optional.empty();
         }
         int rate = deciGbPerLane * lanes;
         return Optional.of(rate / 10 + (rate % 10 != 0 ? ".5" : "") + " Gb/sec (" + lanes + "X " + name + ")");

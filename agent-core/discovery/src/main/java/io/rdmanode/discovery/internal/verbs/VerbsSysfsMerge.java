@@ -92,8 +92,9 @@ final class VerbsSysfsMerge {
         }
         Optional<String> netdev = gids.stream().filter(g -> g.index() == 0).findFirst().flatMap(Gid::netdev)
                 .or(sysfs::netdev);
+        Optional<String> rate = VerbsFormat.rate(vp.activeWidth(), vp.activeSpeed()).or(sysfs::rate);
         return new RdmaPort(vp.number(), PortState.ofCode(vp.state()), PhysState.ofCode(vp.physState()), layer,
-                VerbsFormat.rate(vp.activeWidth(), vp.activeSpeed()), Optional.of(vp.lid()), gids, netdev,
-                sysfs.counterFiles(), sysfs.hwCounterFiles(), sysfs.umad(), sysfs.issm());
+                rate, Optional.of(vp.lid()), gids, netdev, sysfs.counterFiles(), sysfs.hwCounterFiles(),
+                sysfs.umad(), sysfs.issm());
     }
 }

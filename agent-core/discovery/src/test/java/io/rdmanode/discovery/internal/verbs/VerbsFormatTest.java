@@ -29,16 +29,16 @@ class VerbsFormatTest {
             2   | 128 | 400 Gb/sec (4X NDR)
             8   | 1   | 30 Gb/sec (12X SDR)
             4   | 32  | 200 Gb/sec (8X EDR)
-            1   | 0   | 2.5 Gb/sec (1X SDR)
             """)
     void formatsRateLikeTheKernel(int width, int speed, String expected) {
         assertThat(VerbsFormat.rate(width, speed)).contains(expected);
     }
 
     @Test
-    void leavesRateEmptyForAWidthTheKernelRejects() {
+    void leavesRateEmptyForAWidthTheKernelRejectsOrASpeedTheCompatStructCannotHold() {
         assertThat(VerbsFormat.rate(0, 32)).isEmpty();
         assertThat(VerbsFormat.rate(3, 32)).isEmpty();
+        assertThat(VerbsFormat.rate(2, 0)).as("XDR: only in active_speed_ex").isEmpty();
     }
 
     @Test

@@ -72,6 +72,19 @@ class VerbsSysfsMergeTest {
     }
 
     @Test
+    void takesTheKernelsRateWhenTheSpeedIsNotInTheCompatPortAttr() {
+        VerbsDevice.Port xdr = new VerbsDevice.Port(1, 4, 5, LibIbverbs.LINK_LAYER_ETHERNET, 5, 3, 1024, 0, 1, 0,
+                List.of());
+        VerbsDevice rxe0 = new VerbsDevice("rxe0", "c043:e3ff:fec8:a6d0", "c043:e3ff:fec8:a6d0", "0.0.0", 0xffffff,
+                0, 0, 1, List.of(xdr));
+
+        RdmaPort p = VerbsSysfsMerge.merge(listing(List.of(rxe0), Map.of()), sysfs).devices().get(0)
+                .port(1).orElseThrow();
+
+        assertThat(p.rate()).contains("10 Gb/sec (1X FDR10)");
+    }
+
+    @Test
     void reportsDevicesOnlyOneSideKnowsAndDevicesThatFailed() {
         VerbsDevice ghost = rxe("mlx5_9", List.of());
 
