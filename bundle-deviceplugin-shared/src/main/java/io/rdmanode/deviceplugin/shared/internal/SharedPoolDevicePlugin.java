@@ -1,13 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.shared.internal;
 
-import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.RdmaDiscovery;
-import io.rdmanode.discovery.RdmaTopologyListener;
-import io.rdmanode.discovery.TopologyDiff;
 import io.rdmanode.kubelet.DevicePluginHost;
-import io.rdmanode.kubelet.ServedResource;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -25,14 +20,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One shared-HCA pool ({@code deviceplugin.shared.pools = [ {name = ..., ...} ]}): serves it through the
- * device-plugin host and pushes every discovery change that alters it. Any configuration change means a new
+ * device-plugin host ({@link ServedPool}) and shows it in the bundle's status. Any configuration change means a new
  * socket and registration, so there is no {@code @Modified}: SCR deactivates and activates again, which is
  * what live reload of a pool is.
  */
 @Component(service = {}, immediate = true, configurationPid = SharedPoolDevicePlugin.PID,
         configurationPolicy = ConfigurationPolicy.REQUIRE)
 @Designate(ocd = SharedPoolDevicePlugin.Config.class, factory = true)
-public final class SharedPoolDevicePlugin implements RdmaTopologyListener {
+public final class SharedPoolDevicePlugin {
 
     static final String PID = "io.rdmanode.deviceplugin.shared.pools";
     private static final Logger LOG = LoggerFactory.getLogger(SharedPoolDevicePlugin.class);
@@ -75,31 +70,32 @@ public final class SharedPoolDevicePlugin implements RdmaTopologyListener {
         String cdiSpecDir() default "/var/run/cdi";
     }
 
-    private final RdmaDiscovery discovery;
+    private final String name;
     private final SharedPoolRegistry registry;
-    private final SharedPool pool;
-    private final ServedResource served;
+    private final ServedPool serving;                  // null when the pool's configuration was refused
     private final SharedPoolRegistry.PoolView view;
 
     @Activate
     public SharedPoolDevicePlugin(Config config, @Reference RdmaDiscovery discovery,
                                   @Reference DevicePluginHost host, @Reference SharedPoolRegistry registry) {
-        this.discovery = discovery;
+        this.name = config.name();
         this.registry = registry;
-        this.pool = new SharedPool(settings(config), discovery.snapshot());
-        this.served = host.serve(pool);
-        this.view = this::status;
+        ServedPool started = null;
+        SharedPoolRegistry.PoolView shown;
         try {
-            discovery.addListener(this);
-            pool.update(discovery.snapshot());      // a change between the first read and addListener
-            served.devicesChanged();
-            registry.add(config.name(), view);
-        } catch (RuntimeException e) {
-            discovery.removeListener(this);
-            served.close();
-            throw e;
+            started = new ServedPool(settings(config), discovery, host);
+            shown = started::status;
+        } catch (IllegalArgumentException e) {
+            // Input MetaType cannot check (resource name syntax, ID length, a resource name taken by another
+            // pool): refused with the reason in the log, /status and /readyz rather than a failed activation
+            // whose cause SCR wraps.
+            String problem = e.getMessage();
+            LOG.error("pool refused pool={}: {}", name, problem);
+            shown = () -> Map.of("name", name, "refused", problem);
         }
-        logState("serving");
+        this.serving = started;
+        this.view = shown;
+        registry.add(name, view);
     }
 
     static PoolSettings settings(Config c) {
@@ -110,48 +106,16 @@ public final class SharedPoolDevicePlugin implements RdmaTopologyListener {
                 c.cdi() ? Optional.of(Path.of(c.cdiSpecDir())) : Optional.empty());
     }
 
-    @Override
-    public void topologyChanged(HostSnapshot snapshot, TopologyDiff diff) {
-        boolean wasHealthy = pool.state().healthy();
-        if (pool.update(snapshot)) {
-            served.devicesChanged();
-            if (wasHealthy != pool.state().healthy()) {
-                logState("changed");
-            }
-        }
-    }
-
-    private void logState(String what) {
-        PoolState s = pool.state();
-        if (s.healthy()) {
-            LOG.info("pool {} pool={} resource={} hcas={} numa={}", what, pool.settings().name(),
-                    pool.resourceName(), s.matched(), s.numaNodes());
-        } else {
-            LOG.warn("pool {} pool={} resource={} unhealthy: {}", what, pool.settings().name(), pool.resourceName(),
-                    s.reason());
-        }
-    }
-
-    private Map<String, Object> status() {
-        Map<String, Object> m = new java.util.LinkedHashMap<>(pool.status());
-        m.put("registered", served.registered());
-        return m;
-    }
-
-    SharedPool pool() {
-        return pool;
+    /** The pool being served; empty when its configuration was refused. */
+    Optional<SharedPool> pool() {
+        return Optional.ofNullable(serving).map(ServedPool::pool);
     }
 
     @Deactivate
     void stop() {
-        discovery.removeListener(this);
-        registry.remove(pool.settings().name(), view);
-        served.close();
-        try {
-            pool.close();
-        } catch (IOException e) {
-            LOG.warn("cannot delete CDI spec of pool={}: {}", pool.settings().name(), e.getMessage());
+        registry.remove(name, view);
+        if (serving != null) {
+            serving.close();
         }
-        LOG.info("pool stopped pool={} resource={}", pool.settings().name(), pool.resourceName());
     }
 }

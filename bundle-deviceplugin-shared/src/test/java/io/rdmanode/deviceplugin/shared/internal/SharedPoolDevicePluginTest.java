@@ -182,13 +182,30 @@ class SharedPoolDevicePluginTest {
     }
 
     @Test
-    void refusesASecondPoolWithTheSameResourceName() {
+    void refusesASecondPoolWithTheSameResourceNameAndSaysSoInReadiness() {
         activate("hca_a", "selectors.vendors", new String[] {"15b3"});
 
-        assertThatThrownBy(() -> activate("other", "resourceName", "hca_a", "selectors.vendors", new String[] {"15b3"}))
-                .hasMessageContaining("rdma/hca_a is already served");
-        assertThat(poolNames()).containsExactly("hca_a");
+        SharedPoolDevicePlugin other = activate("other", "resourceName", "hca_a", "selectors.vendors",
+                new String[] {"15b3"});
+
+        assertThat(other.pool()).isEmpty();
+        assertThat(poolNames()).containsExactly("hca_a", "other");
+        assertThat(registry.status().toString()).contains("refused=resource rdma/hca_a is already served");
+        assertThat(registry.check().ok()).isFalse();
+        assertThat(registry.check().message()).contains("other");
         assertThat(discovery.listenerCount()).isEqualTo(1);
+        other.stop();
+        assertThat(registry.check().ok()).isTrue();
+    }
+
+    @Test
+    void refusesAPoolWhoseResourceNameKubeletWouldReject() {
+        SharedPoolDevicePlugin bad = activate("bad", "resourceName", "bad name", "selectors.vendors",
+                new String[] {"15b3"});
+
+        assertThat(bad.pool()).isEmpty();
+        assertThat(registry.check().message()).contains("resourceName 'bad name'");
+        assertThat(host.figures()).isEmpty();
     }
 
     @SuppressWarnings("unchecked")
