@@ -4,6 +4,7 @@ package io.rdmanode.metrics.internal;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.rdmanode.health.StatusSection;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,12 +18,16 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 
-/** Publishes {@link AgentCollector} as a collector service, fed by the framework and the status whiteboard. */
+/**
+ * Publishes {@link AgentCollector} (fed by the framework and the status whiteboard) and {@link ProcessCollector}
+ * (the agent's CPU and memory) as one collector service.
+ */
 @Component(service = MultiCollector.class)
 public final class AgentCollectorComponent implements MultiCollector, AgentFigures {
 
     private final BundleContext context;
     private final AgentCollector collector = new AgentCollector(this);
+    private final ProcessCollector process = new ProcessCollector(Path.of("/proc/self/status"));
     private final List<StatusSection> sections = new CopyOnWriteArrayList<>();
 
     @Activate
@@ -41,7 +46,10 @@ public final class AgentCollectorComponent implements MultiCollector, AgentFigur
 
     @Override
     public MetricSnapshots collect() {
-        return collector.collect();
+        MetricSnapshots.Builder all = MetricSnapshots.builder();
+        collector.collect().forEach(all::metricSnapshot);
+        process.collect().forEach(all::metricSnapshot);
+        return all.build();
     }
 
     @Override

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 class GrafanaDashboardTest {
 
     static final Path DASHBOARD = Path.of("../dist/src/main/dist/grafana/rdma-node-agent.json");
-    private static final Pattern SERIES = Pattern.compile("rdma_agent_[a-z0-9_]+");
+    private static final Pattern SERIES = Pattern.compile("(?:rdma_agent|process|jvm)_[a-z0-9_]+");
 
     @TempDir
     Path dir;
@@ -62,6 +62,7 @@ class GrafanaDashboardTest {
                 List.of(new BundleFigure("metrics", "io.rdmanode.metrics", "0.1.0", "active")),
                 Map.of("config", Map.of("reloads", Map.of("applied", 1L, "rejected", 0L)),
                         "discovery", Map.of("revision", 1L, "devices", List.of(), "problems", List.of())))));
+        whiteboard.add("process", new ProcessCollector(Path.of("/proc/self/status")));
         whiteboard.add("broken", () -> {
             throw new IllegalStateException("to have an error series");
         });
