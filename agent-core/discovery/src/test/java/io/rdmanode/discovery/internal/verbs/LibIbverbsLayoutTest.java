@@ -13,10 +13,14 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import jnr.ffi.Runtime;
 import jnr.ffi.Struct;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -24,8 +28,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The jnr Struct layouts in {@link LibIbverbs} against gcc and the installed {@code <infiniband/verbs.h>}
  * (Debian libibverbs-dev): every member's offset and every struct's size, with no member missing on either
- * side. {@code src/test/resources/verbs/ibv_layout.c} prints the C side. Runs on the build machine's
- * architecture (x86-64 here; aarch64 has the same LP64 rules).
+ * side. {@code src/test/resources/verbs/ibv_layout.c} prints the C side. jnr computes the layout on the build
+ * machine's architecture; with a cross compiler present, the aarch64 layout is checked to be the same.
  */
 class LibIbverbsLayoutTest {
 
@@ -34,13 +38,17 @@ class LibIbverbsLayoutTest {
             LibIbverbs.PortAttr.class, "ibv_port_attr",
             LibIbverbs.GidEntry.class, "ibv_gid_entry");
 
+    private static final Pattern ASM_CONSTANT =
+            Pattern.compile("^layout_(\\w+):\\s*\\n\\s*\\.(xword|quad|8byte|zero)\\s+(\\d+)", Pattern.MULTILINE);
+
     private static Map<String, Long> gcc;
+    private static Path source;
 
     @BeforeAll
     static void compileAndRunTheCProgram(@TempDir Path dir) throws IOException, InterruptedException {
         Assumptions.assumeTrue(Files.isRegularFile(Path.of("/usr/include/infiniband/verbs.h")),
                 "no /usr/include/infiniband/verbs.h: apt-get install libibverbs-dev to check the struct layouts");
-        Path source = dir.resolve("ibv_layout.c");
+        source = dir.resolve("ibv_layout.c");
         try (var in = LibIbverbsLayoutTest.class.getResourceAsStream("/verbs/ibv_layout.c")) {
             Files.copy(in, source);
         }
@@ -76,6 +84,27 @@ class LibIbverbsLayoutTest {
 
         assertThat(java).isEqualTo(expected);
         assertThat((long) Verbs.sizeOf(struct)).as("sizeof(struct %s)", c).isEqualTo(gcc.get(c));
+    }
+
+    @Test
+    void aarch64HasTheSameLayout(@TempDir Path dir) throws IOException, InterruptedException {
+        Assumptions.assumeTrue(onPath("aarch64-linux-gnu-gcc"),
+                "no aarch64-linux-gnu-gcc: apt-get install gcc-aarch64-linux-gnu to check the aarch64 layout");
+        String asm = run(dir, "aarch64-linux-gnu-gcc", "-Wall", "-Werror", "-S", "-DLAYOUT_AS_DATA",
+                "-idirafter", "/usr/include", "-o", "-", source.toString());
+        Map<String, Long> aarch64 = new LinkedHashMap<>();
+        Matcher m = ASM_CONSTANT.matcher(asm);
+        while (m.find()) {
+            long value = m.group(2).equals("zero") ? 0 : Long.parseLong(m.group(3));
+            aarch64.put(m.group(1).replace("__", "."), value);
+        }
+
+        assertThat(aarch64).isEqualTo(gcc);
+    }
+
+    private static boolean onPath(String program) {
+        return Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
+                .anyMatch(d -> Files.isExecutable(Path.of(d, program)));
     }
 
     private static String snake(String camel) {
