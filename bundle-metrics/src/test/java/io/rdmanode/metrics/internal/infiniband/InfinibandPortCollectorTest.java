@@ -3,6 +3,7 @@ package io.rdmanode.metrics.internal.infiniband;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prometheus.metrics.expositionformats.OpenMetricsTextFormatWriter;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.rdmanode.discovery.HostSnapshot;
@@ -39,6 +40,15 @@ class InfinibandPortCollectorTest {
     void matchesGoldenFileForRecordedHost(String host) throws IOException {
         String text = scrape(RecordedHost.unpack(host, dir));
         GoldenFiles.assertMatches("expected-" + host + ".prom", text);
+    }
+
+    /** The same scrape as OpenMetrics 1.0 (what Prometheus negotiates): units, info type, {@code # EOF}. */
+    @Test
+    void matchesOpenMetricsGoldenFile() throws IOException {
+        HostSnapshot s = RecordedHost.unpack("cx6-ib", dir).scan();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        OpenMetricsTextFormatWriter.create().write(out, new InfinibandPortCollector(() -> s, "", "", true).collect());
+        GoldenFiles.assertMatches("expected-cx6-ib.om.txt", out.toString(StandardCharsets.UTF_8));
     }
 
     /** Values worked out by hand from cx6-ib.ttar (see counter-values.py). */
