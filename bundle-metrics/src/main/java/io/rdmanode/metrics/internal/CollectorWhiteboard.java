@@ -9,6 +9,7 @@ import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricMetadata;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.Unit;
 import java.util.ArrayList;
@@ -64,6 +65,38 @@ public final class CollectorWhiteboard {
 
     public synchronized int size() {
         return bound.size();
+    }
+
+    /** Everything the collectors have now (client_java merges same-name families when it writes them). */
+    public MetricSnapshots scrape() {
+        return registry.scrape();
+    }
+
+    /**
+     * The scrape when {@link #scrape()} could not be written: two collectors produced the same series (one
+     * declared no names, so registration could not tell). Each collector is read on its own, in name order; the
+     * first family of a name is kept and the later collector's clash counts as its error.
+     */
+    public MetricSnapshots scrapeWithoutClashes(RuntimeException clash) {
+        return scrapeEachAlone(clash);
+    }
+
+    private MetricSnapshots scrapeEachAlone(RuntimeException clash) {
+        List<GuardedCollector> collectors;
+        synchronized (this) {
+            collectors = bound.values().stream().sorted(java.util.Comparator.comparing(GuardedCollector::name))
+                    .toList();
+        }
+        Map<String, MetricSnapshot> families = new java.util.LinkedHashMap<>();
+        selfMetrics().forEach(m -> families.put(m.getMetadata().getPrometheusName(), m));
+        for (GuardedCollector g : collectors) {
+            for (MetricSnapshot m : g.collect()) {
+                if (families.putIfAbsent(m.getMetadata().getPrometheusName(), m) != null) {
+                    g.clashed(m.getMetadata().getPrometheusName(), clash);
+                }
+            }
+        }
+        return new MetricSnapshots(families.values());
     }
 
     /** The {@code metrics.collectors} member of {@code /status}: each bound collector with its figures. */

@@ -38,6 +38,14 @@ final class GuardedCollector implements MultiCollector {
         return errors.get();
     }
 
+    /** One of its families had a name another collector's family took first: left out of this scrape. */
+    void clashed(String family, RuntimeException clash) {
+        if (errors.getAndIncrement() == 0) {
+            LOG.warn("collector left out of the scrape, its family clashes with another collector's collector={}"
+                    + " family={}: {}", name, family, clash.getMessage());
+        }
+    }
+
     /** How long its last collect took, seconds; NaN before the first. */
     double lastSeconds() {
         return lastSeconds;

@@ -37,7 +37,7 @@ public final class MetricsEndpoint implements HttpEndpoint, StatusSection {
     private final String path;
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final CollectorWhiteboard whiteboard = new CollectorWhiteboard(registry);
-    private final ScrapeHandler handler = new ScrapeHandler(registry);
+    private final ScrapeHandler handler = new ScrapeHandler(whiteboard);
 
     @Activate
     public MetricsEndpoint(MetricsConfig config) {

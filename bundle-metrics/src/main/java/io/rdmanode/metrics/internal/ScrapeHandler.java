@@ -6,7 +6,6 @@ import com.sun.net.httpserver.HttpHandler;
 import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
 import io.prometheus.metrics.expositionformats.OpenMetricsTextFormatWriter;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -21,12 +20,12 @@ import java.util.zip.GZIPOutputStream;
  */
 public final class ScrapeHandler implements HttpHandler {
 
-    private final PrometheusRegistry registry;
+    private final CollectorWhiteboard collectors;
     private final ExpositionFormatWriter openMetrics = OpenMetricsTextFormatWriter.create();
     private final ExpositionFormatWriter text = PrometheusTextFormatWriter.create();
 
-    public ScrapeHandler(PrometheusRegistry registry) {
-        this.registry = registry;
+    public ScrapeHandler(CollectorWhiteboard collectors) {
+        this.collectors = collectors;
     }
 
     @Override
@@ -39,7 +38,7 @@ public final class ScrapeHandler implements HttpHandler {
         }
         ExpositionFormatWriter writer = writerFor(exchange.getRequestHeaders().getFirst("Accept"));
         boolean gzip = accepts(exchange.getRequestHeaders().getFirst("Accept-Encoding"), "gzip");
-        byte[] body = render(writer, registry.scrape(), gzip);
+        byte[] body = render(writer, collectors, gzip);
         exchange.getResponseHeaders().set("Content-Type", writer.getContentType());
         if (gzip) {
             exchange.getResponseHeaders().set("Content-Encoding", "gzip");
@@ -56,6 +55,16 @@ public final class ScrapeHandler implements HttpHandler {
 
     ExpositionFormatWriter writerFor(String accept) {
         return accept != null && openMetrics.accepts(accept) ? openMetrics : text;
+    }
+
+    /** One bundle's clashing series cost it its series, not everyone's page (a 500). */
+    static byte[] render(ExpositionFormatWriter writer, CollectorWhiteboard collectors, boolean gzip)
+            throws IOException {
+        try {
+            return render(writer, collectors.scrape(), gzip);
+        } catch (IllegalArgumentException clash) {
+            return render(writer, collectors.scrapeWithoutClashes(clash), gzip);
+        }
     }
 
     static byte[] render(ExpositionFormatWriter writer, MetricSnapshots snapshots, boolean gzip) throws IOException {

@@ -76,6 +76,23 @@ class CollectorWhiteboardTest {
     }
 
     @Test
+    void aCollectorClashingAtScrapeTimeLosesItsSeriesAndTheRestIsServed() throws IOException {
+        whiteboard.add("first", allocations(5));
+        whiteboard.add("second", allocations(7));           // declares no names, so registration cannot tell
+        whiteboard.add("other", () -> new MetricSnapshots(io.prometheus.metrics.model.snapshots.GaugeSnapshot.builder()
+                .name("rdma_agent_other").help("other").dataPoint(
+                        io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot.builder().value(1).build())
+                .build()));
+        String text = new String(ScrapeHandler.render(PrometheusTextFormatWriter.create(), whiteboard, false),
+                StandardCharsets.UTF_8);
+        assertThat(text).containsOnlyOnce("rdma_agent_deviceplugin_allocations_total{")
+                .contains("rdma_agent_deviceplugin_allocations_total{resource=\"rdma/hca_a\",result=\"ok\"} 5.0\n",
+                        "rdma_agent_other 1.0\n");
+        assertThat(new String(ScrapeHandler.render(PrometheusTextFormatWriter.create(), whiteboard, false),
+                StandardCharsets.UTF_8)).contains("rdma_agent_metrics_collector_errors_total{collector=\"second\"} 1.0\n");
+    }
+
+    @Test
     void aCollectorDeclaringTakenNamesIsRefused() {
         Counter first = Counter.builder().name("rdma_agent_cni_operations").help("CNI operations").build();
         Counter second = Counter.builder().name("rdma_agent_cni_operations").help("CNI operations").build();
