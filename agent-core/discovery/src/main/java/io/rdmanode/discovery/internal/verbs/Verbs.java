@@ -49,7 +49,10 @@ final class Verbs {
             return new Verbs(LibraryLoader.create(LibIbverbs.class).failImmediately().library(library)
                     .library("c").load());
         } catch (UnsatisfiedLinkError e) {
-            throw new VerbsException(library + " not found: " + e.getMessage());
+            // jnr's message: dlerror() ("<library>: cannot open ..."), then lines with the search path.
+            String why = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+            throw new VerbsException(library + " not found: "
+                    + (why.startsWith(library + ": ") ? why.substring(library.length() + 2) : why));
         } catch (RuntimeException | LinkageError e) {
             throw new VerbsException("cannot bind " + library + " through jnr-ffi: " + e);
         }

@@ -13,6 +13,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The verbs backend, called from one thread like every {@link TopologySource}: the RDMA devices are those
@@ -24,6 +26,8 @@ import java.util.stream.Collectors;
  */
 public final class VerbsTopologySource implements TopologySource {
 
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsTopologySource.class);
+
     static final String NO_DEVICE = "libibverbs found no RDMA device (is ib_uverbs loaded? is"
             + " /sys/class/infiniband_verbs populated?)";
 
@@ -32,6 +36,7 @@ public final class VerbsTopologySource implements TopologySource {
     private final String loadFailure;
     private HostSnapshot lastSysfs;
     private Map<String, VerbsDevice> known = Map.of();
+    private Optional<String> reported;                  // null until the first snapshot
 
     public VerbsTopologySource(SysfsTopologySource sysfs) {
         this(sysfs, Verbs.LIBRARY);
@@ -57,7 +62,7 @@ public final class VerbsTopologySource implements TopologySource {
 
     @Override
     public HostSnapshot scan() {
-        return merge(sysfs.scan(), name -> Optional.empty());
+        return logged(merge(sysfs.scan(), name -> Optional.empty()));
     }
 
     /**
@@ -70,11 +75,25 @@ public final class VerbsTopologySource implements TopologySource {
         HostSnapshot before = lastSysfs;
         HostSnapshot s = sysfs.update(hints);
         if (hints.isFull() || before == null) {
-            return merge(s, name -> Optional.empty());
+            return logged(merge(s, name -> Optional.empty()));
         }
         Map<String, VerbsDevice> previous = known;
-        return merge(s, name -> hints.rdmaDevices().contains(name) || !s.device(name).equals(before.device(name))
-                ? Optional.empty() : Optional.ofNullable(previous.get(name)));
+        return logged(merge(s, name -> hints.rdmaDevices().contains(name) || !s.device(name).equals(before.device(name))
+                ? Optional.empty() : Optional.ofNullable(previous.get(name))));
+    }
+
+    /** Logs when the backend becomes available or unavailable, or the reason changes: not on every scan. */
+    private HostSnapshot logged(HostSnapshot s) {
+        Optional<String> reason = s.backend().unavailableReason();
+        if (!reason.equals(reported)) {
+            if (reason.isPresent()) {
+                LOG.warn("verbs backend unavailable: {}", reason.get());
+            } else {
+                LOG.info("verbs backend available devices={}", s.devices().size());
+            }
+            reported = reason;
+        }
+        return s;
     }
 
     private HostSnapshot merge(HostSnapshot s, Function<String, Optional<VerbsDevice>> cached) {

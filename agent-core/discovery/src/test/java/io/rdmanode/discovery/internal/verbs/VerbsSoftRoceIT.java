@@ -4,9 +4,11 @@ package io.rdmanode.discovery.internal.verbs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -85,7 +87,7 @@ class VerbsSoftRoceIT {
         Path target = module.resolve("target");
         Assumptions.assumeTrue(Files.isDirectory(target.resolve("embed")), "no " + target.resolve("embed"));
         String classpath = target.resolve("classes") + ":" + target.resolve("test-classes") + ":"
-                + target.resolve("embed") + "/*";
+                + target.resolve("embed") + "/*:" + vmLibs(target) + "/*";
         List<String> command = List.of(runInVm.toString(), "-s", target.toString(), "-t", "900", "--",
                 "java", "-XX:TieredStopAtLevel=1", "-Xmx256m", "-cp", classpath, PROBE);
         long start = System.nanoTime();
@@ -101,6 +103,23 @@ class VerbsSoftRoceIT {
         output.lines().filter(l -> l.matches("[a-z][\\w.-]*=.*"))
                 .forEach(l -> values.putIfAbsent(l.substring(0, l.indexOf('=')), l.substring(l.indexOf('=') + 1)));
         return values;
+    }
+
+    /**
+     * SLF4J (API and the simple provider, from the local repository) copied under {@code target}, the one
+     * folder the VM sees; jnr and jffi are already there ({@code target/embed}).
+     */
+    private static Path vmLibs(Path target) throws IOException {
+        Path libs = Files.createDirectories(target.resolve("verbs-vm-lib"));
+        for (Class<?> c : List.of(org.slf4j.LoggerFactory.class, org.slf4j.simple.SimpleLogger.class)) {
+            try {
+                Path jar = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
+                Files.copy(jar, libs.resolve(jar.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+            } catch (URISyntaxException e) {
+                throw new IOException("cannot locate the jar of " + c.getName(), e);
+            }
+        }
+        return libs;
     }
 
     private static boolean onPath(String program) {
