@@ -25,6 +25,8 @@ public final class Main {
 
     private static final int EXIT_USAGE = 2;
     private static final int EXIT_FAILURE = 1;
+    /** Set when start-up failed: the shutdown hook that then runs must not turn the exit into a success. */
+    private static volatile boolean failedStart;
 
     private Main() {
     }
@@ -76,14 +78,22 @@ public final class Main {
         AgentFramework framework;
         try {
             framework = new AgentFramework(configFile, options.bundlesDir(), settings, version());
-            framework.start();
         } catch (Exception e) {
-            log.error("cannot start the framework: {}", e.toString(), e);
+            log.error("cannot create the framework: {}", e.toString(), e);
             return EXIT_FAILURE;
         }
+        // Before start(): /readyz can answer while later bundles still start, and a SIGTERM then (systemd
+        // stopping a unit that just came up) must get the same clean, exit-0 stop.
         Optional<Path> cleanup = demoDir;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> stopOnSignal(framework, settings, cleanup),
                 "rdma-agent-launcher-shutdown"));
+        try {
+            framework.start();
+        } catch (Exception e) {
+            log.error("cannot start the framework: {}", e.toString(), e);
+            failedStart = true;
+            return EXIT_FAILURE;
+        }
         reportReadiness(settings, options);
         try {
             framework.awaitStop();
@@ -106,6 +116,9 @@ public final class Main {
             }
         } catch (Exception e) {
             log.error("error while stopping the framework: {}", e.toString(), e);
+            code = EXIT_FAILURE;
+        }
+        if (failedStart) {
             code = EXIT_FAILURE;
         }
         demoDir.ifPresent(Main::deleteTree);
