@@ -118,6 +118,18 @@ class InfinibandPortCollectorTest {
     }
 
     @Test
+    void reportsDeviceLevelHwCountersWithADeviceLabelOnly() throws IOException {
+        RecordedHost host = RecordedHost.unpack("cx6-ib", dir);
+        Path hw = host.sys().resolve("class/infiniband/mlx5_0/hw_counters");
+        Files.createDirectories(hw);
+        Files.writeString(hw.resolve("num_page_faults"), "12\n");
+        Files.writeString(hw.resolve("lifespan"), "10\n");
+        String text = scrape(host);
+        assertThat(text).contains("rdma_agent_infiniband_device_hw_num_page_faults_total{device=\"mlx5_0\"} 12.0\n",
+                "rdma_agent_infiniband_device_lifespan_seconds{device=\"mlx5_0\"} 0.01\n");
+    }
+
+    @Test
     void anInvalidDevicePatternIsReportedWithItsKey() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> InfinibandPortCollector.deviceFilter("", "mlx5_[0-"))
                 .isInstanceOf(IllegalArgumentException.class)
