@@ -13,9 +13,12 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.Unit;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +34,7 @@ public final class CollectorWhiteboard {
 
     private final PrometheusRegistry registry;
     private final Map<MultiCollector, GuardedCollector> bound = new IdentityHashMap<>();
-    private final Map<String, Long> errorsOfGone = new java.util.TreeMap<>();
+    private final Map<String, Long> errorsOfGone = new TreeMap<>();
 
     public CollectorWhiteboard(PrometheusRegistry registry) {
         this.registry = registry;
@@ -84,10 +87,10 @@ public final class CollectorWhiteboard {
     private MetricSnapshots scrapeEachAlone(RuntimeException clash) {
         List<GuardedCollector> collectors;
         synchronized (this) {
-            collectors = bound.values().stream().sorted(java.util.Comparator.comparing(GuardedCollector::name))
+            collectors = bound.values().stream().sorted(Comparator.comparing(GuardedCollector::name))
                     .toList();
         }
-        Map<String, MetricSnapshot> families = new java.util.LinkedHashMap<>();
+        Map<String, MetricSnapshot> families = new LinkedHashMap<>();
         selfMetrics().forEach(m -> families.put(m.getMetadata().getPrometheusName(), m));
         for (GuardedCollector g : collectors) {
             for (MetricSnapshot m : g.collect()) {
@@ -102,8 +105,8 @@ public final class CollectorWhiteboard {
     /** The {@code metrics.collectors} member of {@code /status}: each bound collector with its figures. */
     public synchronized List<Object> status() {
         List<Object> out = new ArrayList<>();
-        bound.values().stream().sorted(java.util.Comparator.comparing(GuardedCollector::name)).forEach(g -> {
-            Map<String, Object> c = new java.util.LinkedHashMap<>();
+        bound.values().stream().sorted(Comparator.comparing(GuardedCollector::name)).forEach(g -> {
+            Map<String, Object> c = new LinkedHashMap<>();
             c.put("name", g.name());
             c.put("errors", g.errors());
             if (!Double.isNaN(g.lastSeconds())) {
@@ -115,13 +118,13 @@ public final class CollectorWhiteboard {
     }
 
     private synchronized MetricSnapshots selfMetrics() {
-        Map<String, Long> errors = new java.util.TreeMap<>(errorsOfGone);
+        Map<String, Long> errors = new TreeMap<>(errorsOfGone);
         for (GuardedCollector g : bound.values()) {
             errors.merge(g.name(), g.errors(), Long::sum);
         }
         List<CounterDataPointSnapshot> points = new ArrayList<>();
         errors.forEach((n, e) -> points.add(new CounterDataPointSnapshot(e, Labels.of("collector", n), null, 0L)));
-        Map<String, Double> durations = new java.util.TreeMap<>();
+        Map<String, Double> durations = new TreeMap<>();
         bound.values().stream().filter(g -> !Double.isNaN(g.lastSeconds()))
                 .forEach(g -> durations.put(g.name(), g.lastSeconds()));
         List<GaugeDataPointSnapshot> took = new ArrayList<>();
