@@ -89,6 +89,23 @@ final class AgentCollector implements MultiCollector {
             out.add(gauge("rdma_agent_discovery_problems",
                     "Objects discovery could not read in the current snapshot (see /status)", problems.size()));
         }
+        Object scans = member(discovery, "scans");
+        List<CounterDataPointSnapshot> points = new ArrayList<>();
+        for (String kind : List.of("full", "incremental", "failed")) {
+            if (member(scans, kind) instanceof Number n) {
+                points.add(new CounterDataPointSnapshot(n.doubleValue(), Labels.of("kind", kind), null, 0L));
+            }
+        }
+        if (!points.isEmpty()) {
+            out.add(new CounterSnapshot(new MetricMetadata("rdma_agent_discovery_scans",
+                    "Topology scans since discovery started: full (start, safety-net rescans), incremental (after"
+                            + " kernel events), failed"), points));
+        }
+        if (member(discovery, "kernelEvents") instanceof Number events) {
+            out.add(new CounterSnapshot(new MetricMetadata("rdma_agent_discovery_kernel_events",
+                    "Kernel notifications (uevent, rtnetlink) that asked discovery for an incremental scan"),
+                    List.of(new CounterDataPointSnapshot(events.doubleValue(), Labels.EMPTY, null, 0L))));
+        }
     }
 
     private static GaugeSnapshot gauge(String name, String help, double value) {

@@ -25,7 +25,8 @@ class AgentCollectorTest {
                         new BundleFigure("discovery", "io.rdmanode.discovery", "0.1.0.SNAPSHOT", "resolved")),
                 Map.of("config", Map.of("state", "applied", "reloads", Map.of("applied", 3L, "rejected", 1L)),
                         "discovery", Map.of("revision", 7L, "devices", List.of(Map.of(), Map.of()),
-                                "problems", List.of("cannot read x")))));
+                                "problems", List.of("cannot read x"), "kernelEvents", 12L,
+                                "scans", Map.of("full", 2L, "incremental", 9L, "failed", 0L)))));
         assertThat(text).contains("rdma_agent_bundle_active{bundle=\"config\"} 1.0\n",
                 "rdma_agent_bundle_active{bundle=\"discovery\"} 0.0\n",
                 "rdma_agent_bundle_info{bundle=\"discovery\",state=\"resolved\",symbolic_name=\"io.rdmanode.discovery\","
@@ -34,7 +35,10 @@ class AgentCollectorTest {
                 "rdma_agent_config_reloads_total{result=\"rejected\"} 1.0\n",
                 "rdma_agent_discovery_revision 7.0\n",
                 "rdma_agent_discovery_devices 2.0\n",
-                "rdma_agent_discovery_problems 1.0\n");
+                "rdma_agent_discovery_problems 1.0\n",
+                "rdma_agent_discovery_scans_total{kind=\"full\"} 2.0\n",
+                "rdma_agent_discovery_scans_total{kind=\"incremental\"} 9.0\n",
+                "rdma_agent_discovery_kernel_events_total 12.0\n");
     }
 
     @Test

@@ -16,6 +16,7 @@ import io.rdmanode.discovery.internal.verbs.VerbsTopologySource;
 import io.rdmanode.health.HealthCheck;
 import io.rdmanode.health.HealthStatus;
 import io.rdmanode.health.StatusSection;
+import java.util.Map;
 import java.util.function.Supplier;
 import org.osgi.service.component.ComponentServiceObjects;
 import org.osgi.service.component.annotations.Activate;
@@ -181,7 +182,12 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
 
     @Override
     public Object status() {
-        return StatusView.of(engine.snapshot(), eventsState);
+        Map<String, Object> status = StatusView.of(engine.snapshot(), eventsState);
+        DiscoveryEngine.Counters counters = engine.counters();
+        status.put("scans", Map.of("full", counters.fullScans(), "incremental", counters.incrementalScans(),
+                "failed", counters.failedScans()));
+        status.put("kernelEvents", counters.kernelEvents());
+        return status;
     }
 
     @Override

@@ -53,6 +53,8 @@ class DiscoveryComponentTest {
             assertThat(status).containsEntry("backend", "sysfs").containsEntry("revision", 2L)
                     .containsEntry("netnsMode", "unknown");
             assertThat((List<?>) status.get("devices")).hasSize(18);
+            assertThat(status.get("scans")).isEqualTo(Map.of("full", 2L, "incremental", 0L, "failed", 0L));
+            assertThat(status).containsEntry("kernelEvents", 0L);
             assertThat(status.get("physicalFunctions").toString()).contains("numVfs=4").contains("numaNode=1");
         } finally {
             c.stop();

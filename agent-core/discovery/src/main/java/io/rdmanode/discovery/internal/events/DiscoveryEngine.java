@@ -37,6 +37,14 @@ public final class DiscoveryEngine implements AutoCloseable {
     private ScanHints pending = new ScanHints();
     private ScheduledFuture<?> pendingRun;
     private volatile HostSnapshot current;
+    private final java.util.concurrent.atomic.LongAdder fullScans = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder incrementalScans = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder failedScans = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder kernelEvents = new java.util.concurrent.atomic.LongAdder();
+
+    /** Work done since start, for {@code /status} and metrics. */
+    public record Counters(long fullScans, long incrementalScans, long failedScans, long kernelEvents) {
+    }
 
     public DiscoveryEngine(TopologySource source, long rescanIntervalMs) {
         this.source = source;
@@ -48,6 +56,7 @@ public final class DiscoveryEngine implements AutoCloseable {
         ex.setRemoveOnCancelPolicy(true);
         this.scanner = ex;
         this.current = source.scan().withRevision(revisions.incrementAndGet(), Instant.now());
+        fullScans.increment();
         LOG.info("discovery started backend={} devices={} pciFunctions={} netdevs={} problems={}", source.name(),
                 current.devices().size(), current.pciFunctions().size(), current.netDevices().size(),
                 current.problems().size());
@@ -59,6 +68,10 @@ public final class DiscoveryEngine implements AutoCloseable {
 
     public HostSnapshot snapshot() {
         return current;
+    }
+
+    public Counters counters() {
+        return new Counters(fullScans.sum(), incrementalScans.sum(), failedScans.sum(), kernelEvents.sum());
     }
 
     public void addListener(RdmaTopologyListener l) {
@@ -83,6 +96,7 @@ public final class DiscoveryEngine implements AutoCloseable {
 
     /** Called from event threads: merges hints and schedules one incremental scan after a short quiet time. */
     public void hint(ScanHints hints) {
+        kernelEvents.increment();
         synchronized (lock) {
             pending.mergeFrom(hints);
             if (pendingRun == null || pendingRun.isDone()) {
@@ -106,6 +120,7 @@ public final class DiscoveryEngine implements AutoCloseable {
         try {
             apply(h);
         } catch (RuntimeException e) {
+            failedScans.increment();
             LOG.error("discovery scan failed hints={}", h, e);
         }
     }
@@ -113,6 +128,7 @@ public final class DiscoveryEngine implements AutoCloseable {
     /** Runs on the scan thread only. */
     HostSnapshot apply(ScanHints hints) {
         HostSnapshot scanned = hints.isFull() ? source.scan() : source.update(hints);
+        (hints.isFull() ? fullScans : incrementalScans).increment();
         HostSnapshot before = current;
         TopologyDiff diff = TopologyDiffs.between(before, scanned, before.revision() + 1);
         if (diff.isEmpty()) {
