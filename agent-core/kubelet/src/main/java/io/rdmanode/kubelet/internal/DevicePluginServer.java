@@ -97,6 +97,9 @@ final class DevicePluginServer implements ServedResource {
             kubelet = SocketIdentity.of(settings.kubeletSocket());
             boolean kubeletNew = kubelet.isPresent() && !kubelet.equals(registeredWith);
             if (socketGone || (kubeletNew && registeredWith.isPresent())) {
+                if (kubeletNew && registeredWith.isPresent()) {
+                    stats.kubeletRestarts.increment();
+                }
                 // A 1.26 kubelet drops a new endpoint when the old endpoint's stream ends afterwards:
                 // end the old server before registering again.
                 LOG.info("serving again resource={} reason={}", resource,
@@ -290,6 +293,11 @@ final class DevicePluginServer implements ServedResource {
 
     ResourceFigures figures() {
         return stats.figures(resource, registered);
+    }
+
+    /** The live counters, for the metrics collector (histogram buckets, kubelet restarts). */
+    ResourceStats stats() {
+        return stats;
     }
 
     Map<String, Object> status() {

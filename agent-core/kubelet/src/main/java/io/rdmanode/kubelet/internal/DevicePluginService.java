@@ -106,7 +106,7 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
             stats.allocationFailures.increment();
             fail(out, Status.INTERNAL, "allocate failed for resource " + resource + ": " + e.getMessage());
         } finally {
-            stats.allocateNanos.add(System.nanoTime() - start);
+            stats.observeAllocate(System.nanoTime() - start);
         }
     }
 

@@ -114,6 +114,11 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
         }
     }
 
+    /** The servers running now, sorted by resource name. */
+    List<DevicePluginServer> servers() {
+        return List.copyOf(servers.values());
+    }
+
     @Override
     public List<ResourceFigures> figures() {
         return servers.values().stream().map(DevicePluginServer::figures).toList();

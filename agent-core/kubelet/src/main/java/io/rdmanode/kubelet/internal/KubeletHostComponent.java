@@ -70,18 +70,39 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
     }
 
     private final KubeletDevicePluginHost host;
+    private final org.osgi.framework.ServiceRegistration<?> metrics;
 
     @Activate
-    public KubeletHostComponent(Config config) throws IOException {
+    public KubeletHostComponent(Config config, org.osgi.framework.BundleContext context) throws IOException {
         Path dir = Path.of(config.pluginDir());
         this.host = new KubeletDevicePluginHost(new HostSettings(dir, dir.resolve(config.kubeletSocket()),
                 config.registrationTimeout(), config.shutdownTimeout(), config.resyncInterval(),
                 config.ioThreads(), HostSettings.Registration.valueOf(config.registration().toUpperCase(Locale.ROOT)),
                 Path.of(config.pluginsRegistryDir())));
+        this.metrics = registerMetrics(context, host);
+    }
+
+    /**
+     * The figures go to the metrics bundle's whiteboard as a client_java {@code MultiCollector}. client_java is
+     * an optional import: without lib-prometheus installed the host serves as usual, only without metrics.
+     */
+    private static org.osgi.framework.ServiceRegistration<?> registerMetrics(org.osgi.framework.BundleContext context,
+                                                                            KubeletDevicePluginHost host) {
+        try {
+            return context.registerService(io.prometheus.metrics.model.registry.MultiCollector.class,
+                    new DevicePluginCollector(host::servers), null);
+        } catch (NoClassDefFoundError noPrometheus) {
+            org.slf4j.LoggerFactory.getLogger(KubeletHostComponent.class)
+                    .info("no Prometheus client bundle; device-plugin metrics are not exported");
+            return null;
+        }
     }
 
     @Deactivate
     void stop() {
+        if (metrics != null) {
+            metrics.unregister();
+        }
         host.close();
     }
 

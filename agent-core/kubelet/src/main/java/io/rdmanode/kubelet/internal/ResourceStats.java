@@ -14,7 +14,31 @@ final class ResourceStats {
     final LongAdder allocationFailures = new LongAdder();
     final LongAdder allocateNanos = new LongAdder();
     final LongAdder listAndWatchUpdates = new LongAdder();
+    final LongAdder kubeletRestarts = new LongAdder();
+    /** Upper bounds (seconds) of the Allocate latency histogram; an Allocate is a map lookup plus I/O-free work. */
+    static final double[] ALLOCATE_BUCKETS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1};
+    /** Non-cumulative counts per bucket; the last one is +Inf. */
+    final LongAdder[] allocateBuckets = newAdders(ALLOCATE_BUCKETS.length + 1);
     final AtomicLong advertisedAndHealthy = new AtomicLong();   // high int advertised, low int healthy: one read
+
+    private static LongAdder[] newAdders(int n) {
+        LongAdder[] adders = new LongAdder[n];
+        for (int i = 0; i < n; i++) {
+            adders[i] = new LongAdder();
+        }
+        return adders;
+    }
+
+    /** One answered Allocate call (success or error), for the total time and the latency histogram. */
+    void observeAllocate(long nanos) {
+        allocateNanos.add(nanos);
+        double seconds = nanos / 1e9;
+        int bucket = 0;
+        while (bucket < ALLOCATE_BUCKETS.length && seconds > ALLOCATE_BUCKETS[bucket]) {
+            bucket++;
+        }
+        allocateBuckets[bucket].increment();
+    }
 
     void devices(int advertised, int healthy) {
         advertisedAndHealthy.set(((long) advertised << 32) | (healthy & 0xffffffffL));

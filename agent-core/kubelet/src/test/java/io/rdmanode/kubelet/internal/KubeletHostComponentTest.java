@@ -14,6 +14,11 @@ import java.util.Map;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import java.lang.reflect.Proxy;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceRegistration;
 import org.osgi.util.converter.Converters;
 
 class KubeletHostComponentTest {
@@ -21,9 +26,54 @@ class KubeletHostComponentTest {
     @TempDir
     Path dir;
 
+    /** Services the component registers itself (its metrics collector), captured by a minimal bundle context. */
+    private final List<Object> registered = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     private KubeletHostComponent component(Map<String, Object> properties) throws Exception {
+        BundleContext context = (BundleContext) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {BundleContext.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("registerService")) {
+                        registered.add(args[1]);
+                        return Proxy.newProxyInstance(getClass().getClassLoader(),
+                                new Class<?>[] {ServiceRegistration.class}, (p, m, a) -> {
+                                    if (m.getName().equals("unregister")) {
+                                        registered.remove(args[1]);
+                                    }
+                                    return null;
+                                });
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
         return new KubeletHostComponent(Converters.standardConverter().convert(properties)
-                .to(KubeletHostComponent.Config.class));
+                .to(KubeletHostComponent.Config.class), context);
+    }
+
+    @Test
+    void exportsPerResourceFiguresAsAPrometheusCollectorWhileActive() throws Exception {
+        KubeletHostComponent host = component(Map.of("pluginDir", dir.toString(), "registration", "classic"));
+        try (FakeKubelet kubelet = new FakeKubelet(dir).start()) {
+            host.serve(new TestPlugin("rdma/a", List.of(new Device("a-0", true, List.of()),
+                    new Device("a-1", false, List.of()))));
+            kubelet.awaitRegistrations("rdma/a", 1, Duration.ofSeconds(5));
+            MultiCollector collector = (MultiCollector) registered.get(0);
+
+            Map<String, MetricSnapshot> byName = new java.util.HashMap<>();
+            collector.collect().forEach(m -> byName.put(m.getMetadata().getName(), m));
+
+            assertThat(byName).containsKeys("rdma_agent_deviceplugin_registrations",
+                    "rdma_agent_deviceplugin_kubelet_restarts", "rdma_agent_deviceplugin_allocations",
+                    "rdma_agent_deviceplugin_allocate_duration_seconds", "rdma_agent_deviceplugin_devices",
+                    "rdma_agent_deviceplugin_registered");
+            assertThat(byName.get("rdma_agent_deviceplugin_registrations").getDataPoints())
+                    .anySatisfy(p -> assertThat(p.getLabels().get("result")).isEqualTo("ok"));
+            var devices = (io.prometheus.metrics.model.snapshots.GaugeSnapshot) byName.get(
+                    "rdma_agent_deviceplugin_devices");
+            assertThat(devices.getDataPoints()).extracting(p -> p.getLabels().get("health") + "=" + p.getValue())
+                    .containsExactlyInAnyOrder("healthy=1.0", "unhealthy=1.0");
+        } finally {
+            host.stop();
+        }
+        assertThat(registered).as("collector unregistered on deactivation").isEmpty();
     }
 
     @Test
