@@ -34,11 +34,13 @@ public final class Main {
     public static void main(String[] args) {
         LaunchOptions options;
         try {
-            if (args.length > 0 && (args[0].equals("--help") || args[0].equals("-h"))) {
+            // The start script puts --home first: look for these anywhere.
+            java.util.List<String> all = java.util.List.of(args);
+            if (all.contains("--help") || all.contains("-h")) {
                 System.out.print(LaunchOptions.USAGE);
                 return;
             }
-            if (args.length > 0 && args[0].equals("--version")) {
+            if (all.contains("--version")) {
                 System.out.println("rdma-node-agent " + version());
                 return;
             }
