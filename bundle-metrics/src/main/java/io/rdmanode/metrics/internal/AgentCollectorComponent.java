@@ -9,9 +9,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
+import org.osgi.service.component.ComponentServiceObjects;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -28,20 +30,35 @@ public final class AgentCollectorComponent implements MultiCollector, AgentFigur
     private final BundleContext context;
     private final AgentCollector collector = new AgentCollector(this);
     private final ProcessCollector process = new ProcessCollector(Path.of("/proc/self/status"));
-    private final List<StatusSection> sections = new CopyOnWriteArrayList<>();
+    /** Bound sections, each fetched on its first scrape and held until it goes (an unget could deactivate it). */
+    private final Map<ComponentServiceObjects<StatusSection>, Optional<StatusSection>> sections =
+            new ConcurrentHashMap<>();
 
     @Activate
     public AgentCollectorComponent(BundleContext context) {
         this.context = context;
     }
 
-    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
-    void bindSection(StatusSection section) {
-        sections.add(section);
+    /**
+     * Sections are fetched at scrape time, not bound as objects: the metrics endpoint is itself a status section
+     * and binds this collector, so binding the objects would make SCR activate each from inside the other
+     * (refused as a circular reference, and the section silently missing).
+     */
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+               service = StatusSection.class)
+    void bindSection(ComponentServiceObjects<StatusSection> section) {
+        sections.put(section, Optional.empty());
     }
 
-    void unbindSection(StatusSection section) {
-        sections.remove(section);
+    void unbindSection(ComponentServiceObjects<StatusSection> section) {
+        Optional<StatusSection> held = sections.remove(section);
+        if (held != null && held.isPresent()) {
+            try {
+                section.ungetService(held.get());
+            } catch (IllegalStateException | IllegalArgumentException gone) {
+                // its bundle is stopping
+            }
+        }
     }
 
     @Override
@@ -66,10 +83,28 @@ public final class AgentCollectorComponent implements MultiCollector, AgentFigur
     @Override
     public Map<String, Object> statusSections() {
         Map<String, Object> out = new LinkedHashMap<>();
-        for (StatusSection s : sections) {
-            out.put(s.name(), s.status());
+        for (var entry : sections.entrySet()) {
+            StatusSection section = entry.getValue().orElseGet(() -> fetch(entry.getKey()));
+            if (section != null) {
+                out.put(section.name(), section.status());
+            }
         }
         return out;
+    }
+
+    private StatusSection fetch(ComponentServiceObjects<StatusSection> objects) {
+        try {
+            StatusSection section = objects.getService();
+            if (section != null && sections.replace(objects, Optional.empty(), Optional.of(section))) {
+                return section;
+            }
+            if (section != null) {
+                objects.ungetService(section); // unbound meanwhile, or another scrape won
+            }
+            return sections.getOrDefault(objects, Optional.empty()).orElse(null);
+        } catch (IllegalStateException gone) {
+            return null;
+        }
     }
 
     static String state(int state) {
