@@ -71,6 +71,9 @@ class VerbsSoftRoceIT {
         assertThat(out).as("an update that changed no device opens none")
                 .containsEntry("idle.update.opens", "0").containsEntry("idle.update.devices", "2");
         assertThat(out).containsEntry("open.uverbs.fds", "0");
+        // RDMA netlink (RDMA_NLDEV_CMD_SYS_GET) against the real kernel, in both modes.
+        assertThat(out).containsEntry("netns.default", "SHARED").containsEntry("netns.after.exclusive", "EXCLUSIVE")
+                .containsEntry("netns.after.shared", "SHARED");
     }
 
     private static Map<String, String> runProbeInTheVm() throws IOException, InterruptedException {

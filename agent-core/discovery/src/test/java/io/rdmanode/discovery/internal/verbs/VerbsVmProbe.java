@@ -38,6 +38,7 @@ public final class VerbsVmProbe {
         out("before.reason", before.backend().unavailableReason().orElse(""));
         elapsed("first.scan", start);
 
+        netnsModes();
         rxeSetup();
         // An IPv4 address adds a second GID (::ffff:192.0.2.1, RoCE v2) to rxe0's table.
         run("ip", "addr", "add", "192.0.2.1/24", "dev", "tb0");
@@ -122,6 +123,19 @@ public final class VerbsVmProbe {
             Thread.sleep(50);
         }
         throw new IllegalStateException("timed out waiting for " + file);
+    }
+
+    /**
+     * The RDMA subsystem's netns mode through RDMA netlink on a real kernel: shared by default, exclusive after
+     * {@code rdma system set netns exclusive} (allowed only while no other network namespace exists, so before
+     * rxe-setup), and shared again.
+     */
+    private static void netnsModes() throws IOException, InterruptedException {
+        out("netns.default", io.rdmanode.discovery.internal.netlink.RdmaNetnsModeReader.read().mode());
+        run("rdma", "system", "set", "netns", "exclusive");
+        out("netns.after.exclusive", io.rdmanode.discovery.internal.netlink.RdmaNetnsModeReader.read().mode());
+        run("rdma", "system", "set", "netns", "shared");
+        out("netns.after.shared", io.rdmanode.discovery.internal.netlink.RdmaNetnsModeReader.read().mode());
     }
 
     private static void rxeSetup() throws IOException, InterruptedException {
