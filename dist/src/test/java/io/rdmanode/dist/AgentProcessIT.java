@@ -68,6 +68,13 @@ class AgentProcessIT {
             assertThat(AgentProcess.json(base + "/status").getAsJsonObject("config").get("revision").getAsLong())
                     .isGreaterThan(revision);
 
+            // Logging follows the file live: JSON lines from the next line on, text again when the key goes.
+            writeConfig("edited", "agent.runtime.log.format = json\n");
+            awaitTrue("log lines turned JSON", () -> agent.output().lines().anyMatch(l -> l.startsWith("{\"ts\":")
+                    && l.contains("logging changed level=INFO format=JSON")));
+            assertThat(AgentProcess.json(base + "/status").getAsJsonObject("config").get("runtimeRestartPending")
+                    .getAsBoolean()).as("a logging change needs no restart").isFalse();
+
             // A broken edit is rejected, named by file and line, and changes nothing.
             writeConfig("edited", "probe.size = 1000\n");
             awaitTrue("rejection reported", () -> !AgentProcess.json(base + "/status").getAsJsonObject("config")

@@ -31,6 +31,8 @@ final class AgentFramework implements AutoCloseable {
     private final Felix felix;
     private final Path bundlesDir;
     private final Set<String> disabledBundles;
+    private final org.slf4j.event.Level logLevel;
+    private final io.rdmanode.launcher.logging.LogFormat logFormat;
     private BundleDirectoryWatcher watcher;
 
     AgentFramework(Path configFile, Path bundlesDir, RuntimeSettings settings, String version) throws IOException {
@@ -50,6 +52,8 @@ final class AgentFramework implements AutoCloseable {
         this.felix = new Felix(properties);
         this.bundlesDir = bundlesDir;
         this.disabledBundles = settings.disabledBundles();
+        this.logLevel = settings.logLevel();
+        this.logFormat = settings.logFormat();
     }
 
     private static String slf4jPackages() {
@@ -62,6 +66,7 @@ final class AgentFramework implements AutoCloseable {
         felix.init();
         BundleDirectory directory = new BundleDirectory(bundlesDir, felix.getBundleContext(), disabledBundles);
         felix.start();
+        LiveLogging.register(felix.getBundleContext(), logLevel, logFormat);
         BundleDirectory.Changes changes = directory.sync();
         watcher = new BundleDirectoryWatcher(directory, Duration.ofMillis(250));
         watcher.start();

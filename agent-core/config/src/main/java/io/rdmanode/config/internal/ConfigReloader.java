@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +29,7 @@ final class ConfigReloader {
     private final ConfigAdminWriter writer;
     private final BundleSwitches switches;
     private final ConfigHistory history;
+    private final Consumer<Map<String, Object>> liveRuntime;
 
     private String lastSeenChecksum;
     private long revision;
@@ -36,14 +38,17 @@ final class ConfigReloader {
     private String lastGoodChecksum;
     private Map<String, Object> startupRuntime;
 
+    /** @param liveRuntime receives {@code agent.runtime} after every apply; it applies what can change live. */
     ConfigReloader(Path file, Map<String, String> frameworkProperties, Supplier<ConfigSchema> schemas,
-                   ConfigAdminWriter writer, BundleSwitches switches, ConfigHistory history) {
+                   ConfigAdminWriter writer, BundleSwitches switches, ConfigHistory history,
+                   Consumer<Map<String, Object>> liveRuntime) {
         this.file = file;
         this.frameworkProperties = frameworkProperties;
         this.schemas = schemas;
         this.writer = writer;
         this.switches = switches;
         this.history = history;
+        this.liveRuntime = liveRuntime;
     }
 
     /** Reloads when the file's content differs from the last content seen (applied or rejected). */
@@ -101,7 +106,13 @@ final class ConfigReloader {
         if (firstApply) {
             startupRuntime = mapping.runtime();
         }
-        boolean restartPending = !startupRuntime.equals(mapping.runtime());
+        // Logging follows live; the state directory and the shutdown bound are read at start-up only.
+        boolean restartPending = !withoutLogging(startupRuntime).equals(withoutLogging(mapping.runtime()));
+        try {
+            liveRuntime.accept(mapping.runtime());
+        } catch (RuntimeException e) {
+            warnings.add("cannot change logging live: " + e.getMessage());
+        }
         boolean newRevision = current != lastGoodRevision;
         lastGood = config;
         lastGoodRevision = current;
@@ -120,6 +131,12 @@ final class ConfigReloader {
             LOG.info("config re-applied after bundle change revision={} changed={} deleted={}", current,
                     written.changed(), written.deleted());
         }
+    }
+
+    private static Map<String, Object> withoutLogging(Map<String, Object> runtime) {
+        Map<String, Object> rest = new java.util.TreeMap<>(runtime);
+        rest.keySet().removeIf(key -> key.startsWith("log."));
+        return rest;
     }
 
     private void reject(long current, HoconFile.Parsed parsed) {
