@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotNull;
+
+import io.rdmanode.probe.Probe;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.jar.JarEntry;
+import java.util.jar.JarInputStream;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+import javax.inject.Inject;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.FrameworkEvent;
+import org.osgi.framework.wiring.FrameworkWiring;
+
+/**
+ * A new build of a bundle replaces the running one the way the launcher does it for a jar replaced in
+ * {@code bundles/} ({@code Bundle.update} from the new jar, then a refresh), while the rest keeps serving:
+ * {@code /healthz} answers throughout, and a component of another bundle keeps its configuration untouched.
+ * The launcher's directory watch that triggers this is tested in {@code BundleDirectoryTest} and, on the
+ * built distribution, in {@code AgentProcessIT}. The metrics bundle is swapped: nothing imports from it, so
+ * the refresh does not reach this test's own bundle.
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class HotSwapIT extends AgentTestSupport {
+
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @Inject
+    BundleContext context;
+
+    @Configuration
+    public Option[] config() {
+        return agentOptions("""
+                agent.http.port = 0
+                probe.greeting = hello
+                """);
+    }
+
+    @Test
+    public void replacedBundleIsUpdatedWhileTheOthersKeepServing() throws Exception {
+        Probe probe = awaitService(context, Probe.class, Duration.ofSeconds(10));
+        String base = Files.readString(workDir().resolve("state").resolve("http.url")).trim();
+        await("/metrics served", Duration.ofSeconds(10), () -> "no answer", () -> status(base + "/metrics") == 200);
+        Bundle metrics = bundle("io.rdmanode.metrics");
+        Path newBuild = rebuilt(metrics, "2");
+
+        AtomicInteger failures = new AtomicInteger();
+        AtomicInteger answers = new AtomicInteger();
+        AtomicBoolean polling = new AtomicBoolean(true);
+        Thread poller = new Thread(() -> {
+            while (polling.get()) {
+                if (status(base + "/healthz") == 200) {
+                    answers.incrementAndGet();
+                } else {
+                    failures.incrementAndGet();
+                }
+            }
+        }, "hot-swap-healthz-poller");
+        poller.start();
+        long start = System.nanoTime();
+        try (InputStream in = Files.newInputStream(newBuild)) {
+            metrics.update(in);
+        }
+        refresh(metrics);
+        await("/metrics served by the new build", Duration.ofSeconds(10), () -> metrics.getHeaders().get("X-Build"),
+                () -> "2".equals(metrics.getHeaders().get("X-Build")) && status(base + "/metrics") == 200);
+        long swapMs = (System.nanoTime() - start) / 1_000_000;
+        polling.set(false);
+        poller.join();
+
+        System.out.println("metrics bundle swapped in " + swapMs + " ms; /healthz answered " + answers.get()
+                + " times meanwhile, failed " + failures.get());
+        assertEquals("failed /healthz answers during the swap", 0, failures.get());
+        assertEquals("another bundle's component untouched", 0, probe.modifications());
+        assertEquals("hello", probe.config().get("greeting"));
+        assertEquals(Bundle.ACTIVE, metrics.getState());
+    }
+
+    private Bundle bundle(String symbolicName) {
+        for (Bundle b : context.getBundles()) {
+            if (symbolicName.equals(b.getSymbolicName())) {
+                return b;
+            }
+        }
+        throw new AssertionError(symbolicName + " not installed");
+    }
+
+    /** The bundle's own jar (from the distribution's bundles/) with one manifest header added. */
+    private Path rebuilt(Bundle bundle, String build) throws Exception {
+        Path original;
+        try (var jars = Files.list(Path.of(System.getProperty("itest.bundles")))) {
+            original = jars.filter(p -> p.getFileName().toString().contains("metrics")).findFirst().orElseThrow();
+        }
+        Path copy = workDir().resolve("metrics-build-" + build + ".jar");
+        try (JarInputStream in = new JarInputStream(Files.newInputStream(original))) {
+            Manifest manifest = in.getManifest();
+            assertNotNull(manifest);
+            manifest.getMainAttributes().putValue("X-Build", build);
+            try (OutputStream file = Files.newOutputStream(copy); JarOutputStream out = new JarOutputStream(file,
+                    manifest)) {
+                for (JarEntry entry; (entry = in.getNextJarEntry()) != null; ) {
+                    out.putNextEntry(new JarEntry(entry.getName()));
+                    in.transferTo(out);
+                    out.closeEntry();
+                }
+            }
+        }
+        return copy;
+    }
+
+    private void refresh(Bundle bundle) throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(1);
+        context.getBundle(0).adapt(FrameworkWiring.class).refreshBundles(List.of(bundle), event -> {
+            if (event.getType() == FrameworkEvent.PACKAGES_REFRESHED) {
+                done.countDown();
+            }
+        });
+        if (!done.await(30, TimeUnit.SECONDS)) {
+            throw new AssertionError("refresh did not finish within 30 s");
+        }
+    }
+
+    private static int status(String url) {
+        try {
+            return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (java.io.IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+}
