@@ -93,7 +93,9 @@ class AgentProcessIT {
             poller.interrupt();
             poller.join();
             assertThat(failures.get()).as("failed /healthz answers during the swap").isZero();
-            assertThat(probeGreeting(base)).isEqualTo("edited");
+            // The launcher updates, then refreshes: the new build restarts once more before it settles.
+            awaitTrue("probe build 2 with its configuration", () -> "2".equals(probeField(base, "build"))
+                    && "edited".equals(probeGreeting(base)));
 
             // Removing the jar uninstalls the bundle; the rest keeps serving.
             Files.delete(home.resolve("bundles/probe.jar"));

@@ -41,6 +41,33 @@ abstract class AgentTestSupport {
         return workDir().resolve("agent.conf");
     }
 
+    /** Where {@link #recordedHostDiscovery()} unpacks the demo host. */
+    Path recordedHost() {
+        return workDir().resolve("host");
+    }
+
+    /**
+     * Unpacks the recorded demo host (ConnectX-5 RoCE, 2 PFs x 8 VFs) afresh and returns the {@code discovery}
+     * section that points the agent at it, with the safety-net rescan off so revisions move only when a test
+     * asks.
+     */
+    String recordedHostDiscovery() {
+        RecordedHost.unpack(recordedHost());
+        return recordedHostSection();
+    }
+
+    /** The {@code discovery} section for the recorded host already unpacked by this test. */
+    String recordedHostSection() {
+        Path host = recordedHost();
+        return """
+                discovery {
+                  sysfsRoot = "%s/sys"
+                  devRoot = "%s/dev"
+                  rescanInterval = 0
+                }
+                """.formatted(host, host);
+    }
+
     Option[] agentOptions(String initialConfig) {
         try {
             Files.createDirectories(workDir().resolve("state"));

@@ -35,16 +35,7 @@ public class DiscoverySharingIT extends AgentTestSupport {
 
     @Configuration
     public Option[] config() {
-        Path host = RecordedHost.unpack(workDir().resolve("host"));
-        return agentOptions("""
-                agent.http.port = 0
-                probe.greeting = hello
-                discovery {
-                  sysfsRoot = "%s/sys"
-                  devRoot = "%s/dev"
-                  rescanInterval = 0
-                }
-                """.formatted(host, host));
+        return agentOptions("agent.http.port = 0\nprobe.greeting = hello\n" + recordedHostDiscovery());
     }
 
     @Test
@@ -61,8 +52,7 @@ public class DiscoverySharingIT extends AgentTestSupport {
 
         // A port goes down on the recorded host: edit the tree, rescan, both consumers are told.
         RdmaPort port = before.device("mlx5_0").orElseThrow().port(1).orElseThrow();
-        Path state = Path.of(System.getProperty("itest.work"), getClass().getSimpleName(), "host", "sys", "class",
-                "infiniband", "mlx5_0", "ports", "1", "state");
+        Path state = recordedHost().resolve("sys/class/infiniband/mlx5_0/ports/1/state");
         assertTrue(state + " exists", Files.exists(state));
         Files.writeString(state, "1: DOWN\n");
         HostSnapshot after = discovery.rescan();

@@ -9,7 +9,6 @@ import java.io.InputStream;
 import java.net.HttpURLConnection;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import javax.inject.Inject;
 import org.junit.Test;
@@ -38,17 +37,8 @@ public class MetricsEndpointIT extends AgentTestSupport {
 
     @Configuration
     public Option[] config() {
-        Path host = RecordedHost.unpack(workDir().resolve("host"));
-        return agentOptions("""
-                agent.http.port = 0
-                probe.greeting = hello
-                discovery {
-                  sysfsRoot = "%s/sys"
-                  devRoot = "%s/dev"
-                  rescanInterval = 0
-                }
-                metrics.deviceExclude = "mlx5_1[0-7]"
-                """.formatted(host, host));
+        return agentOptions("agent.http.port = 0\nprobe.greeting = hello\nmetrics.deviceExclude = \"mlx5_1[0-7]\"\n"
+                + recordedHostDiscovery());
     }
 
     @Test

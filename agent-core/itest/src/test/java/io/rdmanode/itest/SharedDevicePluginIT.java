@@ -38,22 +38,16 @@ public class SharedDevicePluginIT extends AgentTestSupport {
     }
 
     String config(String pools) {
-        Path host = workDir().resolve("host");
         return """
                 agent.http.port = 0
-                discovery {
-                  sysfsRoot = "%s/sys"
-                  devRoot = "%s/dev"
-                  rescanInterval = 0
-                }
                 kubelet { pluginDir = "%s", registration = classic }
                 deviceplugin.shared.pools = [ %s ]
-                """.formatted(host, host, pluginDir(), pools);
+                """.formatted(pluginDir(), pools) + recordedHostSection();
     }
 
     @Configuration
     public Option[] options() throws Exception {
-        RecordedHost.unpack(workDir().resolve("host"));
+        RecordedHost.unpack(recordedHost());
         Files.createDirectories(pluginDir());
         try (var files = Files.list(pluginDir())) {
             for (Path f : files.toList()) {
@@ -73,7 +67,7 @@ public class SharedDevicePluginIT extends AgentTestSupport {
             assertEquals("rdma-node-agent.rdma_hca_a.sock", kubelet.registrations().get(0).endpoint());
 
             List<String> paths = kubelet.allocate("rdma/hca_a", "hca_a-3");
-            Path ib = workDir().resolve("host/dev/infiniband");
+            Path ib = recordedHost().resolve("dev/infiniband");
             assertEquals(List.of(ib + "/uverbs0", ib + "/umad0", ib + "/issm0", ib + "/uverbs20", ib + "/umad20",
                     ib + "/issm20", ib + "/rdma_cm"), paths);
 

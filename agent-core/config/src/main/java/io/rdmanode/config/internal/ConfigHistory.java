@@ -48,14 +48,6 @@ final class ConfigHistory {
         rejected++;
     }
 
-    long appliedCount() {
-        return applied;
-    }
-
-    long rejectedCount() {
-        return rejected;
-    }
-
     HealthStatus health() {
         Applied good = lastApplied;
         Rejected bad = lastRejected;

@@ -46,6 +46,8 @@ final class ConfigMapper {
     private final String file;
     private final ConfigSchema schema;
     private final Set<String> installedBundles;
+    /** {@code agent.runtime}, {@code agent.bundles} and every declared PID without the prefix. */
+    private final Set<String> knownPaths;
 
     private final List<TargetConfiguration> configurations = new ArrayList<>();
     private final Map<String, Boolean> bundleSwitches = new TreeMap<>();
@@ -62,6 +64,7 @@ final class ConfigMapper {
         this.file = file;
         this.schema = schema;
         this.installedBundles = installedBundles;
+        this.knownPaths = knownPaths(schema);
     }
 
     static Mapping map(Config config, String file, ConfigSchema schema, Set<String> installedBundles) {
@@ -121,12 +124,11 @@ final class ConfigMapper {
 
     /** A path above a declared PID ({@code agent}, {@code deviceplugin.shared}): unknown children are named. */
     private boolean isNamespace(String path) {
-        return knownPaths().stream().anyMatch(known -> known.startsWith(path + "."));
+        return knownPaths.stream().anyMatch(known -> known.startsWith(path + "."));
     }
 
     private void unclaimed(String path, ConfigValue value) {
-        Set<String> known = knownPaths();
-        String hint = Suggestions.didYouMean(path, known);
+        String hint = Suggestions.didYouMean(path, knownPaths);
         if (path.equals("agent") || path.startsWith("agent.")) {
             // The agent's own sections ship with it: an unknown one is a typo, not a bundle yet to come.
             error(value.origin(), path, "unknown key" + hint);
@@ -137,7 +139,7 @@ final class ConfigMapper {
                 + "; kept, and applied when a bundle that declares it is installed");
     }
 
-    private Set<String> knownPaths() {
+    private static Set<String> knownPaths(ConfigSchema schema) {
         Set<String> known = new TreeSet<>(Set.of(RUNTIME_PATH, BUNDLES_PATH));
         for (String pid : schema.pids().keySet()) {
             if (pid.startsWith(PID_PREFIX)) {

@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -88,7 +87,7 @@ final class ConfigReloader {
     private void apply(long current, String checksum, Config config) {
         Mapping mapping = ConfigMapper.map(config, file.toString(), schemas.get(), switches.installedNames());
         if (!mapping.valid()) {
-            reject(new HoconFile.Parsed(checksum, config, mapping.errors()), current);
+            reject(current, new HoconFile.Parsed(checksum, config, mapping.errors()));
             return;
         }
         ConfigAdminWriter.Written written;
@@ -140,18 +139,10 @@ final class ConfigReloader {
     }
 
     private void reject(long current, HoconFile.Parsed parsed) {
-        reject(parsed, current);
-    }
-
-    private void reject(HoconFile.Parsed parsed, long current) {
         List<String> problems = parsed.problems().stream().map(Problem::toString).toList();
         history.rejected(new ConfigHistory.Rejected(current, parsed.checksum(), Instant.now(), problems));
         LOG.warn("config rejected revision={} file={} problems={}; {}", current, file, problems.size(),
                 lastGood == null ? "no configuration is in force" : "revision " + lastGoodRevision + " stays in force");
         problems.forEach(p -> LOG.warn("config: {}", p));
-    }
-
-    Set<String> bundleNames() {
-        return switches.installedNames();
     }
 }

@@ -31,7 +31,7 @@ class DiscoveryComponentTest {
 
     @Test
     void twoConsumersShareOneServiceAndSeeTheSameRevision() throws Exception {
-        Ttar.unpack(Path.of("../../config/demo-host/cx5-roce-sriov.ttar"), tmp);
+        Ttar.unpack(Path.of(getClass().getResource("/fixtures/sysfs/cx5-roce-sriov.ttar").toURI()), tmp);
         DiscoveryComponent c = new DiscoveryComponent(config(Map.of("sysfsRoot", tmp.resolve("sys").toString(),
                 "devRoot", tmp.resolve("dev").toString(), "rescanInterval", 0L)));
         try {

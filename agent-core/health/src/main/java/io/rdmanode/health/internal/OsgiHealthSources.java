@@ -16,6 +16,7 @@ final class OsgiHealthSources implements HealthSources {
     private final Supplier<List<HealthCheck>> checks;
     private final Supplier<ServiceComponentRuntime> scr;
     private final AgentInfo agent;
+    private final HealthCheck unresolvedBundles;
 
     OsgiHealthSources(BundleContext context, Supplier<List<HealthCheck>> checks,
                       Supplier<ServiceComponentRuntime> scr, AgentInfo agent) {
@@ -23,13 +24,14 @@ final class OsgiHealthSources implements HealthSources {
         this.checks = checks;
         this.scr = scr;
         this.agent = agent;
+        this.unresolvedBundles = new UnresolvedBundlesCheck(context::getBundles);
     }
 
     @Override
     public List<HealthCheck> checks() {
         List<HealthCheck> current = checks.get();
         List<HealthCheck> all = new java.util.ArrayList<>(current == null ? List.of() : current);
-        all.add(new UnresolvedBundlesCheck(context::getBundles));
+        all.add(unresolvedBundles);
         return all;
     }
 

@@ -56,6 +56,8 @@ class KubeletHostComponentTest {
                     new Device("a-1", false, List.of()))));
             kubelet.awaitRegistrations("rdma/a", 1, Duration.ofSeconds(5));
             MultiCollector collector = (MultiCollector) registered.get(0);
+            // kubelet sees the Register call before the plugin has counted its answer.
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> host.figures().get(0).registrations() == 1);
 
             Map<String, MetricSnapshot> byName = new java.util.HashMap<>();
             collector.collect().forEach(m -> byName.put(m.getMetadata().getName(), m));
@@ -64,8 +66,10 @@ class KubeletHostComponentTest {
                     "rdma_agent_deviceplugin_kubelet_restarts", "rdma_agent_deviceplugin_allocations",
                     "rdma_agent_deviceplugin_allocate_duration_seconds", "rdma_agent_deviceplugin_devices",
                     "rdma_agent_deviceplugin_registered");
-            assertThat(byName.get("rdma_agent_deviceplugin_registrations").getDataPoints())
-                    .anySatisfy(p -> assertThat(p.getLabels().get("result")).isEqualTo("ok"));
+            var registrations = (io.prometheus.metrics.model.snapshots.CounterSnapshot) byName.get(
+                    "rdma_agent_deviceplugin_registrations");
+            assertThat(registrations.getDataPoints()).extracting(p -> p.getLabels().get("result") + "=" + p.getValue())
+                    .containsExactlyInAnyOrder("ok=1.0", "failed=0.0");
             var devices = (io.prometheus.metrics.model.snapshots.GaugeSnapshot) byName.get(
                     "rdma_agent_deviceplugin_devices");
             assertThat(devices.getDataPoints()).extracting(p -> p.getLabels().get("health") + "=" + p.getValue())

@@ -22,7 +22,8 @@ final class CdiSpecWriter {
     private final Path dir;
     private final String pool;
     private final Path file;
-    private String written;
+    /** The device nodes of the spec on disk: Allocate only checks these, the JSON is built when they change. */
+    private List<DeviceNode> written;
 
     CdiSpecWriter(Path dir, String pool) {
         this.dir = dir;
@@ -44,10 +45,10 @@ final class CdiSpecWriter {
 
     /** Writes the spec unless the same content is already on disk. */
     synchronized void write(List<DeviceNode> nodes) throws IOException {
-        String json = json(nodes);
-        if (json.equals(written) && Files.exists(file)) {
+        if (nodes.equals(written) && Files.exists(file)) {
             return;
         }
+        String json = json(nodes);
         Files.createDirectories(dir);
         Path tmp = Files.createTempFile(dir, ".rdmanode.io-hca_" + pool, ".tmp");
         try {
@@ -56,7 +57,7 @@ final class CdiSpecWriter {
         } finally {
             Files.deleteIfExists(tmp);
         }
-        written = json;
+        written = List.copyOf(nodes);
     }
 
     synchronized void delete() throws IOException {

@@ -13,7 +13,7 @@ import java.util.function.Consumer;
  * Regenerates the synthesized fixtures: {@code ./mvnw -f agent-core/discovery/pom.xml test-compile exec:java
  * -Dexec.classpathScope=test -Dexec.mainClass=io.rdmanode.discovery.internal.sysfs.FixtureRecorder}
  * (run from the repository root). Writes {@code src/test/resources/fixtures/sysfs/*.ttar} and the demo host
- * {@code config/demo-host/cx5-roce-sriov.ttar}.
+ * {@code config/demo-host/cx5-roce-sriov.ttar}, which is also the cx5 fixture (one copy).
  */
 public final class FixtureRecorder {
 
@@ -23,15 +23,15 @@ public final class FixtureRecorder {
     public static void main(String[] args) throws IOException {
         Path repo = Path.of(args.length > 0 ? args[0] : ".").toAbsolutePath();
         Path fixtures = repo.resolve("agent-core/discovery/src/test/resources/fixtures/sysfs");
-        record(fixtures.resolve("cx5-roce-sriov.ttar"), FixtureHosts::cx5RoceSriov,
+        // The demo host is also the cx5 fixture: one copy, in config/ (the build adds it to the test fixtures).
+        Path demo = repo.resolve("config/demo-host/cx5-roce-sriov.ttar");
+        Files.createDirectories(demo.getParent());
+        record(demo, FixtureHosts::cx5RoceSriov,
                 "ConnectX-5 Socket Direct RoCE host, 2 PFs x 8 VFs, NUMA 0/1; synthesized, see PROVENANCE.md");
         record(fixtures.resolve("cx6-ib.ttar"), FixtureHosts::cx6Ib,
                 "ConnectX-6 HDR InfiniBand HCA host; synthesized, see PROVENANCE.md");
         record(fixtures.resolve("rxe.ttar"), FixtureHosts::rxe,
                 "Soft-RoCE host modelled on ../shared/testbed/sysfs-rxe-reference.txt; see PROVENANCE.md");
-        Path demo = repo.resolve("config/demo-host/cx5-roce-sriov.ttar");
-        Files.createDirectories(demo.getParent());
-        Files.copy(fixtures.resolve("cx5-roce-sriov.ttar"), demo, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
 
     static void record(Path archive, Consumer<Path> host, String comment) throws IOException {
