@@ -79,6 +79,9 @@ abstract class AgentTestSupport {
         for (Path jar : jars(Path.of(System.getProperty("itest.bundles")))) {
             options.add(isFragment(jar) ? bundle(jar.toUri().toString()).start(false) : bundle(jar.toUri().toString()));
         }
+        // What the launcher's class path gives the distribution (system-bundle exports) comes as bundles here.
+        options.add(bundle(Path.of(System.getProperty("itest.api")).toUri().toString()));
+        options.add(bundle(Path.of(System.getProperty("itest.typesafeConfig")).toUri().toString()));
         options.add(bundle(Path.of(System.getProperty("itest.probe")).toUri().toString()));
         options.add(junitBundles());
         options.add(cleanCaches());
