@@ -14,7 +14,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /** The distribution started as users start it: {@code bin/rdma-node-agent} as a child process. */
 final class AgentProcess implements AutoCloseable {
@@ -43,23 +46,29 @@ final class AgentProcess implements AutoCloseable {
         return new AgentProcess(home, stateDir, log, builder.start());
     }
 
-    /** Waits for the bound URL and a 200 from /readyz; returns the base URL. */
-    String awaitReady(Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new AssertionError("agent exited with " + process.exitValue() + ":\n" + output());
-            }
-            Path urlFile = stateDir.resolve("http.url");
-            if (Files.isRegularFile(urlFile)) {
-                String base = Files.readString(urlFile).trim();
-                if (status(base + "/readyz") == 200) {
-                    return base;
-                }
-            }
-            Thread.sleep(20);
+    /** Waits for the bound URL and a 200 from /readyz; returns the base URL. Fails at once if the agent exits. */
+    String awaitReady(Duration timeout) throws IOException {
+        try {
+            return Awaitility.await("agent ready").atMost(timeout).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(20)).until(this::readyBaseUrl, Objects::nonNull);
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("agent not ready within " + timeout + ":\n" + output(), e);
         }
-        throw new AssertionError("agent not ready within " + timeout + ":\n" + output());
+    }
+
+    /** The base URL once /readyz answers 200, else null; an exited agent is a failure, not a "not yet". */
+    private String readyBaseUrl() throws IOException {
+        if (!process.isAlive()) {
+            throw new AssertionError("agent exited with " + process.exitValue() + ":\n" + output());
+        }
+        Path urlFile = stateDir.resolve("http.url");
+        if (Files.isRegularFile(urlFile)) {
+            String base = Files.readString(urlFile).trim();
+            if (status(base + "/readyz") == 200) {
+                return base;
+            }
+        }
+        return null;
     }
 
     static int status(String url) {

@@ -21,6 +21,7 @@ import java.util.jar.JarInputStream;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -215,20 +216,10 @@ class AgentProcessIT {
         boolean holds() throws Exception;
     }
 
-    private static void awaitTrue(String what, Check check) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        Exception last = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                if (check.holds()) {
-                    return;
-                }
-            } catch (Exception e) {
-                last = e;
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError(what + " did not happen within 10 s", last);
+    /** A check that throws (the agent briefly unreachable during a swap) counts as "not yet". */
+    private static void awaitTrue(String what, Check check) {
+        Awaitility.await(what).atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(20)).ignoreExceptions().until(check::holds);
     }
 
     private static String expectedVersion() {

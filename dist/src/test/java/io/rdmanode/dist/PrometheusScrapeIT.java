@@ -18,7 +18,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
+import org.hamcrest.Matchers;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -84,33 +88,22 @@ class PrometheusScrapeIT {
         }
     }
 
-    private static String demoBaseUrl(AgentProcess agent) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            String line = agent.output().lines().filter(l -> l.contains("demo is running")).findFirst().orElse(null);
-            if (line != null) {
-                return line.replaceAll(".*Status: (http://\\S+)/status.*", "$1");
-            }
-            Thread.sleep(50);
+    private static String demoBaseUrl(AgentProcess agent) throws IOException {
+        try {
+            String line = Awaitility.await("demo announces its status page").atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> agent.output().lines().filter(l -> l.contains("demo is running")).findFirst()
+                            .orElse(null), Objects::nonNull);
+            return line.replaceAll(".*Status: (http://\\S+)/status.*", "$1");
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("demo did not announce its status page:\n" + agent.output(), e);
         }
-        throw new AssertionError("demo did not announce its status page:\n" + agent.output());
     }
 
-    private static void awaitValue(int port, String promql, String expected, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String last = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                last = value(port, promql);
-                if (expected.equals(last)) {
-                    return;
-                }
-            } catch (IOException | RuntimeException notYet) {
-                last = notYet.toString();
-            }
-            Thread.sleep(500);
-        }
-        throw new AssertionError(promql + " did not become " + expected + " within " + timeout + "; last: " + last);
+    /** Prometheus needs a scrape or two; an unanswered query (still starting) counts as "not yet". */
+    private static void awaitValue(int port, String promql, String expected, Duration timeout) {
+        Awaitility.await(promql).atMost(timeout).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+                .until(() -> value(port, promql), Matchers.equalTo(expected));
     }
 
     /** The first sample's value of an instant query, as Prometheus prints it. */

@@ -7,6 +7,7 @@ import static org.ops4j.pax.exam.CoreOptions.frameworkProperty;
 import static org.ops4j.pax.exam.CoreOptions.junitBundles;
 import static org.ops4j.pax.exam.CoreOptions.systemPackages;
 
+import io.rdmanode.agent.AgentProperties;
 import io.rdmanode.health.StatusSection;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -79,11 +80,14 @@ abstract class AgentTestSupport {
         for (Path jar : jars(Path.of(System.getProperty("itest.bundles")))) {
             options.add(isFragment(jar) ? bundle(jar.toUri().toString()).start(false) : bundle(jar.toUri().toString()));
         }
+        // What the launcher's class path gives the distribution (system-bundle exports) comes as bundles here.
+        options.add(bundle(Path.of(System.getProperty("itest.api")).toUri().toString()));
+        options.add(bundle(Path.of(System.getProperty("itest.typesafeConfig")).toUri().toString()));
         options.add(bundle(Path.of(System.getProperty("itest.probe")).toUri().toString()));
         options.add(junitBundles());
         options.add(cleanCaches());
-        options.add(frameworkProperty("rdma.agent.config").value(configFile().toString()));
-        options.add(frameworkProperty("rdma.agent.stateDir").value(workDir().resolve("state").toString()));
+        options.add(frameworkProperty(AgentProperties.CONFIG).value(configFile().toString()));
+        options.add(frameworkProperty(AgentProperties.STATE_DIR).value(workDir().resolve("state").toString()));
         // systemPackages, not a framework property: Pax Exam adds its own packages to the same list.
         options.add(systemPackages("org.slf4j;version=2.0.17", "org.slf4j.event;version=2.0.17",
                 "org.slf4j.helpers;version=2.0.17", "org.slf4j.spi;version=2.0.17"));

@@ -23,7 +23,7 @@ final class RecordedHost {
                     }
                 }
             }
-            io.rdmanode.discovery.internal.sysfs.Ttar.unpack(Path.of(System.getProperty("itest.demoHost")), dest);
+            io.rdmanode.agent.Ttar.unpack(Path.of(System.getProperty("itest.demoHost")), dest);
             return dest;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot unpack the demo host into " + dest, e);

@@ -33,8 +33,14 @@ public class SharedDevicePluginIT extends AgentTestSupport {
     @Inject
     BundleContext context;
 
+    /**
+     * Unix socket paths have 107 usable bytes, so the sockets live under a short temporary directory, not below a
+     * deep checkout's target/. Derived from the work directory: the configuration step and the test (in the
+     * framework) compute the same path.
+     */
     Path pluginDir() {
-        return workDir().resolve("dp");
+        return Path.of(System.getProperty("java.io.tmpdir"),
+                "rdma-itest-" + Integer.toHexString(workDir().toAbsolutePath().toString().hashCode()), "dp");
     }
 
     String config(String pools) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.launcher;
 
+import io.rdmanode.agent.AgentProperties;
+import io.rdmanode.agent.LoggingControl;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,14 +21,12 @@ import org.slf4j.LoggerFactory;
 /** The embedded Felix framework with the agent's properties, filled from and kept in sync with {@code bundles/}. */
 final class AgentFramework implements AutoCloseable {
 
-    /** Framework properties the agent's bundles read through {@code BundleContext.getProperty}. */
-    static final String CONFIG_PROPERTY = "rdma.agent.config";
-    static final String STATE_DIR_PROPERTY = "rdma.agent.stateDir";
-    static final String VERSION_PROPERTY = "rdma.agent.version";
-    static final String STARTED_AT_PROPERTY = "rdma.agent.startedAt";
-
     private static final Logger LOG = LoggerFactory.getLogger(AgentFramework.class);
     private static final String SLF4J_VERSION = "2.0.17";
+    /** The version of {@code io.rdmanode.agent} (its package-info {@code @Version}). */
+    static final String AGENT_API_VERSION = "1.0.0";
+    /** typesafe-config on the class path; the platform API's {@code Hocon} names its types. */
+    static final String TYPESAFE_CONFIG_VERSION = "1.4.9";
 
     private final Felix felix;
     private final Path bundlesDir;
@@ -42,13 +42,13 @@ final class AgentFramework implements AutoCloseable {
         // A fresh cache on every start: the bundles directory is the only source of truth, and a stale cache
         // with other locations is a known cause of silent start-up failures.
         properties.put(Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT);
-        properties.put(Constants.FRAMEWORK_SYSTEMPACKAGES_EXTRA, slf4jPackages());
+        properties.put(Constants.FRAMEWORK_SYSTEMPACKAGES_EXTRA, systemPackagesExtra());
         properties.put("felix.log.logger", new FelixLogBridge());
         properties.put("ds.loglevel", "warn");
-        properties.put(CONFIG_PROPERTY, configFile.toString());
-        properties.put(STATE_DIR_PROPERTY, settings.stateDir().toString());
-        properties.put(VERSION_PROPERTY, version);
-        properties.put(STARTED_AT_PROPERTY, Instant.now().toString());
+        properties.put(AgentProperties.CONFIG, configFile.toString());
+        properties.put(AgentProperties.STATE_DIR, settings.stateDir().toString());
+        properties.put(AgentProperties.VERSION, version);
+        properties.put(AgentProperties.STARTED_AT, Instant.now().toString());
         this.felix = new Felix(properties);
         this.bundlesDir = bundlesDir;
         this.disabledBundles = settings.disabledBundles();
@@ -56,9 +56,17 @@ final class AgentFramework implements AutoCloseable {
         this.logFormat = settings.logFormat();
     }
 
-    private static String slf4jPackages() {
-        String v = ";version=" + SLF4J_VERSION;
-        return "org.slf4j" + v + ",org.slf4j.event" + v + ",org.slf4j.helpers" + v + ",org.slf4j.spi" + v;
+    /**
+     * What the launcher's class path shares with the bundles, one copy for both: SLF4J (the logging backend is
+     * the launcher's), the platform API (the launcher implements {@link LoggingControl}) and typesafe-config,
+     * whose types the API's HOCON helper names (a second copy in a bundle would be a different class).
+     */
+    static String systemPackagesExtra() {
+        String slf4j = ";version=" + SLF4J_VERSION;
+        String config = ";version=" + TYPESAFE_CONFIG_VERSION;
+        return "org.slf4j" + slf4j + ",org.slf4j.event" + slf4j + ",org.slf4j.helpers" + slf4j + ",org.slf4j.spi" + slf4j
+                + ",com.typesafe.config" + config + ",com.typesafe.config.impl" + config
+                + ",io.rdmanode.agent;version=" + AGENT_API_VERSION + ";uses:=\"com.typesafe.config,org.slf4j\"";
     }
 
     /** Starts the framework, installs every jar of the bundles directory, then watches it for changes. */
@@ -68,7 +76,7 @@ final class AgentFramework implements AutoCloseable {
         felix.start();
         LiveLogging.register(felix.getBundleContext(), logLevel, logFormat);
         BundleDirectory.Changes changes = directory.sync();
-        watcher = new BundleDirectoryWatcher(directory, Duration.ofMillis(250));
+        watcher = new BundleDirectoryWatcher(directory, Duration.ofMillis(250), Duration.ofSeconds(5));
         watcher.start();
         LOG.info("framework started bundles={} failed={}", changes.installed().size(), changes.failed());
         return changes;

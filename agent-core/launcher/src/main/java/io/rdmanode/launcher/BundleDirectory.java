@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  */
 final class BundleDirectory {
 
-    static final String AGENT_BUNDLE_HEADER = "Agent-Bundle";
+    static final String AGENT_BUNDLE_HEADER = io.rdmanode.agent.AgentProperties.AGENT_BUNDLE_HEADER;
     private static final Logger LOG = LoggerFactory.getLogger(BundleDirectory.class);
 
     private final Path dir;

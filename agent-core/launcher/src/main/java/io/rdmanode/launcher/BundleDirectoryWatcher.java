@@ -1,64 +1,32 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.launcher;
 
+import io.rdmanode.agent.DirectoryWatcher;
 import java.io.IOException;
-import java.nio.file.ClosedWatchServiceException;
-import java.nio.file.FileSystems;
-import java.nio.file.StandardWatchEventKinds;
-import java.nio.file.WatchKey;
-import java.nio.file.WatchService;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Watches {@code bundles/} and syncs the framework after the directory has been quiet for a short while: a
- * {@code cp} of a large jar fires several events, and updating a half-written jar would fail.
+ * {@code cp} of a large jar fires several events, and updating a half-written jar would fail. The platform's
+ * {@link DirectoryWatcher} also polls the directory, for file systems that report no events.
  */
 final class BundleDirectoryWatcher implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(BundleDirectoryWatcher.class);
 
     private final BundleDirectory directory;
-    private final Duration quietPeriod;
-    private final WatchService watcher;
-    private final Thread thread;
+    private final DirectoryWatcher watcher;
 
-    BundleDirectoryWatcher(BundleDirectory directory, Duration quietPeriod) throws IOException {
+    BundleDirectoryWatcher(BundleDirectory directory, Duration quietPeriod, Duration pollInterval) throws IOException {
         this.directory = directory;
-        this.quietPeriod = quietPeriod;
-        this.watcher = FileSystems.getDefault().newWatchService();
-        directory.dir().register(watcher, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE,
-                StandardWatchEventKinds.ENTRY_MODIFY);
-        this.thread = new Thread(this::run, "rdma-agent-launcher-bundle-watch");
-        thread.setDaemon(true);
+        this.watcher = DirectoryWatcher.of(directory.dir()).threadName("launcher", "bundle-watch")
+                .quietPeriod(quietPeriod).pollInterval(pollInterval).build(this::syncNow);
     }
 
     void start() {
-        thread.start();
-    }
-
-    private void run() {
-        try {
-            while (true) {
-                WatchKey key = watcher.take();
-                drain(key);
-                // Wait until no event has arrived for the quiet period.
-                WatchKey more;
-                while ((more = watcher.poll(quietPeriod.toMillis(), TimeUnit.MILLISECONDS)) != null) {
-                    drain(more);
-                }
-                syncNow();
-            }
-        } catch (InterruptedException | ClosedWatchServiceException stopped) {
-            LOG.debug("bundle directory watch stopped");
-        }
-    }
-
-    private static void drain(WatchKey key) {
-        key.pollEvents();
-        key.reset();
+        watcher.start();
     }
 
     private void syncNow() {
@@ -74,8 +42,7 @@ final class BundleDirectoryWatcher implements AutoCloseable {
     }
 
     @Override
-    public void close() throws IOException {
+    public void close() {
         watcher.close();
-        thread.interrupt();
     }
 }

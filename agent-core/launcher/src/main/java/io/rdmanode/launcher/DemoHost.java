@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.launcher;
 
+import io.rdmanode.agent.Ttar;
 import java.io.IOException;
-import java.lang.reflect.InvocationTargetException;
-import java.net.URL;
-import java.net.URLClassLoader;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -18,7 +15,6 @@ import java.nio.file.Path;
 final class DemoHost {
 
     static final String RECORDING = "config/demo-host/cx5-roce-sriov.ttar";
-    private static final String UNPACKER = "io.rdmanode.discovery.internal.sysfs.TtarUnpacker";
 
     private DemoHost() {
     }
@@ -33,35 +29,8 @@ final class DemoHost {
         Files.createDirectories(dir.resolve("device-plugins"));
         Path recording = home.resolve(RECORDING);
         if (Files.isRegularFile(recording)) {
-            unpack(home.resolve("bundles"), recording, dir.resolve("host"));
+            Ttar.unpack(recording, dir.resolve("host"));
         }
         return dir;
-    }
-
-    /**
-     * The text-archive format belongs to the discovery bundle; its unpacker depends on nothing but the JDK, so
-     * it is borrowed from the bundle jar here rather than copied into the launcher.
-     */
-    private static void unpack(Path bundles, Path recording, Path dest) throws IOException {
-        Path jar = discoveryJar(bundles);
-        try (URLClassLoader loader = new URLClassLoader(new URL[] {jar.toUri().toURL()},
-                DemoHost.class.getClassLoader())) {
-            loader.loadClass(UNPACKER).getMethod("main", String[].class)
-                    .invoke(null, (Object) new String[] {recording.toString(), dest.toString()});
-        } catch (ClassNotFoundException | NoSuchMethodException | IllegalAccessException e) {
-            throw new IOException("cannot unpack demo host " + recording + " with " + jar + ": " + e, e);
-        } catch (InvocationTargetException e) {
-            throw new IOException("cannot unpack demo host " + recording + ": " + e.getCause().getMessage(),
-                    e.getCause());
-        }
-    }
-
-    private static Path discoveryJar(Path bundles) throws IOException {
-        try (DirectoryStream<Path> jars = Files.newDirectoryStream(bundles, "*discovery*.jar")) {
-            for (Path jar : jars) {
-                return jar;
-            }
-        }
-        throw new IOException("no discovery bundle (*discovery*.jar) in " + bundles + " to unpack the demo host");
     }
 }

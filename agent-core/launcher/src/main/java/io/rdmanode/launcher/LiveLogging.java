@@ -1,52 +1,54 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.launcher;
 
+import io.rdmanode.agent.LoggingControl;
 import io.rdmanode.launcher.logging.LogFormat;
 import io.rdmanode.launcher.logging.LogSettings;
 import java.util.Hashtable;
-import java.util.Map;
-import java.util.function.Consumer;
 import org.osgi.framework.BundleContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.event.Level;
 
 /**
- * Lets the config bundle change {@code agent.runtime.log.level} and {@code .format} while the agent runs. The
- * logging backend lives on the launcher's class path, outside every bundle, so it is offered as a service whose
- * type every bundle already sees: a {@code java.util.function.Consumer} of {@code {level, format}}, found by the
- * property {@code rdma.agent.control=logging}. No API package of the launcher has to be exported for it.
+ * Lets the config bundle change {@code agent.runtime.log.level} and {@code .format} while the agent runs: the
+ * logging backend lives on the launcher's class path, outside every bundle, so the launcher offers it as the
+ * platform API's {@link LoggingControl} service (the system bundle exports {@code io.rdmanode.agent}).
  */
-final class LiveLogging implements Consumer<Map<String, Object>> {
+final class LiveLogging implements LoggingControl {
 
-    static final String CONTROL_PROPERTY = "rdma.agent.control";
-    static final String CONTROL = "logging";
     private static final Logger LOG = LoggerFactory.getLogger(LiveLogging.class);
 
-    private volatile Level level;
+    private volatile org.slf4j.event.Level level;
     private volatile LogFormat format;
 
-    LiveLogging(Level level, LogFormat format) {
+    LiveLogging(org.slf4j.event.Level level, LogFormat format) {
         this.level = level;
         this.format = format;
     }
 
-    static void register(BundleContext system, Level level, LogFormat format) {
-        Hashtable<String, Object> properties = new Hashtable<>();
-        properties.put(CONTROL_PROPERTY, CONTROL);
-        system.registerService(Consumer.class, new LiveLogging(level, format), properties);
+    static void register(BundleContext system, org.slf4j.event.Level level, LogFormat format) {
+        system.registerService(LoggingControl.class, new LiveLogging(level, format), new Hashtable<>());
     }
 
-    /** {@code level}/{@code format} absent mean the defaults (info, text); values were validated by the caller. */
     @Override
-    public synchronized void accept(Map<String, Object> settings) {
-        Level newLevel = LogSettings.parseLevel(String.valueOf(settings.getOrDefault("level", "info")));
-        LogFormat newFormat = LogFormat.parse(String.valueOf(settings.getOrDefault("format", "text")));
-        if (newLevel != level || newFormat != format) {
-            LogSettings.configure(newLevel, newFormat);
-            LOG.info("logging changed level={} format={} (was {} {})", newLevel, newFormat, level, format);
-            level = newLevel;
-            format = newFormat;
+    public Level level() {
+        return Level.valueOf(level.name());
+    }
+
+    @Override
+    public Format format() {
+        return Format.valueOf(format.name());
+    }
+
+    @Override
+    public synchronized void configure(Level newLevel, Format newFormat) {
+        org.slf4j.event.Level toLevel = newLevel == null ? level : org.slf4j.event.Level.valueOf(newLevel.name());
+        LogFormat toFormat = newFormat == null ? format : LogFormat.valueOf(newFormat.name());
+        if (toLevel != level || toFormat != format) {
+            LogSettings.configure(toLevel, toFormat);
+            LOG.info("logging changed level={} format={} (was {} {})", toLevel, toFormat, level, format);
+            level = toLevel;
+            format = toFormat;
         }
     }
 }

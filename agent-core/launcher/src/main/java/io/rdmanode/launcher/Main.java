@@ -65,10 +65,10 @@ public final class Main {
         try {
             if (options.demo()) {
                 demoDir = Optional.of(DemoHost.prepare(options.home()));
-                System.setProperty(AgentFramework.STATE_DIR_PROPERTY, demoDir.get().toString());
+                System.setProperty(io.rdmanode.agent.AgentProperties.STATE_DIR, demoDir.get().toString());
             }
             settings = RuntimeSettings.read(configFile);
-            System.setProperty(AgentFramework.STATE_DIR_PROPERTY, settings.stateDir().toString());
+            System.setProperty(io.rdmanode.agent.AgentProperties.STATE_DIR, settings.stateDir().toString());
         } catch (IllegalArgumentException | com.typesafe.config.ConfigException | IOException e) {
             System.err.println("rdma-node-agent: " + e.getMessage());
             return EXIT_USAGE;

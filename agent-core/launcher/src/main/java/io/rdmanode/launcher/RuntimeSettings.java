@@ -5,12 +5,13 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigParseOptions;
-import com.typesafe.config.ConfigUtil;
+import io.rdmanode.agent.Hocon;
 import io.rdmanode.launcher.logging.LogFormat;
 import io.rdmanode.launcher.logging.LogSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import org.slf4j.event.Level;
 
@@ -27,16 +28,8 @@ record RuntimeSettings(Path stateDir, Level logLevel, LogFormat logFormat, Durat
     /** Reads the file; the state directory property must already be set if the file refers to it. */
     static RuntimeSettings read(Path file) {
         Config parsed = ConfigFactory.parseFile(file.toFile(), ConfigParseOptions.defaults().setAllowMissing(false));
-        // Not resolveWith(...): typesafe-config 1.4 fails on it for `port = 1, port = ${?PORT}`; a fallback
-        // resolves, then only the file's own keys are kept (the config bundle does the same).
-        Config merged = parsed.withFallback(ConfigFactory.systemProperties())
-                .withFallback(ConfigFactory.systemEnvironment()).resolve();
-        Config config = ConfigFactory.empty();
-        for (String key : parsed.root().keySet()) {
-            if (merged.hasPath(ConfigUtil.joinPath(key))) { // `x = ${?UNSET}` leaves no key
-                config = config.withValue(ConfigUtil.joinPath(key), merged.getValue(ConfigUtil.joinPath(key)));
-            }
-        }
+        // The same resolution as the config bundle's; rdma.agent.stateDir is a JVM system property here.
+        Config config = Hocon.resolve(parsed, Hocon.substitutions(Map.of()));
         Config runtime = config.hasPath("agent.runtime") ? config.getConfig("agent.runtime") : ConfigFactory.empty();
         try {
             Path stateDir = runtime.hasPath("stateDir") ? Path.of(runtime.getString("stateDir")) : DEFAULT_STATE_DIR;

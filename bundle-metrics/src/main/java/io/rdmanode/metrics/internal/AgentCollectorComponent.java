@@ -3,6 +3,7 @@ package io.rdmanode.metrics.internal;
 
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.rdmanode.agent.AgentProperties;
 import io.rdmanode.health.StatusSection;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -73,7 +74,7 @@ public final class AgentCollectorComponent implements MultiCollector, AgentFigur
     public List<BundleFigure> bundles() {
         List<BundleFigure> out = new ArrayList<>();
         for (Bundle b : context.getBundles()) {
-            String name = b.getHeaders("").get("Agent-Bundle");
+            String name = b.getHeaders("").get(AgentProperties.AGENT_BUNDLE_HEADER);
             String bsn = b.getSymbolicName() == null ? "bundle-" + b.getBundleId() : b.getSymbolicName();
             out.add(new BundleFigure(name != null ? name : bsn, bsn, b.getVersion().toString(), state(b.getState())));
         }

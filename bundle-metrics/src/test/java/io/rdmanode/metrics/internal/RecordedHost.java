@@ -5,7 +5,7 @@ import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.NetnsMode;
 import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
 import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
-import io.rdmanode.discovery.internal.sysfs.Ttar;
+import io.rdmanode.agent.Ttar;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;

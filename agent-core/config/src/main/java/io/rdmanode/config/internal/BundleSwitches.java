@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  */
 final class BundleSwitches {
 
-    static final String AGENT_BUNDLE_HEADER = "Agent-Bundle";
+    static final String AGENT_BUNDLE_HEADER = io.rdmanode.agent.AgentProperties.AGENT_BUNDLE_HEADER;
     private static final Logger LOG = LoggerFactory.getLogger(BundleSwitches.class);
 
     private final BundleContext context;

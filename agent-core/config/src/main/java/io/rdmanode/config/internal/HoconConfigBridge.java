@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.config.internal;
 
+import io.rdmanode.agent.AgentProperties;
 import io.rdmanode.health.HealthCheck;
 import io.rdmanode.health.HealthStatus;
 import io.rdmanode.health.StatusSection;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -33,12 +35,12 @@ import org.slf4j.LoggerFactory;
 @Component(service = {HealthCheck.class, StatusSection.class}, immediate = true)
 public final class HoconConfigBridge implements HealthCheck, StatusSection {
 
-    static final String CONFIG_PROPERTY = "rdma.agent.config";
+    static final String CONFIG_PROPERTY = AgentProperties.CONFIG;
     private static final Logger LOG = LoggerFactory.getLogger(HoconConfigBridge.class);
     /** Coalesces the burst of events one save makes (create temp, write, rename). */
     private static final long DEBOUNCE_MS = 20;
     /** Safety net for file systems without change notification (some network and overlay mounts). */
-    private static final long POLL_MS = 2000;
+    private static final Duration POLL = Duration.ofSeconds(2);
 
     private final ScheduledExecutorService worker;
     private final ConfigHistory history;
@@ -66,13 +68,12 @@ public final class HoconConfigBridge implements HealthCheck, StatusSection {
                 () -> MetaTypeSchemas.read(context, metaType), new ConfigAdminWriter(admin, file.toString()),
                 switches, history, new LiveLoggingControl(context));
         this.worker = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "rdma-agent-config-apply"));
-        this.watcher = new ConfigFileWatcher(file, this::scheduleReload);
+        this.watcher = new ConfigFileWatcher(file, POLL, this::scheduleReload);
         // The first revision is applied before activation returns: components waiting for their configuration
         // get it without waiting for the first watch event.
         reloader.reloadIfChanged();
         context.addBundleListener(bundleListener);
         watcher.start();
-        worker.scheduleWithFixedDelay(this::scheduleReload, POLL_MS, POLL_MS, TimeUnit.MILLISECONDS);
         LOG.info("watching config file={}", file);
     }
 
@@ -127,7 +128,7 @@ public final class HoconConfigBridge implements HealthCheck, StatusSection {
 
     private static Map<String, String> frameworkProperties(BundleContext context) {
         Map<String, String> properties = new HashMap<>();
-        for (String key : new String[] {"rdma.agent.stateDir", "rdma.agent.config", "rdma.agent.version"}) {
+        for (String key : new String[] {AgentProperties.STATE_DIR, AgentProperties.CONFIG, AgentProperties.VERSION}) {
             String value = context.getProperty(key);
             if (value != null) {
                 properties.put(key, value);

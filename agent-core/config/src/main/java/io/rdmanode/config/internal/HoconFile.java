@@ -5,9 +5,8 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigParseOptions;
-import com.typesafe.config.ConfigResolveOptions;
 import com.typesafe.config.ConfigSyntax;
-import com.typesafe.config.ConfigUtil;
+import io.rdmanode.agent.Hocon;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -56,30 +55,11 @@ final class HoconFile {
             ConfigParseOptions options = ConfigParseOptions.defaults().setOriginDescription(name)
                     .setSyntax(ConfigSyntax.CONF).setAllowMissing(false);
             Config parsed = ConfigFactory.parseString(new String(content, StandardCharsets.UTF_8), options);
-            Config substitutions = ConfigFactory.parseMap(frameworkProperties, "framework properties")
-                    .withFallback(ConfigFactory.systemProperties()).withFallback(ConfigFactory.systemEnvironment());
-            return new Parsed(checksum, resolve(parsed, substitutions), List.of());
+            return new Parsed(checksum, Hocon.resolve(parsed, Hocon.substitutions(frameworkProperties)), List.of());
         } catch (ConfigException e) {
             int line = e.origin() != null ? e.origin().lineNumber() : -1;
             return new Parsed(checksum, null, List.of(new Problem(name, line, "", clean(e.getMessage(), name))));
         }
-    }
-
-    /**
-     * {@code parsed.resolveWith(substitutions)} would be the obvious call, but typesafe-config 1.4 fails on it
-     * for the common override idiom {@code port = 9456, port = ${?PORT}} ("replace in parent not possible").
-     * Resolving with the substitutions as a fallback works; the file's own top-level keys are then taken
-     * back out, so environment variables never appear as configuration.
-     */
-    static Config resolve(Config parsed, Config substitutions) {
-        Config merged = parsed.withFallback(substitutions).resolve(ConfigResolveOptions.defaults());
-        Config result = ConfigFactory.empty(parsed.origin().description());
-        for (String key : parsed.root().keySet()) {
-            if (merged.hasPath(ConfigUtil.joinPath(key))) { // `x = ${?UNSET}` leaves no key
-                result = result.withValue(ConfigUtil.joinPath(key), merged.getValue(ConfigUtil.joinPath(key)));
-            }
-        }
-        return result;
     }
 
     static Parsed missing(Path file, IOException e) {

@@ -1,21 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.config.internal;
 
+import io.rdmanode.agent.LoggingControl;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.osgi.framework.BundleContext;
-import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
 
 /**
  * Hands {@code agent.runtime.log.level} and {@code .format} to the launcher's logging backend while the agent
- * runs. The launcher offers it as a {@code java.util.function.Consumer} service marked
- * {@code rdma.agent.control=logging} (its backend is outside every bundle); without a launcher (a test
- * framework) there is none and logging stays as it is.
+ * runs, through the platform API's {@link LoggingControl} service. Without a launcher (a test framework) there
+ * is none and logging stays as it is. Looked up on every apply: applies are rare, and the launcher's service
+ * lives as long as the framework.
  */
 final class LiveLoggingControl implements Consumer<Map<String, Object>> {
-
-    private static final String FILTER = "(rdma.agent.control=logging)";
 
     private final BundleContext context;
 
@@ -25,26 +23,20 @@ final class LiveLoggingControl implements Consumer<Map<String, Object>> {
 
     /** {@code runtime} is the validated {@code agent.runtime} section, keys flattened ({@code log.level}). */
     @Override
-    @SuppressWarnings("unchecked")
     public void accept(Map<String, Object> runtime) {
-        ServiceReference<?>[] refs;
-        try {
-            refs = context.getServiceReferences(Consumer.class.getName(), FILTER);
-        } catch (InvalidSyntaxException e) {
-            throw new IllegalStateException(FILTER, e);
-        }
-        if (refs == null || refs.length == 0) {
+        ServiceReference<LoggingControl> ref = context.getServiceReference(LoggingControl.class);
+        if (ref == null) {
             return;
         }
-        Object service = context.getService(refs[0]);
+        LoggingControl control = context.getService(ref);
+        if (control == null) {
+            return;
+        }
         try {
-            if (service instanceof Consumer<?> control) {
-                ((Consumer<Map<String, Object>>) control).accept(Map.of(
-                        "level", runtime.getOrDefault("log.level", "info"),
-                        "format", runtime.getOrDefault("log.format", "text")));
-            }
+            control.configure(LoggingControl.parseLevel(String.valueOf(runtime.getOrDefault("log.level", "info"))),
+                    LoggingControl.parseFormat(String.valueOf(runtime.getOrDefault("log.format", "text"))));
         } finally {
-            context.ungetService(refs[0]);
+            context.ungetService(ref);
         }
     }
 }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.RdmaDiscovery;
-import io.rdmanode.discovery.internal.sysfs.Ttar;
+import io.rdmanode.agent.Ttar;
 import io.rdmanode.health.HealthCheck;
 import java.nio.file.Files;
 import io.rdmanode.discovery.RdmaTopologyListener;

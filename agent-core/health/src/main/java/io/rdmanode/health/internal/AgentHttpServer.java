@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.health.internal;
 
+import io.rdmanode.agent.AgentProperties;
 import io.rdmanode.health.HealthCheck;
 import io.rdmanode.health.HttpEndpoint;
 import io.rdmanode.health.StatusSection;
@@ -45,9 +46,9 @@ public final class AgentHttpServer {
 
     static final String PID = "io.rdmanode.agent.http";
     static final String PORT_PROPERTY = "io.rdmanode.http.port";
-    static final String STATE_DIR_PROPERTY = "rdma.agent.stateDir";
-    static final String VERSION_PROPERTY = "rdma.agent.version";
-    static final String STARTED_AT_PROPERTY = "rdma.agent.startedAt";
+    static final String STATE_DIR_PROPERTY = AgentProperties.STATE_DIR;
+    static final String VERSION_PROPERTY = AgentProperties.VERSION;
+    static final String STARTED_AT_PROPERTY = AgentProperties.STARTED_AT;
     private static final Logger LOG = LoggerFactory.getLogger(AgentHttpServer.class);
 
     @ObjectClassDefinition(name = "Agent HTTP endpoint", description = "/healthz, /readyz, /status and the"

@@ -9,7 +9,7 @@ import org.osgi.framework.Bundle;
  */
 record BundleInfo(long id, String symbolicName, String agentBundle, String version, String state) {
 
-    static final String AGENT_BUNDLE_HEADER = "Agent-Bundle";
+    static final String AGENT_BUNDLE_HEADER = io.rdmanode.agent.AgentProperties.AGENT_BUNDLE_HEADER;
 
     static BundleInfo of(Bundle bundle) {
         // getHeaders("") gives the raw, unlocalized values and never reads a localization file.

@@ -1,7 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.health.internal;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.CharacterEscapes;
+import com.fasterxml.jackson.core.io.SerializedString;
+import com.fasterxml.jackson.core.util.DefaultIndenter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Array;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.lang.reflect.Method;
 import java.lang.reflect.RecordComponent;
 import java.util.Collection;
@@ -11,27 +24,47 @@ import java.util.Optional;
 
 /**
  * Writes a tree of maps, collections, arrays, strings, numbers, booleans and nulls as pretty-printed JSON
- * (RFC 8259, two-space indentation). Enums and unknown objects become their {@code toString()}, records their
- * components, an empty {@link Optional} {@code null}; NaN and infinities, which JSON cannot express, become
- * {@code null}. A hand-written writer because the agent keeps its footprint small: no JSON library at runtime.
+ * (RFC 8259, two-space indentation) with jackson-core's streaming generator, the agent's one JSON library.
+ * Enums and unknown objects become their {@code toString()}, records their components, an empty
+ * {@link Optional} {@code null}; NaN and infinities, which JSON cannot express, become {@code null}. Walking the
+ * tree stays here (no databind): status sections are plain maps and records of other bundles.
  */
 final class JsonWriter {
 
     /** Deep enough for any status tree; stops a self-containing map from overflowing the stack. */
     private static final int MAX_DEPTH = 64;
+    private static final JsonFactory FACTORY = new JsonFactory().setCharacterEscapes(new Escapes());
+    private static final DefaultPrettyPrinter PRETTY = prettyPrinter();
 
-    private final StringBuilder out = new StringBuilder(256);
+    private final JsonGenerator out;
 
-    private JsonWriter() {
+    private JsonWriter(JsonGenerator out) {
+        this.out = out;
     }
 
     static String write(Object value) {
-        JsonWriter writer = new JsonWriter();
-        writer.value(value, 0);
-        return writer.out.append('\n').toString();
+        StringWriter text = new StringWriter(256);
+        try (JsonGenerator generator = FACTORY.createGenerator(text)) {
+            generator.setPrettyPrinter(PRETTY.createInstance());
+            new JsonWriter(generator).value(value, 0);
+        } catch (IOException e) {
+            throw new UncheckedIOException("a StringWriter does not fail", e);
+        }
+        return text.append('\n').toString();
     }
 
-    private void value(Object value, int depth) {
+    /** {@code "key": value}, entries and items on their own lines, {@code {}} and {@code []} when empty. */
+    private static DefaultPrettyPrinter prettyPrinter() {
+        DefaultIndenter indenter = new DefaultIndenter("  ", "\n");
+        DefaultPrettyPrinter printer = new DefaultPrettyPrinter().withSeparators(Separators.createDefaultInstance()
+                .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
+                .withObjectEmptySeparator("").withArrayEmptySeparator(""));
+        printer.indentObjectsWith(indenter);
+        printer.indentArraysWith(indenter);
+        return printer;
+    }
+
+    private void value(Object value, int depth) throws IOException {
         if (depth > MAX_DEPTH) {
             throw new IllegalArgumentException("cannot write JSON: nesting deeper than " + MAX_DEPTH + " levels");
         }
@@ -39,9 +72,9 @@ final class JsonWriter {
             value = optional.orElse(null);
         }
         if (value == null) {
-            out.append("null");
-        } else if (value instanceof Boolean) {
-            out.append(value);
+            out.writeNull();
+        } else if (value instanceof Boolean bool) {
+            out.writeBoolean(bool);
         } else if (value instanceof Number number) {
             number(number);
         } else if (value instanceof Map<?, ?> map) {
@@ -53,83 +86,75 @@ final class JsonWriter {
         } else if (value instanceof Record record) {
             object(new RecordIterator(record), depth);
         } else {
-            string(value.toString());
+            out.writeString(value.toString());
         }
     }
 
-    private void number(Number number) {
-        if ((number instanceof Double || number instanceof Float) && !Double.isFinite(number.doubleValue())) {
-            out.append("null");
+    private void number(Number number) throws IOException {
+        if (number instanceof Double || number instanceof Float) {
+            if (!Double.isFinite(number.doubleValue())) {
+                out.writeNull();
+            } else if (number instanceof Float f) {
+                out.writeNumber(f);
+            } else {
+                out.writeNumber(number.doubleValue());
+            }
+        } else if (number instanceof Integer || number instanceof Long || number instanceof Short
+                || number instanceof Byte) {
+            out.writeNumber(number.longValue());
+        } else if (number instanceof BigDecimal decimal) {
+            out.writeNumber(decimal);
+        } else if (number instanceof BigInteger integer) {
+            out.writeNumber(integer);
         } else {
-            out.append(number);
+            out.writeNumber(number.toString()); // AtomicLong, LongAdder: their text is the number
         }
     }
 
-    private void object(Iterator<? extends Map.Entry<?, ?>> entries, int depth) {
-        if (!entries.hasNext()) {
-            out.append("{}");
-            return;
-        }
-        out.append('{');
+    private void object(Iterator<? extends Map.Entry<?, ?>> entries, int depth) throws IOException {
+        out.writeStartObject();
         while (entries.hasNext()) {
             Map.Entry<?, ?> entry = entries.next();
-            newline(depth + 1);
-            string(String.valueOf(entry.getKey()));
-            out.append(": ");
+            out.writeFieldName(String.valueOf(entry.getKey()));
             value(entry.getValue(), depth + 1);
-            if (entries.hasNext()) {
-                out.append(',');
-            }
         }
-        newline(depth);
-        out.append('}');
+        out.writeEndObject();
     }
 
-    private void array(Iterator<?> items, int depth) {
-        if (!items.hasNext()) {
-            out.append("[]");
-            return;
-        }
-        out.append('[');
+    private void array(Iterator<?> items, int depth) throws IOException {
+        out.writeStartArray();
         while (items.hasNext()) {
-            newline(depth + 1);
             value(items.next(), depth + 1);
-            if (items.hasNext()) {
-                out.append(',');
-            }
         }
-        newline(depth);
-        out.append(']');
+        out.writeEndArray();
     }
 
-    private void newline(int depth) {
-        out.append('\n');
-        out.append("  ".repeat(depth));
-    }
+    /**
+     * RFC 8259 section 7 escapes (short forms for backspace, tab, newline, form feed and carriage return, a
+     * six-character escape with lower-case hex digits for the other control characters), plus U+2028/U+2029 so
+     * the text is also safe inside JavaScript.
+     */
+    private static final class Escapes extends CharacterEscapes {
+        private static final long serialVersionUID = 1L;
+        private final int[] ascii = standardAsciiEscapesForJSON();
 
-    /** Escapes what RFC 8259 section 7 requires, plus U+2028/U+2029 so the text is also safe inside JavaScript. */
-    private void string(String s) {
-        out.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                case '\b' -> out.append("\\b");
-                case '\f' -> out.append("\\f");
-                default -> {
-                    if (c < 0x20 || c == '\u2028' || c == '\u2029') {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
+        Escapes() {
+            for (int c = 0; c < 0x20; c++) {
+                if (ascii[c] == ESCAPE_STANDARD) {
+                    ascii[c] = ESCAPE_CUSTOM;
                 }
             }
         }
-        out.append('"');
+
+        @Override
+        public int[] getEscapeCodesForAscii() {
+            return ascii;
+        }
+
+        @Override
+        public SerializableString getEscapeSequence(int c) {
+            return c < 0x20 || c == 0x2028 || c == 0x2029 ? new SerializedString(String.format("\\u%04x", c)) : null;
+        }
     }
 
     private static final class ArrayIterator implements Iterator<Object> {

@@ -35,18 +35,8 @@ final class LogLineFormatter {
 
     private static String json(Instant at, Level level, String thread, String logger, String message,
             Throwable error) {
-        StringBuilder line = new StringBuilder(160).append('{');
-        field(line, "ts", at.toString()).append(',');
-        field(line, "level", level.toString()).append(',');
-        field(line, "logger", logger).append(',');
-        field(line, "thread", thread).append(',');
-        field(line, "msg", message);
-        if (error != null) {
-            line.append(',');
-            field(line, "error", String.valueOf(error)).append(',');
-            field(line, "stack", stackTrace(error));
-        }
-        return line.append('}').toString();
+        return JsonLine.write(at, level, thread, logger, message, error == null ? null : String.valueOf(error),
+                error == null ? null : stackTrace(error));
     }
 
     /** {@code io.rdmanode.config.internal.HoconConfigBridge} becomes {@code i.r.c.i.HoconConfigBridge}. */
@@ -61,29 +51,7 @@ final class LogLineFormatter {
         return out.append(parts[parts.length - 1]).toString();
     }
 
-    private static StringBuilder field(StringBuilder out, String name, String value) {
-        out.append('"').append(name).append("\":\"");
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        return out.append('"');
-    }
-
-    private static String stackTrace(Throwable error) {
+    static String stackTrace(Throwable error) {
         StringWriter text = new StringWriter();
         error.printStackTrace(new PrintWriter(text));
         return text.toString();

@@ -8,7 +8,7 @@ import io.rdmanode.discovery.RdmaTopologyListener;
 import io.rdmanode.discovery.TopologyDiff;
 import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
 import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
-import io.rdmanode.discovery.internal.sysfs.Ttar;
+import io.rdmanode.agent.Ttar;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;

@@ -11,7 +11,7 @@ import io.rdmanode.discovery.TopologyDiff;
 import io.rdmanode.discovery.internal.ScanHints;
 import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
 import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
-import io.rdmanode.discovery.internal.sysfs.Ttar;
+import io.rdmanode.agent.Ttar;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.discovery.internal.sysfs;
 
+import io.rdmanode.agent.Ttar;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
@@ -38,7 +39,7 @@ public final class FixtureRecorder {
         Path tmp = Files.createTempDirectory("ttar-record");
         host.accept(tmp);
         try (Writer w = Files.newBufferedWriter(archive, StandardCharsets.UTF_8)) {
-            Ttar.pack(tmp, w, List.of(comment, "Format: agent-core/discovery Ttar.java; unpack with TtarUnpacker."));
+            Ttar.pack(tmp, w, List.of(comment, "Format: io.rdmanode.agent.Ttar (agent-core/api)."));
         }
     }
 }

@@ -4,7 +4,7 @@ package io.rdmanode.discovery.internal.verbs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmanode.discovery.internal.DiscoveryComponent;
-import io.rdmanode.discovery.internal.sysfs.Ttar;
+import io.rdmanode.agent.Ttar;
 import io.rdmanode.health.HealthStatus;
 import java.nio.file.Files;
 import java.nio.file.Path;

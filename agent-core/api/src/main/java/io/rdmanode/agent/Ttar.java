@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.rdmanode.discovery.internal.sysfs;
+package io.rdmanode.agent;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -25,6 +25,12 @@ import java.util.stream.Stream;
  * A {@code CharDevice} is unpacked as an empty regular file (creating device nodes needs privileges and buys
  * nothing: discovery only checks that the node exists; major:minor comes from sysfs {@code dev}). File modes are
  * not kept: sysfs modes carry no information discovery uses.
+ *
+ * <p>The demo's recorded host ({@code config/demo-host/*.ttar}) is unpacked with it by the launcher
+ * ({@code --demo}); tests unpack their recorded hosts with it. After unpacking to {@code D}, discovery reads
+ * {@code sysfsRoot = D/sys} and {@code devRoot = D/dev}.
+ *
+ * @since 1.0
  */
 public final class Ttar {
 
@@ -33,7 +39,11 @@ public final class Ttar {
     private Ttar() {
     }
 
-    /** Unpacks {@code archive} below {@code dest}; paths must stay inside {@code dest}. */
+    /**
+     * Unpacks {@code archive} below {@code dest}; paths must stay inside {@code dest}.
+     *
+     * @throws IOException naming the archive and line of a malformed entry, or an I/O failure
+     */
     public static void unpack(Path archive, Path dest) throws IOException {
         try (BufferedReader in = Files.newBufferedReader(archive, StandardCharsets.UTF_8)) {
             String line;

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DirectoryWatcherTest {
+
+    private static final Duration BOUND = Duration.ofSeconds(5);
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void callsBackWhenAFileAppearsChangesAndGoes() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        try (DirectoryWatcher watcher = DirectoryWatcher.of(tmp).threadName("test", "watch")
+                .pollInterval(Duration.ofMinutes(1)).build(calls::incrementAndGet).start()) {
+            await().atMost(BOUND).until(watcher::watching);
+            Path file = tmp.resolve("a.jar");
+            Files.writeString(file, "one");
+            await().atMost(BOUND).until(() -> calls.get() >= 1);
+            int afterCreate = calls.get();
+            Files.delete(file);
+            await().atMost(BOUND).until(() -> calls.get() > afterCreate);
+        }
+    }
+
+    @Test
+    void namesItsThreadAfterOwnerAndPurpose() throws Exception {
+        try (DirectoryWatcher watcher = DirectoryWatcher.of(tmp).threadName("launcher", "bundle-watch")
+                .build(() -> { })) {
+            assertThat(watcher.threadName()).isEqualTo("rdma-agent-launcher-bundle-watch");
+        }
+    }
+
+    @Test
+    void ignoresEntriesTheFilterRejects() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        try (DirectoryWatcher watcher = DirectoryWatcher.of(tmp).filter(name -> name.toString().endsWith(".sock"))
+                .pollInterval(Duration.ofMillis(50)).build(calls::incrementAndGet).start()) {
+            await().atMost(BOUND).until(watcher::watching);
+            Files.writeString(tmp.resolve("notes.txt"), "x");
+            Files.writeString(tmp.resolve("kubelet.sock"), "");
+            await().atMost(BOUND).until(() -> calls.get() >= 1);
+            // Several polls later: the .txt file never counted, so nothing else happened.
+            Files.writeString(tmp.resolve("more.txt"), "y");
+            await().during(Duration.ofMillis(300)).atMost(BOUND).until(() -> calls.get() == 1);
+        }
+    }
+
+    @Test
+    void waitsForTheDirectoryQuietPeriodBeforeCallingBack() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        try (DirectoryWatcher watcher = DirectoryWatcher.of(tmp).quietPeriod(Duration.ofMillis(400))
+                .pollInterval(Duration.ofMinutes(1)).build(calls::incrementAndGet).start()) {
+            await().atMost(BOUND).until(watcher::watching);
+            for (int i = 0; i < 5; i++) {
+                Files.writeString(tmp.resolve("part" + i), "x");
+            }
+            await().atMost(BOUND).until(() -> calls.get() >= 1);
+            // The burst above is far shorter than the quiet period: one callback for all of it.
+            assertThat(calls.get()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void findsADirectoryThatAppearsLaterAndOneThatComesBack() throws Exception {
+        Path dir = tmp.resolve("device-plugins");
+        AtomicInteger calls = new AtomicInteger();
+        try (DirectoryWatcher watcher = DirectoryWatcher.of(dir).pollInterval(Duration.ofMillis(50))
+                .build(calls::incrementAndGet).start()) {
+            await().during(Duration.ofMillis(200)).atMost(BOUND).until(() -> !watcher.watching());
+            Files.createDirectories(dir);
+            await().atMost(BOUND).until(() -> watcher.watching() && calls.get() >= 1);
+            Files.delete(dir);
+            await().atMost(BOUND).until(() -> !watcher.watching());
+            int before = calls.get();
+            Files.createDirectories(dir);
+            await().atMost(BOUND).until(() -> watcher.watching() && calls.get() > before);
+        }
+    }
+
+    @Test
+    void keepsWatchingAfterTheCallbackThrows() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        try (DirectoryWatcher watcher = DirectoryWatcher.of(tmp).pollInterval(Duration.ofMinutes(1)).build(() -> {
+            calls.incrementAndGet();
+            throw new IllegalStateException("handler bug");
+        }).start()) {
+            await().atMost(BOUND).until(watcher::watching);
+            Files.writeString(tmp.resolve("a"), "x");
+            await().atMost(BOUND).until(() -> calls.get() >= 1);
+            int before = calls.get();
+            Files.writeString(tmp.resolve("b"), "x");
+            await().atMost(BOUND).until(() -> calls.get() > before);
+        }
+    }
+
+    @Test
+    void rejectsANonPositivePollInterval() {
+        assertThatThrownBy(() -> DirectoryWatcher.of(tmp).pollInterval(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("poll interval");
+    }
+}
