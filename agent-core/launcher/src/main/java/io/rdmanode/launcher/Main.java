@@ -32,6 +32,11 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        Optional<Subcommand> subcommand = Subcommand.find(args, defaultHome());
+        if (subcommand.isPresent()) {
+            System.exit(subcommand.get().run());
+            return;
+        }
         LaunchOptions options;
         try {
             // The start script puts --home first: look for these anywhere.

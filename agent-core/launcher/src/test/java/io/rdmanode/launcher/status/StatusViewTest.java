@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.launcher.status;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class StatusViewTest {
+
+    @Test
+    void rendersTheDemoAgentAsTheGoldenTables() throws IOException {
+        assertThat(StatusView.render(fixture("demo.json"))).isEqualTo(text("demo.txt"));
+    }
+
+    @Test
+    void showsWhatIsWrongWithATroubledAgent() throws IOException {
+        String view = StatusView.render(fixture("troubled.json"));
+
+        assertThat(view).contains("NOT READY")
+                .contains("last rejected at 2026-11-23T10:20:00Z:\n"
+                        + "  agent.conf:31: deviceplugin.shared.pools[0].rdmaHcaMax: 0 is below the minimum 1")
+                .containsPattern("kubelet +READY +kubelet refused the connection")
+                .containsPattern("metrics +0\\.1\\.0\\.SNAPSHOT +RESOLVED")
+                .containsPattern("MetricsEndpoint +io.rdmanode.metrics +UNSATISFIED_REFERENCE +missing reference")
+                .containsPattern("ml/trainer-0 +0000:3b:00.2 +mlx5_2 +/var/run/netns/cni-1234 +attached");
+    }
+
+    @Test
+    void leavesOutSectionsTheAgentDoesNotHave() {
+        String view = StatusView.render(new ObjectMapper().createObjectNode().put("ready", true));
+
+        assertThat(view).startsWith("rdma-node-agent ? ").contains("READY").doesNotContain("DEVICES", "POOLS");
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode fixture(String name) throws IOException {
+        try (InputStream in = StatusViewTest.class.getResourceAsStream("/fixtures/status/" + name)) {
+            return new ObjectMapper().readTree(in);
+        }
+    }
+
+    private static String text(String name) throws IOException {
+        try (InputStream in = StatusViewTest.class.getResourceAsStream("/fixtures/status/" + name)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+}
