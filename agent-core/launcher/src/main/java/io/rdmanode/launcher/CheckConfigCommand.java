@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.launcher;
+
+import io.rdmanode.agent.AgentProperties;
+import io.rdmanode.agent.ConfigCheck;
+import io.rdmanode.launcher.logging.LogFormat;
+import io.rdmanode.launcher.logging.LogSettings;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.apache.felix.framework.Felix;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.BundleException;
+import org.osgi.framework.Constants;
+import org.osgi.util.tracker.ServiceTracker;
+import org.slf4j.event.Level;
+
+/**
+ * {@code rdma-node-agent check-config FILE}: the configuration checked offline, exactly as the running agent
+ * would check it, before an operator rolls it out (like {@code nginx -t} or {@code promtool check config}).
+ *
+ * <p>It starts a framework of its own on a temporary cache with every bundle of the distribution installed,
+ * so every bundle's MetaType is known, but starts only what the check needs: SCR, MetaType and the config
+ * bundle, whose {@link ConfigCheck} service does the work. No ConfigurationAdmin runs, so the config bridge
+ * stays unsatisfied and nothing is applied; no endpoint, socket or device is touched.
+ */
+final class CheckConfigCommand {
+
+    static final String USAGE = """
+            usage: rdma-node-agent check-config [--strict] FILE
+              checks FILE as the running agent would (syntax, types, ranges, options, required and unknown
+              keys, against the MetaType of this distribution's bundles); prints file:line: key: message lines
+              --strict   warnings (e.g. a section no bundle declares) fail the check too
+            exit status: 0 valid, 1 invalid, 2 usage or the check could not run
+            """;
+    static final int EXIT_INVALID = 1;
+    static final int EXIT_USAGE = 2;
+    /** What the check needs started; everything else stays installed and resolved only. */
+    private static final Set<String> STARTED = Set.of("org.apache.felix.scr", "org.apache.felix.metatype",
+            "org.osgi.util.promise", "org.osgi.util.function", "io.rdmanode.config");
+    private static final long SERVICE_TIMEOUT_MS = 30_000;
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    CheckConfigCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    int run(Path home, String[] args) {
+        boolean strict = false;
+        Path file = null;
+        for (String arg : args) {
+            if (arg.equals("--strict")) {
+                strict = true;
+            } else if (arg.startsWith("-") || file != null) {
+                err.println("rdma-node-agent check-config: unexpected argument '" + arg + "'");
+                err.print(USAGE);
+                return EXIT_USAGE;
+            } else {
+                file = Path.of(arg).toAbsolutePath();
+            }
+        }
+        if (file == null) {
+            err.print(USAGE);
+            return EXIT_USAGE;
+        }
+        // The agent's own logging is for the agent; here only the verdict is printed.
+        LogSettings.configure(Level.ERROR, LogFormat.TEXT);
+        ConfigCheck.Result result;
+        try {
+            result = check(home.resolve("bundles"), file);
+        } catch (IOException | BundleException | RuntimeException e) {
+            err.println("rdma-node-agent check-config: cannot run the check: " + e.getMessage());
+            return EXIT_USAGE;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return EXIT_USAGE;
+        }
+        result.errors().forEach(out::println);
+        result.warnings().forEach(w -> out.println("warning: " + w));
+        boolean ok = result.valid() && (!strict || result.warnings().isEmpty());
+        out.println(file + ": " + (ok ? "ok" : "invalid") + " (" + result.errors().size() + " error(s), "
+                + result.warnings().size() + " warning(s))");
+        return ok ? 0 : EXIT_INVALID;
+    }
+
+    private static ConfigCheck.Result check(Path bundles, Path file)
+            throws IOException, BundleException, InterruptedException {
+        Path scratch = Files.createTempDirectory("rdma-node-agent-check-");
+        Felix felix = new Felix(properties(scratch));
+        try {
+            felix.init();
+            felix.start();
+            List<Bundle> installed = install(felix.getBundleContext(), bundles);
+            for (Bundle bundle : installed) {
+                if (STARTED.contains(bundle.getSymbolicName())) {
+                    bundle.start();
+                }
+            }
+            ServiceTracker<ConfigCheck, ConfigCheck> tracker =
+                    new ServiceTracker<>(felix.getBundleContext(), ConfigCheck.class, null);
+            tracker.open();
+            try {
+                ConfigCheck check = tracker.waitForService(SERVICE_TIMEOUT_MS);
+                if (check == null) {
+                    throw new IllegalStateException("the config bundle offered no ConfigCheck service within "
+                            + SERVICE_TIMEOUT_MS / 1000 + " s (is bundles/ complete?)");
+                }
+                return check.check(file);
+            } finally {
+                tracker.close();
+            }
+        } finally {
+            felix.stop();
+            felix.waitForStop(10_000);
+            deleteTree(scratch);
+        }
+    }
+
+    private static Map<String, Object> properties(Path scratch) {
+        Map<String, Object> properties = new HashMap<>();
+        properties.put(Constants.FRAMEWORK_STORAGE, scratch.resolve("felix-cache").toString());
+        properties.put(Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT);
+        properties.put(Constants.FRAMEWORK_SYSTEMPACKAGES_EXTRA, AgentFramework.systemPackagesExtra());
+        properties.put("felix.log.logger", new FelixLogBridge());
+        properties.put("ds.loglevel", "error");
+        // Substitutions a file may use (demo.conf's ${rdma.agent.stateDir}): the checker's scratch directory.
+        properties.put(AgentProperties.STATE_DIR, scratch.toString());
+        properties.put(AgentProperties.VERSION, Main.version());
+        return properties;
+    }
+
+    private static List<Bundle> install(BundleContext context, Path bundles) throws IOException, BundleException {
+        List<Path> jars;
+        try (Stream<Path> listing = Files.list(bundles)) {
+            jars = listing.filter(p -> p.getFileName().toString().endsWith(".jar")).sorted().toList();
+        }
+        List<Bundle> installed = new ArrayList<>();
+        for (Path jar : jars) {
+            installed.add(context.installBundle(jar.toUri().toString()));
+        }
+        return installed;
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> walk = Files.walk(root)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.dist;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@code rdma-node-agent check-config} through the shipped start script: what an operator runs on a ConfigMap
+ * before rolling it out. The same file is accepted or rejected, with the same lines, as by a running agent.
+ */
+class CheckConfigIT {
+
+    static final Path DIST = ShippedConfigIT.DIST.toAbsolutePath();
+
+    @TempDir
+    Path temp;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"config/agent.conf", "config/demo.conf", "kubernetes/daemonset.yaml"})
+    void shippedConfigurationsPass(String shipped) throws Exception {
+        Path file = DIST.resolve(shipped);
+        if (shipped.endsWith(".yaml")) {
+            file = temp.resolve("configmap-agent.conf");
+            Files.writeString(file, ShippedConfigIT.configMapEntry(DIST.resolve(shipped), "agent.conf"));
+        }
+
+        Result result = run("check-config", file.toString());
+
+        assertThat(result.exit).as(result.out + result.err).isZero();
+        assertThat(result.out).isEqualTo(file + ": ok (0 error(s), 0 warning(s))\n");
+    }
+
+    @Test
+    void badEditIsRejectedWithFileLineKeyAndExitOne() throws Exception {
+        Path file = temp.resolve("agent.conf");
+        Files.writeString(file, """
+                agent.http { port = 99999 }
+                discovery { backend = verbz, rescanIntervall = 30s }
+                deviceplugin.shared.pools = [
+                  { name = hca_a, rdmaHcaMax = 0, selectors { vendors = ["15b3"] } }
+                ]
+                """);
+
+        Result result = run("check-config", file.toString());
+
+        assertThat(result.exit).isEqualTo(1);
+        assertThat(result.out.lines()).contains(
+                file + ":1: agent.http.port: 99999 is not allowed: greater than maximum",
+                file + ":2: discovery.backend: 'verbz' is not one of [sysfs, verbs]",
+                file + ":4: deviceplugin.shared.pools[hca_a].rdmaHcaMax: 0 is not allowed: less than minimum",
+                file + ": invalid (4 error(s), 0 warning(s))");
+        assertThat(result.out).contains(file + ":2: discovery.rescanIntervall: unknown key (did you mean rescanInterval?)");
+    }
+
+    @Test
+    void syntaxErrorsAndMissingFilesAreReported() throws Exception {
+        Path broken = temp.resolve("broken.conf");
+        Files.writeString(broken, "discovery { backend = sysfs\n");
+
+        Result syntax = run("check-config", broken.toString());
+        Result missing = run("check-config", temp.resolve("absent.conf").toString());
+
+        assertThat(syntax.exit).isEqualTo(1);
+        assertThat(syntax.out).startsWith(broken + ":").contains("invalid (1 error(s)");
+        assertThat(missing.exit).isEqualTo(1);
+        assertThat(missing.out).contains("absent.conf").contains("invalid (1 error(s)");
+    }
+
+    @Test
+    void aSectionNoBundleDeclaresIsAWarningThatStrictTurnsIntoAFailure() throws Exception {
+        Path file = temp.resolve("typo.conf");
+        Files.writeString(file, "deviceplugin.sharde.pools = []\n");
+
+        Result lenient = run("check-config", file.toString());
+        Result strict = run("check-config", "--strict", file.toString());
+
+        assertThat(lenient.exit).isZero();
+        assertThat(lenient.out).contains("warning: " + file + ":1: deviceplugin.sharde: no installed bundle declares");
+        assertThat(strict.exit).isEqualTo(1);
+    }
+
+    @Test
+    void usageErrorsExitTwo() throws Exception {
+        assertThat(run("check-config").exit).isEqualTo(2);
+        assertThat(run("check-config", "a.conf", "b.conf").err).contains("unexpected argument 'b.conf'");
+    }
+
+    private record Result(int exit, String out, String err) {
+    }
+
+    private Result run(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(DIST.resolve("bin/rdma-node-agent").toString()));
+        command.addAll(List.of(args));
+        Path out = Files.createTempFile(temp, "out", ".txt");
+        Path err = Files.createTempFile(temp, "err", ".txt");
+        Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        return new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
+    }
+}
