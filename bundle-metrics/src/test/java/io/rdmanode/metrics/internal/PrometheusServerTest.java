@@ -38,9 +38,10 @@ class PrometheusServerTest {
     @Test
     void prometheusScrapesTheEndpointAndAnswersQueriesForItsCounters() throws Exception {
         Path prometheus = ExternalTool.require("prometheus", "prometheus");
-        HostSnapshot s = RecordedHost.unpack("cx6-ib", dir.resolve("host")).scan();
+        RecordedHost host = RecordedHost.unpack("cx6-ib", dir.resolve("host"));
+        HostSnapshot s = host.scan();
         try (ServedEndpoint served = new ServedEndpoint(Map.of())) {
-            served.bind("infiniband", new InfinibandPortCollector(() -> s, "", "", true));
+            served.bind("infiniband", new InfinibandPortCollector(() -> s, host.sys(), "", "", true));
             served.bind("agent", new AgentCollector(new FixedFigures(
                     List.of(new AgentFigures.BundleFigure("metrics", "io.rdmanode.metrics", "0.1.0", "active")),
                     Map.of("config", Map.of("reloads", Map.of("applied", 4L, "rejected", 2L))))));

@@ -25,13 +25,14 @@ class PromtoolCheckTest {
     Path dir;
 
     @ParameterizedTest
-    @ValueSource(strings = {"cx5-roce-sriov", "cx6-ib", "rxe"})
+    @ValueSource(strings = {"cx5-roce-sriov", "cx6-ib", "rxe", "ndr-ib"})
     void promtoolFindsNoProblem(String host) throws Exception {
         Path promtool = ExternalTool.require("promtool", "prometheus");
-        HostSnapshot s = RecordedHost.unpack(host, dir).scan();
+        RecordedHost recorded = RecordedHost.unpack(host, dir);
+        HostSnapshot s = recorded.scan();
         PrometheusRegistry registry = new PrometheusRegistry();
         CollectorWhiteboard whiteboard = new CollectorWhiteboard(registry);
-        whiteboard.add("infiniband", new InfinibandPortCollector(() -> s, "", "", true));
+        whiteboard.add("infiniband", new InfinibandPortCollector(() -> s, recorded.sys(), "", "", true));
         whiteboard.add("agent", new AgentCollector(new FixedFigures(
                 List.of(new AgentFigures.BundleFigure("metrics", "io.rdmanode.metrics", "0.1.0", "active")),
                 Map.of("config", Map.of("reloads", Map.of("applied", 2L, "rejected", 1L)),
