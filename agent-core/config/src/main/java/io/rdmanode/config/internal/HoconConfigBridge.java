@@ -47,6 +47,7 @@ public final class HoconConfigBridge implements HealthCheck, StatusSection {
     private final BundleSwitches switches;
     private final BundleListener bundleListener = this::bundleChanged;
     private final BundleContext context;
+    private final ConfigMetrics metrics;
     private ScheduledFuture<?> pendingReload;
     private ScheduledFuture<?> pendingRemap;
 
@@ -73,11 +74,13 @@ public final class HoconConfigBridge implements HealthCheck, StatusSection {
         context.addBundleListener(bundleListener);
         watcher.start();
         worker.scheduleWithFixedDelay(this::scheduleReload, POLL_MS, POLL_MS, TimeUnit.MILLISECONDS);
+        this.metrics = ConfigMetrics.register(context, history);
         LOG.info("watching config file={}", file);
     }
 
     @Deactivate
     void deactivate() throws IOException, InterruptedException {
+        metrics.close();
         context.removeBundleListener(bundleListener);
         watcher.close();
         worker.shutdownNow();
