@@ -2,8 +2,6 @@
 package io.rdmanode.metrics.internal;
 
 import io.prometheus.metrics.model.registry.MultiCollector;
-import io.prometheus.metrics.model.snapshots.CounterSnapshot;
-import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
 import io.prometheus.metrics.model.snapshots.InfoSnapshot;
@@ -15,13 +13,11 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.rdmanode.metrics.internal.AgentFigures.BundleFigure;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
- * Agent-wide figures: bundle states (from the framework), config reloads and the discovery revision. The last
- * two are read from the {@code config} and {@code discovery} status sections rather than from collectors in
- * those bundles, so neither has to depend on client_java; a section that is absent (bundle stopped) or has
- * another shape simply yields no series.
+ * Agent-wide figures from the framework: the state of every installed bundle. Bundles contribute their own
+ * series as collectors ({@code rdma_agent_config_*} from the config bundle, {@code rdma_agent_discovery_*} from
+ * discovery, {@code rdma_agent_deviceplugin_*} from the kubelet host): nothing here reads {@code /status}.
  */
 final class AgentCollector implements MultiCollector {
 
@@ -35,9 +31,6 @@ final class AgentCollector implements MultiCollector {
     public MetricSnapshots collect() {
         List<MetricSnapshot> out = new ArrayList<>();
         bundles(out);
-        Map<String, Object> sections = figures.statusSections();
-        configReloads(sections.get("config"), out);
-        discovery(sections.get("discovery"), out);
         return new MetricSnapshots(out);
     }
 
@@ -57,63 +50,5 @@ final class AgentCollector implements MultiCollector {
             out.add(new InfoSnapshot(new MetricMetadata("rdma_agent_bundle",
                     "Installed bundles with symbolic name, version and state, value is always 1"), info));
         }
-    }
-
-    /** {@code config.reloads = {applied: N, rejected: N}}. */
-    private static void configReloads(Object config, List<MetricSnapshot> out) {
-        Object reloads = member(config, "reloads");
-        List<CounterDataPointSnapshot> points = new ArrayList<>();
-        for (String result : List.of("applied", "rejected")) {
-            Object n = member(reloads, result);
-            if (n instanceof Number number) {
-                points.add(new CounterDataPointSnapshot(number.doubleValue(), Labels.of("result", result), null, 0L));
-            }
-        }
-        if (!points.isEmpty()) {
-            out.add(new CounterSnapshot(new MetricMetadata("rdma_agent_config_reloads",
-                    "Configuration file revisions applied or rejected since the config bundle started"), points));
-        }
-    }
-
-    /** {@code discovery.revision}, {@code discovery.devices[]}, {@code discovery.problems[]}. */
-    private static void discovery(Object discovery, List<MetricSnapshot> out) {
-        if (member(discovery, "revision") instanceof Number revision) {
-            out.add(gauge("rdma_agent_discovery_revision",
-                    "Revision of the RDMA topology snapshot; grows by one with every change", revision.doubleValue()));
-        }
-        if (member(discovery, "devices") instanceof List<?> devices) {
-            out.add(gauge("rdma_agent_discovery_devices", "RDMA devices in the current topology snapshot",
-                    devices.size()));
-        }
-        if (member(discovery, "problems") instanceof List<?> problems) {
-            out.add(gauge("rdma_agent_discovery_problems",
-                    "Objects discovery could not read in the current snapshot (see /status)", problems.size()));
-        }
-        Object scans = member(discovery, "scans");
-        List<CounterDataPointSnapshot> points = new ArrayList<>();
-        for (String kind : List.of("full", "incremental", "failed")) {
-            if (member(scans, kind) instanceof Number n) {
-                points.add(new CounterDataPointSnapshot(n.doubleValue(), Labels.of("kind", kind), null, 0L));
-            }
-        }
-        if (!points.isEmpty()) {
-            out.add(new CounterSnapshot(new MetricMetadata("rdma_agent_discovery_scans",
-                    "Topology scans since discovery started: full (start, safety-net rescans), incremental (after"
-                            + " kernel events), failed"), points));
-        }
-        if (member(discovery, "kernelEvents") instanceof Number events) {
-            out.add(new CounterSnapshot(new MetricMetadata("rdma_agent_discovery_kernel_events",
-                    "Kernel notifications (uevent, rtnetlink) that asked discovery for an incremental scan"),
-                    List.of(new CounterDataPointSnapshot(events.doubleValue(), Labels.EMPTY, null, 0L))));
-        }
-    }
-
-    private static GaugeSnapshot gauge(String name, String help, double value) {
-        return new GaugeSnapshot(new MetricMetadata(name, help),
-                List.of(new GaugeDataPointSnapshot(value, Labels.EMPTY, null)));
-    }
-
-    private static Object member(Object tree, String key) {
-        return tree instanceof Map<?, ?> map ? map.get(key) : null;
     }
 }

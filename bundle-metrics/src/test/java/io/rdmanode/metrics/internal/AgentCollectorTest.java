@@ -8,7 +8,6 @@ import io.rdmanode.metrics.internal.AgentFigures.BundleFigure;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class AgentCollectorTest {
@@ -19,32 +18,33 @@ class AgentCollectorTest {
     }
 
     @Test
-    void reportsBundleStatesConfigReloadsAndDiscoveryRevision() throws IOException {
+    void reportsBundleStates() throws IOException {
         String text = scrape(new FixedFigures(
                 List.of(new BundleFigure("config", "io.rdmanode.config", "0.1.0.SNAPSHOT", "active"),
-                        new BundleFigure("discovery", "io.rdmanode.discovery", "0.1.0.SNAPSHOT", "resolved")),
-                Map.of("config", Map.of("state", "applied", "reloads", Map.of("applied", 3L, "rejected", 1L)),
-                        "discovery", Map.of("revision", 7L, "devices", List.of(Map.of(), Map.of()),
-                                "problems", List.of("cannot read x"), "kernelEvents", 12L,
-                                "scans", Map.of("full", 2L, "incremental", 9L, "failed", 0L)))));
+                        new BundleFigure("discovery", "io.rdmanode.discovery", "0.1.0.SNAPSHOT", "resolved"))));
         assertThat(text).contains("rdma_agent_bundle_active{bundle=\"config\"} 1.0\n",
                 "rdma_agent_bundle_active{bundle=\"discovery\"} 0.0\n",
                 "rdma_agent_bundle_info{bundle=\"discovery\",state=\"resolved\",symbolic_name=\"io.rdmanode.discovery\","
-                        + "version=\"0.1.0.SNAPSHOT\"} 1\n",
-                "rdma_agent_config_reloads_total{result=\"applied\"} 3.0\n",
-                "rdma_agent_config_reloads_total{result=\"rejected\"} 1.0\n",
-                "rdma_agent_discovery_revision 7.0\n",
-                "rdma_agent_discovery_devices 2.0\n",
-                "rdma_agent_discovery_problems 1.0\n",
-                "rdma_agent_discovery_scans_total{kind=\"full\"} 2.0\n",
-                "rdma_agent_discovery_scans_total{kind=\"incremental\"} 9.0\n",
-                "rdma_agent_discovery_kernel_events_total 12.0\n");
+                        + "version=\"0.1.0.SNAPSHOT\"} 1\n");
     }
 
     @Test
-    void absentOrUnexpectedSectionsYieldNoSeries() throws IOException {
-        String text = scrape(new FixedFigures(List.of(),
-                Map.of("config", "not a map", "discovery", Map.of("revision", "seven"))));
-        assertThat(text).isEmpty();
+    void noBundlesNoSeries() throws IOException {
+        assertThat(scrape(new FixedFigures(List.of()))).isEmpty();
+    }
+
+    /**
+     * Issue 9 item 5: a scrape does not build the {@code /status} tree. The agent collector's component
+     * descriptor (what SCR wires) binds no status section; config and discovery serve their own collectors.
+     */
+    @Test
+    void theAgentCollectorComponentBindsNoStatusSection() throws IOException {
+        try (var in = AgentCollectorComponent.class.getResourceAsStream(
+                "/OSGI-INF/" + AgentCollectorComponent.class.getName() + ".xml")) {
+            assertThat(in).as("component descriptor written by bnd").isNotNull();
+            String xml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(xml).contains("io.prometheus.metrics.model.registry.MultiCollector")
+                    .doesNotContain("StatusSection");
+        }
     }
 }

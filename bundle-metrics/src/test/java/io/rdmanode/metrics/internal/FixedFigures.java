@@ -2,8 +2,7 @@
 package io.rdmanode.metrics.internal;
 
 import java.util.List;
-import java.util.Map;
 
 /** Agent figures given by the test. */
-record FixedFigures(List<BundleFigure> bundles, Map<String, Object> statusSections) implements AgentFigures {
+record FixedFigures(List<BundleFigure> bundles) implements AgentFigures {
 }

@@ -16,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -32,6 +31,13 @@ class GrafanaDashboardTest {
 
     static final Path DASHBOARD = Path.of("../dist/src/main/dist/grafana/rdma-node-agent.json");
     private static final Pattern SERIES = Pattern.compile("(?:rdma_agent|process|jvm)_[a-z0-9_]+");
+
+    /**
+     * Families other bundles contribute as their own collectors (issue 9 item 5): agent-core/config's
+     * ConfigCollector and agent-core/discovery's DiscoveryCollector; dist's PrometheusScrapeIT sees them served.
+     */
+    private static final Set<String> FROM_OTHER_BUNDLES = Set.of("rdma_agent_config_reloads_total",
+            "rdma_agent_discovery_revision", "rdma_agent_discovery_devices", "rdma_agent_discovery_problems");
 
     @TempDir
     Path dir;
@@ -59,9 +65,7 @@ class GrafanaDashboardTest {
         PrometheusRegistry registry = new PrometheusRegistry();
         CollectorWhiteboard whiteboard = new CollectorWhiteboard(registry);
         whiteboard.add("agent", new AgentCollector(new FixedFigures(
-                List.of(new BundleFigure("metrics", "io.rdmanode.metrics", "0.1.0", "active")),
-                Map.of("config", Map.of("reloads", Map.of("applied", 1L, "rejected", 0L)),
-                        "discovery", Map.of("revision", 1L, "devices", List.of(), "problems", List.of())))));
+                List.of(new BundleFigure("metrics", "io.rdmanode.metrics", "0.1.0", "active")))));
         whiteboard.add("process", new ProcessCollector(Path.of("/proc/self/status")));
         whiteboard.add("broken", () -> {
             throw new IllegalStateException("to have an error series");
@@ -70,6 +74,7 @@ class GrafanaDashboardTest {
         names(new String(ScrapeHandler.render(PrometheusTextFormatWriter.create(), registry.scrape(), false),
                 StandardCharsets.UTF_8), served);
 
+        served.addAll(FROM_OTHER_BUNDLES);
         Set<String> queried = new TreeSet<>();
         queries().forEach(q -> names(q, queried));
         assertThat(queried).isNotEmpty();

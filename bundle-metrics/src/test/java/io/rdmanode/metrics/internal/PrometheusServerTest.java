@@ -7,6 +7,11 @@ import static org.awaitility.Awaitility.await;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricMetadata;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.metrics.internal.infiniband.InfinibandPortCollector;
 import java.io.IOException;
@@ -38,12 +43,17 @@ class PrometheusServerTest {
     @Test
     void prometheusScrapesTheEndpointAndAnswersQueriesForItsCounters() throws Exception {
         Path prometheus = ExternalTool.require("prometheus", "prometheus");
-        HostSnapshot s = RecordedHost.unpack("cx6-ib", dir.resolve("host")).scan();
+        RecordedHost host = RecordedHost.unpack("cx6-ib", dir.resolve("host"));
+        HostSnapshot s = host.scan();
         try (ServedEndpoint served = new ServedEndpoint(Map.of())) {
-            served.bind("infiniband", new InfinibandPortCollector(() -> s, "", "", true));
+            served.bind("infiniband", new InfinibandPortCollector(() -> s, host.sys(), "", "", true));
             served.bind("agent", new AgentCollector(new FixedFigures(
-                    List.of(new AgentFigures.BundleFigure("metrics", "io.rdmanode.metrics", "0.1.0", "active")),
-                    Map.of("config", Map.of("reloads", Map.of("applied", 4L, "rejected", 2L))))));
+                    List.of(new AgentFigures.BundleFigure("metrics", "io.rdmanode.metrics", "0.1.0", "active")))));
+            // another bundle's counter family, as the config bundle contributes rdma_agent_config_reloads
+            served.bind("config", () -> new MetricSnapshots(new CounterSnapshot(
+                    new MetricMetadata("rdma_agent_config_reloads", "Configuration file revisions"), List.of(
+                    new CounterDataPointSnapshot(4, Labels.of("result", "applied"), null, 0L),
+                    new CounterDataPointSnapshot(2, Labels.of("result", "rejected"), null, 0L)))));
             int apiPort = freePort();
             Path config = dir.resolve("prometheus.yml");
             Files.writeString(config, """

@@ -43,6 +43,81 @@ public final class ScaleHost {
         }
     }
 
+    /**
+     * The issue's big SR-IOV host: {@code pfs} ConnectX-5 RoCE PFs with {@code vfs} VFs each, every function
+     * an mlx5 RDMA device with one Ethernet port and a netdev ({@code ens<P>f0}, {@code ens<P>f0v<V>}), the
+     * counters as in {@link #generate} (8 x 128: 1032 RDMA devices, as discovery's ScaleHostBenchmark host).
+     */
+    public static RecordedHost sriov(Path dir, int pfs, int vfs) {
+        try {
+            Path sys = dir.resolve("sys");
+            Files.createDirectories(sys.resolve("class/infiniband"));
+            Files.createDirectories(sys.resolve("bus/pci/devices"));
+            Files.createDirectories(sys.resolve("class/net"));
+            Files.createDirectories(dir.resolve("dev/infiniband"));
+            int n = 0;
+            for (int p = 0; p < pfs; p++) {
+                for (int f = 0; f <= vfs; f++) {
+                    String root = String.format("pci0000:%02x", 0x10 + 0x10 * p);
+                    int bus = 0x11 + 0x10 * p + (f == 0 ? 0 : 1 + f / 256);
+                    String bdf = String.format("0000:%02x:%02x.%d", bus, (f % 256) / 8, f % 8);
+                    String netdev = f == 0 ? "ens" + p + "f0" : "ens" + p + "f0v" + (f - 1);
+                    roce(sys, root, bdf, n++, f == 0 ? "0x1017" : "0x1018", netdev, p % 2);
+                }
+            }
+            return RecordedHost.of("sriov-" + pfs + "x" + vfs, dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void roce(Path sys, String root, String bdf, int h, String deviceId, String netdev, int numa)
+            throws IOException {
+        Path fn = sys.resolve("devices/" + root + "/" + bdf);
+        write(fn.resolve("vendor"), "0x15b3");
+        write(fn.resolve("device"), deviceId);
+        write(fn.resolve("class"), "0x020000");
+        write(fn.resolve("numa_node"), Integer.toString(numa));
+        Files.createSymbolicLink(sys.resolve("bus/pci/devices/" + bdf), Path.of("../../../devices/" + root + "/" + bdf));
+        String mac = String.format("b8:59:9f:%02x:%02x:%02x", h >> 16, (h >> 8) & 0xff, h & 0xff);
+        Path net = fn.resolve("net/" + netdev);
+        write(net.resolve("address"), mac);
+        write(net.resolve("ifindex"), Integer.toString(h + 2));
+        write(net.resolve("operstate"), "up");
+        write(net.resolve("type"), "1");
+        Files.createSymbolicLink(net.resolve("device"), Path.of("../.."));
+        Files.createSymbolicLink(sys.resolve("class/net/" + netdev),
+                Path.of("../../devices/" + root + "/" + bdf + "/net/" + netdev));
+        String name = "mlx5_" + h;
+        Path dev = fn.resolve("infiniband/" + name);
+        String guid = String.format("ba59:9fff:fe%02x:%04x", h >> 16, h & 0xffff);
+        write(dev.resolve("node_type"), "1: CA");
+        write(dev.resolve("node_guid"), guid);
+        write(dev.resolve("sys_image_guid"), guid);
+        write(dev.resolve("fw_ver"), "16.35.2000");
+        write(dev.resolve("board_id"), "MT_0000000008");
+        write(dev.resolve("hca_type"), deviceId.equals("0x1017") ? "MT4119" : "MT4120");
+        Files.createSymbolicLink(dev.resolve("device"), Path.of("../../../" + bdf));
+        Files.createSymbolicLink(sys.resolve("class/infiniband/" + name),
+                Path.of("../../devices/" + root + "/" + bdf + "/infiniband/" + name));
+        Path port = dev.resolve("ports/1");
+        write(port.resolve("state"), "4: ACTIVE");
+        write(port.resolve("phys_state"), "5: LinkUp");
+        write(port.resolve("rate"), "100 Gb/sec (4X EDR)");
+        write(port.resolve("link_layer"), "Ethernet");
+        write(port.resolve("lid"), "0x0");
+        write(port.resolve("gids/0"), "fe80:0000:0000:0000:" + guid);
+        write(port.resolve("gid_attrs/types/0"), "IB/RoCE v1");
+        write(port.resolve("gid_attrs/ndevs/0"), netdev);
+        for (int i = 0; i < PMA.size(); i++) {
+            write(port.resolve("counters/" + PMA.get(i)), Long.toString(1_000_000L * (h + 1) + i));
+        }
+        for (int i = 0; i < HW.size(); i++) {
+            write(port.resolve("hw_counters/" + HW.get(i)), HW.get(i).equals("lifespan") ? "10"
+                    : Long.toString(1000L * (h + 1) + i));
+        }
+    }
+
     private static void hca(Path sys, int h, int ports) throws IOException {
         String root = String.format("pci0000:%02x", 0x10 + h * 8);
         String bdf = String.format("0000:%02x:00.0", 0x11 + h * 8);

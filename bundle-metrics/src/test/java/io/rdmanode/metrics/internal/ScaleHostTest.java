@@ -18,11 +18,12 @@ class ScaleHostTest {
 
     @Test
     void everyPortOfTheGeneratedHostIsReported() {
-        HostSnapshot s = ScaleHost.generate(dir, 16, 2).scan();
+        RecordedHost host = ScaleHost.generate(dir, 16, 2);
+        HostSnapshot s = host.scan();
         assertThat(s.devices()).hasSize(16).allSatisfy(d -> assertThat(d.ports()).hasSize(2));
         assertThat(s.problems()).isEmpty();
         int series = 0;
-        for (MetricSnapshot m : new InfinibandPortCollector(() -> s, "", "", true).collect()) {
+        for (MetricSnapshot m : new InfinibandPortCollector(() -> s, host.sys(), "", "", true).collect()) {
             series += m.getDataPoints().size();
         }
         // per port: 19 counters + 18 hw_counters + state, phys_state, rate, port_info; per device: info

@@ -30,9 +30,10 @@ class ScrapeHandlerTest {
 
     @BeforeEach
     void serve() throws IOException {
-        HostSnapshot s = RecordedHost.unpack("cx6-ib", dir).scan();
+        RecordedHost host = RecordedHost.unpack("cx6-ib", dir);
+        HostSnapshot s = host.scan();
         served = new ServedEndpoint(Map.of());
-        served.bind("infiniband", new InfinibandPortCollector(() -> s, "", "", true));
+        served.bind("infiniband", new InfinibandPortCollector(() -> s, host.sys(), "", "", true));
     }
 
     @AfterEach

@@ -48,6 +48,14 @@ final class ConfigHistory {
         rejected++;
     }
 
+    long appliedCount() {
+        return applied;
+    }
+
+    long rejectedCount() {
+        return rejected;
+    }
+
     HealthStatus health() {
         Applied good = lastApplied;
         Rejected bad = lastRejected;

@@ -49,6 +49,7 @@ public final class HoconConfigBridge implements HealthCheck, StatusSection {
     private final BundleSwitches switches;
     private final BundleListener bundleListener = this::bundleChanged;
     private final BundleContext context;
+    private final ConfigMetrics metrics;
     private ScheduledFuture<?> pendingReload;
     private ScheduledFuture<?> pendingRemap;
 
@@ -74,11 +75,13 @@ public final class HoconConfigBridge implements HealthCheck, StatusSection {
         reloader.reloadIfChanged();
         context.addBundleListener(bundleListener);
         watcher.start();
+        this.metrics = ConfigMetrics.register(context, history);
         LOG.info("watching config file={}", file);
     }
 
     @Deactivate
     void deactivate() throws IOException, InterruptedException {
+        metrics.close();
         context.removeBundleListener(bundleListener);
         watcher.close();
         worker.shutdownNow();

@@ -139,6 +139,36 @@ record CounterName(String suffix, String help, double scale, boolean gauge, bool
             Map.entry("rx_icrc_encapsulated", counter("rx_icrc_encapsulated_errors",
                     "Number of RoCE packets with ICRC errors")));
 
+    /**
+     * {@code ports/N/counters_ext/*}: the 64-bit PortCountersExtended values mlx4/mlx5 keep beside
+     * {@code counters/}, under node_exporter's {@code legacy_*} names (its infiniband collector, procfs
+     * {@code parseInfiniBandCounters}); the data counters count 4-byte words, as in {@code counters/}.
+     */
+    private static final Map<String, CounterName> EXT = Map.ofEntries(
+            Map.entry("port_multicast_rcv_packets", counter("legacy_multicast_packets_received",
+                    "Number of multicast packets received")),
+            Map.entry("port_multicast_xmit_packets", counter("legacy_multicast_packets_transmitted",
+                    "Number of multicast packets transmitted")),
+            Map.entry("port_rcv_data_64", new CounterName("legacy_data_received_bytes",
+                    "Number of data octets received on all links", 4, false, true)),
+            Map.entry("port_rcv_packets_64", counter("legacy_packets_received",
+                    "Number of data packets received on all links")),
+            Map.entry("port_unicast_rcv_packets", counter("legacy_unicast_packets_received",
+                    "Number of unicast packets received")),
+            Map.entry("port_unicast_xmit_packets", counter("legacy_unicast_packets_transmitted",
+                    "Number of unicast packets transmitted")),
+            Map.entry("port_xmit_data_64", new CounterName("legacy_data_transmitted_bytes",
+                    "Number of data octets transmitted on all links", 4, false, true)),
+            Map.entry("port_xmit_packets_64", counter("legacy_packets_transmitted",
+                    "Number of data packets transmitted on all links")));
+
+    /** The family of a {@code counters_ext/} file. */
+    static CounterName ofCounterExt(String file) {
+        CounterName known = EXT.get(file);
+        return known != null ? known : counter("counters_ext_" + sanitize(file),
+                "Extended port counter " + file + " (counters_ext/" + file + "), as the driver reports it");
+    }
+
     /** The family of a {@code counters/} file. */
     static CounterName ofCounter(String file) {
         CounterName known = PMA.get(file);

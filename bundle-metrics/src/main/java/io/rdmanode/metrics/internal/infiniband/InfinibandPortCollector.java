@@ -4,6 +4,7 @@ package io.rdmanode.metrics.internal.infiniband;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.rdmanode.discovery.HostSnapshot;
+import java.nio.file.Path;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
@@ -21,11 +22,14 @@ public final class InfinibandPortCollector implements MultiCollector {
     private final Supplier<HostSnapshot> snapshots;
     private final Predicate<String> devices;
     private final boolean hwCounters;
+    private final Path sysfsRoot;
     private volatile ScrapePlan plan;
 
-    public InfinibandPortCollector(Supplier<HostSnapshot> snapshots, String deviceInclude, String deviceExclude,
-                                   boolean hwCounters) {
+    /** @param sysfsRoot where discovery reads sysfs: device attributes of HCAs without counter files */
+    public InfinibandPortCollector(Supplier<HostSnapshot> snapshots, Path sysfsRoot, String deviceInclude,
+                                   String deviceExclude, boolean hwCounters) {
         this.snapshots = snapshots;
+        this.sysfsRoot = sysfsRoot;
         this.devices = deviceFilter(deviceInclude, deviceExclude);
         this.hwCounters = hwCounters;
     }
@@ -39,7 +43,7 @@ public final class InfinibandPortCollector implements MultiCollector {
         HostSnapshot s = snapshots.get();
         ScrapePlan p = plan;
         if (p == null || p.revision() != s.revision()) {
-            p = new ScrapePlanner(devices, hwCounters).plan(s);
+            p = new ScrapePlanner(devices, hwCounters, sysfsRoot).plan(s);
             plan = p;
         }
         return p;

@@ -4,6 +4,7 @@ package io.rdmanode.metrics.internal.infiniband;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricMetadata;
 import io.rdmanode.discovery.HostSnapshot;
+import io.rdmanode.discovery.NetDevice;
 import io.rdmanode.discovery.RdmaDevice;
 import io.rdmanode.discovery.RdmaPort;
 import io.rdmanode.metrics.internal.infiniband.ScrapePlan.Family;
@@ -11,6 +12,7 @@ import io.rdmanode.metrics.internal.infiniband.ScrapePlan.Parse;
 import io.rdmanode.metrics.internal.infiniband.ScrapePlan.Point;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -32,15 +34,20 @@ final class ScrapePlanner {
 
     private final Predicate<String> devices;
     private final boolean hwCounters;
+    private final Path classDir;
     private final Map<String, Builder> families = new TreeMap<>();
+    private HostSnapshot snapshot;
 
-    ScrapePlanner(Predicate<String> devices, boolean hwCounters) {
+    /** @param sysfsRoot where discovery reads sysfs ({@code /sys}, or a recorded host's {@code sys}) */
+    ScrapePlanner(Predicate<String> devices, boolean hwCounters, Path sysfsRoot) {
         this.devices = devices;
         this.hwCounters = hwCounters;
+        this.classDir = sysfsRoot.resolve("class/infiniband");
     }
 
     ScrapePlan plan(HostSnapshot snapshot) {
         families.clear();
+        this.snapshot = snapshot;
         for (RdmaDevice d : snapshot.devices()) {
             if (devices.test(d.name())) {
                 device(d);
@@ -52,15 +59,14 @@ final class ScrapePlanner {
     }
 
     private void device(RdmaDevice d) {
-        Optional<Path> dir = d.ports().stream().map(ScrapePlanner::portDir).flatMap(Optional::stream).findFirst()
-                .map(port -> port.getParent().getParent());
-        String boardId = dir.map(p -> SysfsValues.readLine(p.resolve("board_id").toFile())).orElse(null);
-        String hcaType = dir.map(p -> SysfsValues.readLine(p.resolve("hca_type").toFile())).orElse(null);
+        Path dir = deviceDir(d);
+        String boardId = SysfsValues.readLine(dir.resolve("board_id").toFile());
+        String hcaType = SysfsValues.readLine(dir.resolve("hca_type").toFile());
         info(P + "info", "Non-numeric data from /sys/class/infiniband/<device>, value is always 1.",
                 Labels.of("device", d.name(), "board_id", orEmpty(boardId),
                         "firmware_version", d.fwVersion().orElse(""), "hca_type", orEmpty(hcaType)));
         for (RdmaPort port : d.ports()) {
-            port(d.name(), port);
+            port(d, dir, port);
         }
         if (hwCounters) {
             Labels labels = Labels.of("device", d.name());
@@ -70,11 +76,25 @@ final class ScrapePlanner {
         }
     }
 
-    private void port(String device, RdmaPort port) {
-        Labels labels = Labels.of("device", device, "port", Integer.toString(port.number()));
+    /**
+     * {@code <class/infiniband>/<dev>}: beside its counter files when it has any, else under the sysfs root
+     * discovery reads. An HCA without counter files still has {@code board_id} and {@code hca_type}.
+     */
+    private Path deviceDir(RdmaDevice d) {
+        Optional<Path> fromPort = d.ports().stream().map(ScrapePlanner::portDir).flatMap(Optional::stream)
+                .findFirst().map(port -> port.getParent().getParent());
+        if (fromPort.isPresent()) {
+            return fromPort.get();
+        }
+        return d.hwCounterFiles().isEmpty() ? classDir.resolve(d.name())
+                : d.hwCounterFiles().get(0).getParent().getParent();
+    }
+
+    private void port(RdmaDevice device, Path deviceDir, RdmaPort port) {
+        Labels labels = Labels.of("device", device.name(), "port", Integer.toString(port.number()));
         info(P + "port_info", "Link layer and netdev of an RDMA port, value is always 1.",
                 labels.add("link_layer", port.linkLayer().name().toLowerCase(Locale.ROOT))
-                        .add("netdev", port.netdev().orElse("")));
+                        .add("netdev", port.netdev().or(() -> ipoib(device.name(), port)).orElse("")));
         Optional<Path> dir = portDir(port);
         gauge(P + "state_id", "State of the InfiniBand port (0: no change, 1: down, 2: init, 3: armed, 4: active,"
                 + " 5: act defer)", labels, dir, "state", Parse.CODED,
@@ -89,11 +109,48 @@ final class ScrapePlanner {
         for (Path f : port.counterFiles()) {
             counterFile(CounterName.ofCounter(f.getFileName().toString()), labels, f);
         }
+        Path ext = dir.orElse(deviceDir.resolve("ports/" + port.number())).resolve("counters_ext");
+        for (Path f : CounterFiles.list(ext)) {
+            counterFile(CounterName.ofCounterExt(f.getFileName().toString()), labels, f);
+        }
         if (hwCounters) {
             for (Path f : port.hwCounterFiles()) {
                 counterFile(CounterName.ofHwCounter(f.getFileName().toString()), labels, f);
             }
         }
+    }
+
+    /**
+     * The IPoIB netdev of an InfiniBand port, which discovery lists among the netdevs but not on the port: the
+     * one on the same RDMA device whose 20-byte hardware address ends with the port's GID 0 (QPN, then GID:
+     * {@code drivers/infiniband/ulp/ipoib}); of several (P_Key children) the parent, first by name. A device
+     * with one InfiniBand port and one IPoIB netdev needs no GID.
+     */
+    private Optional<String> ipoib(String device, RdmaPort port) {
+        if (port.linkLayer() != RdmaPort.LinkLayer.INFINIBAND) {
+            return Optional.empty();
+        }
+        List<NetDevice> candidates = snapshot.netDevices().stream()
+                .filter(n -> n.linkType() == NetDevice.LinkType.INFINIBAND)
+                .filter(n -> n.rdmaDevice().filter(device::equals).isPresent())
+                .sorted(Comparator.comparing(NetDevice::name)).toList();
+        Optional<String> gid = port.gids().stream().filter(g -> g.index() == 0).findFirst()
+                .map(g -> hex(g.value()));
+        if (gid.isPresent()) {
+            Optional<String> byGid = candidates.stream()
+                    .filter(n -> n.mac().map(ScrapePlanner::hex).filter(m -> m.endsWith(gid.get())).isPresent())
+                    .map(NetDevice::name).findFirst();
+            if (byGid.isPresent()) {
+                return byGid;
+            }
+        }
+        long ibPorts = snapshot.device(device).stream().flatMap(d -> d.ports().stream())
+                .filter(p -> p.linkLayer() == RdmaPort.LinkLayer.INFINIBAND).count();
+        return ibPorts == 1 && !candidates.isEmpty() ? Optional.of(candidates.get(0).name()) : Optional.empty();
+    }
+
+    private static String hex(String s) {
+        return s.replace(":", "").toLowerCase(Locale.ROOT);
     }
 
     /** {@code <class/infiniband/dev>/ports/N}, from the snapshot's counter file paths. */

@@ -74,8 +74,10 @@ final class SysfsValues {
             return OptionalDouble.empty();
         }
         try {
-            long v = Long.parseUnsignedLong(value);
-            return OptionalDouble.of(v >= 0 ? v : (double) (v >>> 1) * 2 + (v & 1));
+            Long.parseUnsignedLong(value);                     // validates: an unsigned 64-bit decimal
+            // One rounding step, decimal to nearest double, as Go's float64(uint64) and Python's float(int):
+            // halving a value above 2^63 first and doubling it after rounds twice (issue 8, item 12).
+            return OptionalDouble.of(Double.parseDouble(value));
         } catch (NumberFormatException e) {
             return OptionalDouble.empty();
         }

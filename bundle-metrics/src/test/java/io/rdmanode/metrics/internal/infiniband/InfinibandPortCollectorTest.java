@@ -32,11 +32,11 @@ class InfinibandPortCollectorTest {
 
     static String scrape(RecordedHost host) throws IOException {
         HostSnapshot s = host.scan();
-        return render(new InfinibandPortCollector(() -> s, "", "", true).collect());
+        return render(new InfinibandPortCollector(() -> s, host.sys(), "", "", true).collect());
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"cx5-roce-sriov", "cx6-ib", "rxe"})
+    @ValueSource(strings = {"cx5-roce-sriov", "cx6-ib", "rxe", "ndr-ib"})
     void matchesGoldenFileForRecordedHost(String host) throws IOException {
         String text = scrape(RecordedHost.unpack(host, dir));
         GoldenFiles.assertMatches("expected-" + host + ".prom", text);
@@ -45,9 +45,11 @@ class InfinibandPortCollectorTest {
     /** The same scrape as OpenMetrics 1.0 (what Prometheus negotiates): units, info type, {@code # EOF}. */
     @Test
     void matchesOpenMetricsGoldenFile() throws IOException {
-        HostSnapshot s = RecordedHost.unpack("cx6-ib", dir).scan();
+        RecordedHost host = RecordedHost.unpack("cx6-ib", dir);
+        HostSnapshot s = host.scan();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        OpenMetricsTextFormatWriter.create().write(out, new InfinibandPortCollector(() -> s, "", "", true).collect());
+        OpenMetricsTextFormatWriter.create().write(out,
+                new InfinibandPortCollector(() -> s, host.sys(), "", "", true).collect());
         GoldenFiles.assertMatches("expected-cx6-ib.om.txt", out.toString(StandardCharsets.UTF_8));
     }
 
@@ -102,7 +104,7 @@ class InfinibandPortCollectorTest {
     void scrapeReadsLinkStateFreshButNoNewFilesUntilTheNextRevision() throws IOException {
         RecordedHost host = RecordedHost.unpack("cx6-ib", dir);
         AtomicReference<HostSnapshot> snapshot = new AtomicReference<>(host.scan());
-        InfinibandPortCollector collector = new InfinibandPortCollector(snapshot::get, "", "", true);
+        InfinibandPortCollector collector = new InfinibandPortCollector(snapshot::get, host.sys(), "", "", true);
         Path port = host.sys().resolve("class/infiniband/mlx5_0/ports/1");
         Files.writeString(port.resolve("state"), "1: DOWN\n");
         Files.writeString(port.resolve("counters/port_rcv_data"), "7\n");
@@ -139,9 +141,68 @@ class InfinibandPortCollectorTest {
 
     @Test
     void devicesAreFilteredLikeNodeExporter() throws IOException {
-        HostSnapshot s = RecordedHost.unpack("cx5-roce-sriov", dir).scan();
-        String text = render(new InfinibandPortCollector(() -> s, "mlx5_1.*", "mlx5_1[0-5]", false).collect());
+        RecordedHost host = RecordedHost.unpack("cx5-roce-sriov", dir);
+        HostSnapshot s = host.scan();
+        String text = render(new InfinibandPortCollector(() -> s, host.sys(), "mlx5_1.*", "mlx5_1[0-5]", false)
+                .collect());
         assertThat(text).contains("device=\"mlx5_1\"", "device=\"mlx5_16\"", "device=\"mlx5_17\"")
                 .doesNotContain("device=\"mlx5_0\"", "device=\"mlx5_12\"", "device=\"mlx5_2\"", "out_of_buffer");
+    }
+
+    /** Issue 8 item 11: the device attributes do not depend on the port having counter files. */
+    @Test
+    void keepsBoardIdAndHcaTypeOfAnHcaWithoutCounterFiles() throws IOException {
+        RecordedHost host = RecordedHost.unpack("cx6-ib", dir);
+        Path port = host.sys().resolve("class/infiniband/mlx5_0/ports/1");
+        deleteTree(port.resolve("counters"));
+        deleteTree(port.resolve("hw_counters"));
+        String text = scrape(host);
+        assertThat(text).doesNotContain("port_data_received_bytes");
+        assertThat(text).contains(
+                "rdma_agent_infiniband_info{board_id=\"MT_0000000012\",device=\"mlx5_0\",firmware_version=\"20.38.1002\","
+                        + "hca_type=\"MT4119\"} 1\n",
+                // from the discovery snapshot: no counter files tell where the port directory is
+                "rdma_agent_infiniband_state_id{device=\"mlx5_0\",port=\"1\"} 4.0\n",
+                "rdma_agent_infiniband_rate_bytes_per_second{device=\"mlx5_0\",port=\"1\"} 2.5E10\n");
+    }
+
+    /** Issue 8 item 12: 2^63 + 1025 rounds once to the nearest double, as node_exporter and Python print it. */
+    @Test
+    void roundsCountersAbove2To63Once() throws IOException {
+        String text = scrape(RecordedHost.unpack("ndr-ib", dir));
+        assertThat(text).contains(
+                "rdma_agent_infiniband_port_packets_received_total{device=\"mlx5_0\",port=\"1\"} 9.223372036854778E18\n",
+                "rdma_agent_infiniband_legacy_packets_received_total{device=\"mlx5_0\",port=\"1\"} 9.223372036854778E18\n");
+    }
+
+    /** Issue 8 item 13: node_exporter's 8 {@code legacy_*} families from {@code counters_ext/} (see ndr-ib.py). */
+    @Test
+    void servesTheLegacyFamiliesOfCountersExt() throws IOException {
+        String text = scrape(RecordedHost.unpack("ndr-ib", dir));
+        String l = "{device=\"mlx5_0\",port=\"1\"} ";
+        assertThat(text).contains(
+                "rdma_agent_infiniband_legacy_multicast_packets_received_total" + l + "11.0\n",
+                "rdma_agent_infiniband_legacy_multicast_packets_transmitted_total" + l + "12.0\n",
+                "rdma_agent_infiniband_legacy_data_received_bytes_total" + l + "4.000000052E9\n",
+                "rdma_agent_infiniband_legacy_unicast_packets_received_total" + l + "15.0\n",
+                "rdma_agent_infiniband_legacy_unicast_packets_transmitted_total" + l + "16.0\n",
+                "rdma_agent_infiniband_legacy_data_transmitted_bytes_total" + l + "8.000000068E9\n",
+                "rdma_agent_infiniband_legacy_packets_transmitted_total" + l + "18.0\n");
+    }
+
+    /** Issue 8 item 14: an InfiniBand port's IPoIB netdev, matched by the GID in its hardware address. */
+    @Test
+    void namesTheIpoibNetdevOfAnInfinibandPort() throws IOException {
+        String text = scrape(RecordedHost.unpack("cx6-ib", dir));
+        assertThat(text).contains("rdma_agent_infiniband_port_info{device=\"mlx5_0\",link_layer=\"infiniband\","
+                + "netdev=\"ib0\",port=\"1\"} 1\n");
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (var files = Files.walk(root)) {
+            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
 }
