@@ -34,7 +34,7 @@ public class SharedDevicePluginIT extends AgentTestSupport {
     BundleContext context;
 
     Path pluginDir() {
-        return workDir().resolve("dp");
+        return socketDir("dp");
     }
 
     String config(String pools) {

@@ -16,7 +16,10 @@ import java.util.Map;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.ComponentConstants;
+import org.osgi.service.component.ComponentContext;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
@@ -24,8 +27,13 @@ import org.osgi.service.metatype.annotations.Option;
 
 /**
  * The device-plugin host as an OSGi service, with its {@code kubelet} health check (READY: every served
- * resource is registered, or kubelet is not there yet) and {@code /status} section. A settings change restarts the host, and with it
- * every plugin bundle's servers (SCR reactivates the dependents).
+ * resource is registered, or kubelet is not there yet) and {@code /status} section.
+ *
+ * <p>Settings changes ({@link #modified}): the timeouts and the resync interval are tuning and apply in place,
+ * because closing a socket makes kubelet mark the resource unallocatable until it is registered again (and
+ * kubelet 1.26 may kill a pod it re-admits in that window). The directories, the kubelet socket, the mode and
+ * the I/O threads decide where the sockets are: a change there restarts the host, and with it every plugin
+ * bundle's servers (SCR reactivates the dependents), as a restart of the component would.
  */
 @Component(service = {DevicePluginHost.class, HealthCheck.class, StatusSection.class},
         configurationPid = KubeletHostComponent.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)
@@ -71,15 +79,55 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
 
     private final KubeletDevicePluginHost host;
     private final org.osgi.framework.ServiceRegistration<?> metrics;
+    private final Runnable restart;
 
     @Activate
     public KubeletHostComponent(Config config, org.osgi.framework.BundleContext context) throws IOException {
+        this(config, context, null);
+    }
+
+    /** @param restart how a change of sockets restarts the component; null: through SCR (the component context) */
+    KubeletHostComponent(Config config, org.osgi.framework.BundleContext context, Runnable restart)
+            throws IOException {
+        this.host = new KubeletDevicePluginHost(settings(config));
+        this.metrics = registerMetrics(context, host);
+        this.restart = restart;
+    }
+
+    static HostSettings settings(Config config) {
         Path dir = Path.of(config.pluginDir());
-        this.host = new KubeletDevicePluginHost(new HostSettings(dir, dir.resolve(config.kubeletSocket()),
+        return new HostSettings(dir, dir.resolve(config.kubeletSocket()),
                 config.registrationTimeout(), config.shutdownTimeout(), config.resyncInterval(),
                 config.ioThreads(), HostSettings.Registration.valueOf(config.registration().toUpperCase(Locale.ROOT)),
-                Path.of(config.pluginsRegistryDir())));
-        this.metrics = registerMetrics(context, host);
+                Path.of(config.pluginsRegistryDir()));
+    }
+
+    /**
+     * Tuning in place; anything that moves the sockets restarts the component. With a modified method SCR no
+     * longer reactivates by itself, so a socket change disables and enables the component (both queued on
+     * SCR's actor, in order), which deactivates and reactivates the plugin components that use the host.
+     */
+    @Modified
+    void modified(Config config, ComponentContext context) {
+        HostSettings next = settings(config);
+        try {
+            host.retune(next);
+        } catch (IllegalArgumentException socketsMoved) {
+            org.slf4j.LoggerFactory.getLogger(KubeletHostComponent.class)
+                    .info("device-plugin sockets move (directories, mode or I/O threads changed): restarting the host");
+            if (restart != null) {
+                restart.run();
+            } else {
+                String name = (String) context.getProperties().get(ComponentConstants.COMPONENT_NAME);
+                context.disableComponent(name);
+                context.enableComponent(name);
+            }
+        }
+    }
+
+    /** Test access: the settings in force. */
+    HostSettings tuning() {
+        return host.tuning();
     }
 
     /**
@@ -128,6 +176,9 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
 
     @Override
     public HealthStatus check() {
+        if (host.problem().isPresent()) {
+            return HealthStatus.failing("cannot serve device plugins: " + host.problem().get());
+        }
         Map<String, String> unregistered = host.unregistered();
         if (unregistered.isEmpty()) {
             return HealthStatus.ok(host.figures().size() + " resource(s) registered with kubelet");

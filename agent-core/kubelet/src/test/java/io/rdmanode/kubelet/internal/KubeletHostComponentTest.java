@@ -30,6 +30,14 @@ class KubeletHostComponentTest {
     private final List<Object> registered = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private KubeletHostComponent component(Map<String, Object> properties) throws Exception {
+        return component(properties, null);
+    }
+
+    private static KubeletHostComponent.Config config(Map<String, Object> properties) {
+        return Converters.standardConverter().convert(properties).to(KubeletHostComponent.Config.class);
+    }
+
+    private KubeletHostComponent component(Map<String, Object> properties, Runnable restart) throws Exception {
         BundleContext context = (BundleContext) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {BundleContext.class}, (proxy, method, args) -> {
                     if (method.getName().equals("registerService")) {
@@ -44,8 +52,7 @@ class KubeletHostComponentTest {
                     }
                     throw new UnsupportedOperationException(method.getName());
                 });
-        return new KubeletHostComponent(Converters.standardConverter().convert(properties)
-                .to(KubeletHostComponent.Config.class), context);
+        return new KubeletHostComponent(config(properties), context, restart);
     }
 
     @Test
@@ -120,5 +127,61 @@ class KubeletHostComponentTest {
         assertThat(defaults.kubeletSocket()).isEqualTo("kubelet.sock");
         assertThat(defaults.registration()).isEqualTo("auto");
         assertThat(defaults.pluginsRegistryDir()).isEqualTo("/var/lib/kubelet/plugins_registry");
+    }
+
+    /** Issue 8 item 18: a kubelet that refuses connections makes /readyz say so in one line, not 4 KB of Netty. */
+    @Test
+    void notReadyTextIsOneLineWithTheCauseWhenKubeletRefusesConnections() throws Exception {
+        KubeletHostComponent host = component(Map.of("pluginDir", dir.toString(), "resyncInterval", 200L,
+                "registration", "classic"));
+        try (var dead = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+            dead.bind(java.net.UnixDomainSocketAddress.of(dir.resolve("kubelet.sock")));
+            dead.close();                                   // the file stays; connecting is refused
+            host.serve(new TestPlugin("rdma/a", List.of(new Device("a-0", true, List.of()))));
+
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !host.check().ok());
+            String text = host.check().message();
+            assertThat(text).contains("rdma/a").containsIgnoringCase("connection refused").doesNotContain("\n")
+                    .doesNotContain("\tat ").doesNotContain("Exception:");
+            assertThat(text.length()).isLessThan(400);
+        } finally {
+            host.stop();
+        }
+    }
+
+    /**
+     * Issue 9 item 4: timeouts and the resync interval apply in place, so a save that changes them closes no
+     * socket and registers nothing again; moving the sockets restarts the component.
+     */
+    @Test
+    void tuningAppliesInPlaceAndOnlyMovingTheSocketsRestarts() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger restarts = new java.util.concurrent.atomic.AtomicInteger();
+        Map<String, Object> first = Map.of("pluginDir", dir.toString(), "registration", "classic");
+        KubeletHostComponent host = component(first, restarts::incrementAndGet);
+        try (FakeKubelet kubelet = new FakeKubelet(dir).start()) {
+            host.serve(new TestPlugin("rdma/a", List.of(new Device("a-0", true, List.of()))));
+            kubelet.awaitRegistrations("rdma/a", 1, Duration.ofSeconds(5));
+            Path socket = dir.resolve(ResourceNames.socketFileName("rdma/a"));
+            var identity = SocketIdentity.of(socket);
+            var connection = kubelet.plugin("rdma/a");
+
+            host.modified(config(Map.of("pluginDir", dir.toString(), "registration", "classic",
+                    "registrationTimeout", 7000L, "shutdownTimeout", 1000L, "resyncInterval", 150L)), null);
+
+            assertThat(host.tuning().registrationTimeout()).isEqualTo(7000);
+            assertThat(host.tuning().resyncInterval()).isEqualTo(150);
+            // Several resyncs at the new interval later, still the same socket, stream and registration.
+            Awaitility.await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(5))
+                    .until(() -> kubelet.registrations("rdma/a") == 1);
+            assertThat(SocketIdentity.of(socket)).isEqualTo(identity);
+            assertThat(connection.streamEnd()).isNull();
+            assertThat(restarts).hasValue(0);
+
+            host.modified(config(Map.of("pluginDir", dir.resolve("elsewhere").toString(),
+                    "registration", "classic")), null);
+            assertThat(restarts).hasValue(1);
+        } finally {
+            host.stop();
+        }
     }
 }
