@@ -38,7 +38,7 @@ final class StaleSockets {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir,
                 ResourceNames.SOCKET_PREFIX + "*" + ResourceNames.SOCKET_SUFFIX)) {
             for (Path file : files) {
-                if (isSocket(file) && !answers(file)) {
+                if (isDeadSocket(file)) {
                     Files.deleteIfExists(file);
                     deleted.add(file);
                     LOG.info("removed stale plugin socket {} (left by an earlier agent)", file);
@@ -48,6 +48,11 @@ final class StaleSockets {
             LOG.warn("cannot clean stale plugin sockets in {}: {}", dir, e.getMessage());
         }
         return deleted;
+    }
+
+    /** A socket file nobody listens on any more. */
+    static boolean isDeadSocket(Path file) {
+        return isSocket(file) && !answers(file);
     }
 
     private static boolean isSocket(Path file) {
