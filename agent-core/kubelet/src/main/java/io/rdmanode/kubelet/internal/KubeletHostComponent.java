@@ -45,7 +45,11 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
     @ObjectClassDefinition(name = "Kubelet device-plugin host",
             description = "Where kubelet's device-plugin sockets live and how registration behaves")
     public @interface Config {
-        @AttributeDefinition(description = "kubelet's device-plugins directory; plugin sockets are created here")
+        // MetaType bounds a String's length (checked by the config bridge before anything applies, with file,
+        // line and key); the host checks the byte length again, for non-ASCII paths, and reports in /readyz.
+        @AttributeDefinition(description = "kubelet's device-plugins directory; plugin sockets are created here."
+                + " At most " + ResourceNames.MAX_SOCKET_DIR + " characters: every socket path must fit sun_path ("
+                + ResourceNames.SUN_PATH_MAX + " bytes)", min = "1", max = "" + ResourceNames.MAX_SOCKET_DIR)
         String pluginDir() default "/var/lib/kubelet/device-plugins";
 
         @AttributeDefinition(description = "kubelet's registration socket, relative to pluginDir")
@@ -73,7 +77,9 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
                     @Option(label = "watcher", value = "watcher")})
         String registration() default "auto";
 
-        @AttributeDefinition(description = "kubelet's plugin-watcher directory")
+        @AttributeDefinition(description = "kubelet's plugin-watcher directory. At most "
+                + ResourceNames.MAX_SOCKET_DIR + " characters, as pluginDir", min = "1",
+                max = "" + ResourceNames.MAX_SOCKET_DIR)
         String pluginsRegistryDir() default "/var/lib/kubelet/plugins_registry";
     }
 

@@ -50,6 +50,8 @@ public final class ResourceNames {
     public static final int MAX_SOCKET_NAME = 48;
     /** {@code sun_path} is 108 bytes on Linux, one of them the terminating NUL. */
     public static final int SUN_PATH_MAX = 107;
+    /** Longest socket directory, in bytes: a directory, '/', a name of {@link #MAX_SOCKET_NAME}. */
+    public static final int MAX_SOCKET_DIR = SUN_PATH_MAX - 1 - MAX_SOCKET_NAME;
     private static final int HASH_CHARS = 8;
 
     /**
@@ -74,7 +76,7 @@ public final class ResourceNames {
      */
     public static Optional<String> socketDirProblem(Path dir) {
         int bytes = dir.toString().getBytes(StandardCharsets.UTF_8).length;
-        int max = SUN_PATH_MAX - 1 - MAX_SOCKET_NAME;
+        int max = MAX_SOCKET_DIR;
         if (bytes <= max) {
             return Optional.empty();
         }
