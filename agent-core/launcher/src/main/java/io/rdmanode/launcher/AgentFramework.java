@@ -24,6 +24,9 @@ final class AgentFramework implements AutoCloseable {
     static final String STATE_DIR_PROPERTY = "rdma.agent.stateDir";
     static final String VERSION_PROPERTY = "rdma.agent.version";
     static final String STARTED_AT_PROPERTY = "rdma.agent.startedAt";
+    /** Tells the health bundle that {@link #STARTUP_PROPERTY} will announce the end of start-up. */
+    static final String STARTUP_SIGNAL_PROPERTY = "rdma.agent.startupSignal";
+    static final String STARTUP_PROPERTY = "rdma.agent.startup";
 
     private static final Logger LOG = LoggerFactory.getLogger(AgentFramework.class);
     private static final String SLF4J_VERSION = "2.0.17";
@@ -49,6 +52,7 @@ final class AgentFramework implements AutoCloseable {
         properties.put(STATE_DIR_PROPERTY, settings.stateDir().toString());
         properties.put(VERSION_PROPERTY, version);
         properties.put(STARTED_AT_PROPERTY, Instant.now().toString());
+        properties.put(STARTUP_SIGNAL_PROPERTY, "service");
         this.felix = new Felix(properties);
         this.bundlesDir = bundlesDir;
         this.disabledBundles = settings.disabledBundles();
@@ -68,6 +72,10 @@ final class AgentFramework implements AutoCloseable {
         felix.start();
         LiveLogging.register(felix.getBundleContext(), logLevel, logFormat);
         BundleDirectory.Changes changes = directory.sync();
+        // /readyz is served from the moment the health bundle starts; it answers 200 only after this, when
+        // every enabled bundle has been started (and so its components are known to SCR).
+        felix.getBundleContext().registerService(Object.class, new Object(),
+                new java.util.Hashtable<>(Map.of(STARTUP_PROPERTY, "complete")));
         watcher = new BundleDirectoryWatcher(directory, Duration.ofMillis(250));
         watcher.start();
         LOG.info("framework started bundles={} failed={}", changes.installed().size(), changes.failed());
