@@ -53,6 +53,7 @@ final class AgentFramework implements AutoCloseable {
         properties.put(VERSION_PROPERTY, version);
         properties.put(STARTED_AT_PROPERTY, Instant.now().toString());
         properties.put(STARTUP_SIGNAL_PROPERTY, "service");
+        CdsArchive.inUse().ifPresent(cds -> properties.put(CdsArchive.STATUS_PROPERTY, cds));
         this.felix = new Felix(properties);
         this.bundlesDir = bundlesDir;
         this.disabledBundles = settings.disabledBundles();

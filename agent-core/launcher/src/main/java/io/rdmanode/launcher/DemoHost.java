@@ -34,7 +34,7 @@ final class DemoHost {
     /** In {@code parent}, after removing what killed demos left there. */
     static Path prepare(Path home, Path parent) throws IOException {
         DemoLeftovers.clean(parent);
-        Path dir = Files.createTempDirectory(parent, DemoLeftovers.PREFIX);
+        Path dir = DemoLeftovers.create(parent);
         DemoLeftovers.claim(dir);
         Files.createDirectories(dir.resolve("device-plugins"));
         Path recording = home.resolve(RECORDING);

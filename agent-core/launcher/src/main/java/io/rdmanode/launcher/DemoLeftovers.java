@@ -29,6 +29,25 @@ final class DemoLeftovers {
     private DemoLeftovers() {
     }
 
+    /**
+     * A new demo directory in {@code parent}, private to this user. The name is short on purpose: the plugin
+     * sockets go under it, and a socket path must fit sun_path (createTempDirectory's 19-digit names did not).
+     */
+    static Path create(Path parent) throws IOException {
+        java.security.SecureRandom random = new java.security.SecureRandom();
+        for (int attempt = 0; ; attempt++) {
+            Path dir = parent.resolve(PREFIX + String.format("%08x", random.nextInt()));
+            try {
+                return Files.createDirectory(dir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                if (attempt > 100) {
+                    throw e;
+                }
+            }
+        }
+    }
+
     /** Marks {@code dir} as this process's. */
     static void claim(Path dir) throws IOException {
         Files.writeString(dir.resolve(OWNER_FILE), identity(ProcessHandle.current()).orElse("unknown"));

@@ -38,6 +38,13 @@ class DemoLeftoversTest {
         assertThat(otherName).exists();
         assertThat(fresh.resolve(DemoLeftovers.OWNER_FILE)).exists();
         assertThat(fresh.resolve("device-plugins")).isDirectory();
+        Path inShm = DemoHost.prepare(home, Path.of("/dev/shm"));
+        try {
+            assertThat(inShm.resolve("device-plugins").toString().length()).as("demo sockets fit sun_path")
+                    .isLessThanOrEqualTo(58);
+        } finally {
+            Main.deleteTree(inShm);
+        }
     }
 
     private Path demoDir(String name, String owner) throws IOException {
