@@ -97,6 +97,17 @@ public final class FakeKubelet implements AutoCloseable {
         start();
     }
 
+    /** The kubelet process dies: nothing answers on kubelet.sock any more, but the file stays. */
+    public synchronized void kill() {
+        if (server != null) {
+            server.shutdownNow();
+            awaitQuietly(server);
+            server = null;
+        }
+        plugins.values().forEach(PluginConnection::close);
+        plugins.clear();
+    }
+
     /**
      * The first half of a restart as kubelet 1.26 orders it: the new kubelet deletes every plugin socket while
      * the old {@code kubelet.sock} file is still there; {@link #replaceSocket()} is the second half.

@@ -14,8 +14,8 @@ import java.util.Random;
  * Figures for issue 8 items 3 and 4, run by {@code scripts/bench-kubelet-host} (not a test): the real host
  * against the kubelet double over Unix sockets, in one JVM.
  * <ul>
- *   <li>kubelet restarts in kubelet 1.26's order (plugin sockets deleted, then kubelet.sock replaced a few ms
- *   later): registrations per restart (1 is right; more is the extra re-registration of item 3) and the time
+ *   <li>kubelet restarts in kubelet 1.26's order (the old kubelet dies leaving its kubelet.sock, the new one
+ *   deletes the plugin sockets, then replaces kubelet.sock a few ms later): registrations per restart (1 is right; more is the extra re-registration of item 3) and the time
  *   from the new kubelet.sock until every resource is registered again;</li>
  *   <li>a kubelet restart while kubelet is slow to answer one resource's Register (1 s): time until the
  *   other resources are registered again (item 4: one registrar thread made them wait);</li>
@@ -45,11 +45,12 @@ public final class HostRegistrationBenchmark {
     }
 
     private static void serveAll(KubeletDevicePluginHost host, FakeKubelet kubelet) {
+        long before = kubelet.registrations().size();
         for (String r : RESOURCES) {
             host.serve(new TestPlugin(r, List.of(new Device("d-0", true, List.of()))));
         }
         for (String r : RESOURCES) {
-            kubelet.awaitRegistrations(r, kubelet.registrations(r) + 1, Duration.ofSeconds(10));
+            kubelet.awaitRegistrations(r, countBefore(kubelet, r, before) + 1, Duration.ofSeconds(10));
         }
     }
 
@@ -60,6 +61,8 @@ public final class HostRegistrationBenchmark {
         double[] allBack = new double[restarts];
         for (int i = 0; i < restarts; i++) {
             long before = kubelet.registrations().size();
+            kubelet.kill();
+            Thread.sleep(random.nextInt(10));                 // systemd starts the new kubelet
             kubelet.deletePluginFiles();
             Thread.sleep(random.nextInt(30));                 // kubelet: device manager start, then kubelet.sock
             kubelet.replaceSocket();
