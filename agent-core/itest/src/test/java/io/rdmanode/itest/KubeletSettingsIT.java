@@ -66,16 +66,8 @@ public class KubeletSettingsIT extends AgentTestSupport {
             Object inode = Files.getAttribute(socket, "unix:ino");
 
             writeConfig(config(socketDir("dp"), ", registrationTimeout = 3s, resyncInterval = 1s"));
-            await("tuning reaches ConfigAdmin", WAIT,
-                    () -> admin.getConfiguration("io.rdmanode.kubelet", "?").getProperties(),
-                    () -> {
-                        try {
-                            var p = admin.getConfiguration("io.rdmanode.kubelet", "?").getProperties();
-                            return p != null && Long.valueOf(3000).equals(p.get("registrationTimeout"));
-                        } catch (java.io.IOException e) {
-                            return false;
-                        }
-                    });
+            await("tuning reaches ConfigAdmin", WAIT, () -> registrationTimeout(admin),
+                    () -> Long.valueOf(3000).equals(registrationTimeout(admin)));
             Thread.sleep(1500);                                 // a resync at the new interval, and SCR's queue
             assertEquals("no registration after a tuning edit", 1, kubelet.registrations("rdma/hca_a"));
             assertEquals("same socket", inode, Files.getAttribute(socket, "unix:ino"));
@@ -86,6 +78,15 @@ public class KubeletSettingsIT extends AgentTestSupport {
             writeConfig(config(socketDir("dp2"), ", registrationTimeout = 3s, resyncInterval = 1s"));
             await("rdma/hca_a registered from the new directory", WAIT, moved::registrations,
                     () -> moved.registrations("rdma/hca_a") >= 1);
+        }
+    }
+
+    private static Object registrationTimeout(ConfigurationAdmin admin) {
+        try {
+            var properties = admin.getConfiguration("io.rdmanode.kubelet", "?").getProperties();
+            return properties == null ? null : properties.get("registrationTimeout");
+        } catch (java.io.IOException e) {
+            return e.toString();
         }
     }
 }

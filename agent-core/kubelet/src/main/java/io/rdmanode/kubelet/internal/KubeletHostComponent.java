@@ -16,8 +16,6 @@ import java.util.Map;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
-import org.osgi.service.component.ComponentConstants;
-import org.osgi.service.component.ComponentContext;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
@@ -33,9 +31,9 @@ import org.osgi.service.metatype.annotations.Option;
  * because closing a socket makes kubelet mark the resource unallocatable until it is registered again (and
  * kubelet 1.26 may kill a pod it re-admits in that window). The directories, the kubelet socket, the mode and
  * the I/O threads decide where the sockets are: a change there restarts the host, and with it every plugin
- * bundle's servers (SCR reactivates the dependents), as a restart of the component would.
+ * bundle's servers (its {@link DevicePluginHost} service is withdrawn and offered again).
  */
-@Component(service = {DevicePluginHost.class, HealthCheck.class, StatusSection.class},
+@Component(service = {HealthCheck.class, StatusSection.class}, immediate = true,
         configurationPid = KubeletHostComponent.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = KubeletHostComponent.Config.class)
 public final class KubeletHostComponent implements DevicePluginHost, HealthCheck, StatusSection {
@@ -83,21 +81,15 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
         String pluginsRegistryDir() default "/var/lib/kubelet/plugins_registry";
     }
 
-    private final KubeletDevicePluginHost host;
-    private final org.osgi.framework.ServiceRegistration<?> metrics;
-    private final Runnable restart;
+    private final org.osgi.framework.BundleContext context;
+    private volatile KubeletDevicePluginHost host;
+    private org.osgi.framework.ServiceRegistration<?> metrics;          // guarded by this
+    private org.osgi.framework.ServiceRegistration<?> hostService;      // guarded by this
 
     @Activate
     public KubeletHostComponent(Config config, org.osgi.framework.BundleContext context) throws IOException {
-        this(config, context, null);
-    }
-
-    /** @param restart how a change of sockets restarts the component; null: through SCR (the component context) */
-    KubeletHostComponent(Config config, org.osgi.framework.BundleContext context, Runnable restart)
-            throws IOException {
-        this.host = new KubeletDevicePluginHost(settings(config));
-        this.metrics = registerMetrics(context, host);
-        this.restart = restart;
+        this.context = context;
+        start(settings(config));
     }
 
     static HostSettings settings(Config config) {
@@ -109,24 +101,47 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
     }
 
     /**
-     * Tuning in place; anything that moves the sockets restarts the component. With a modified method SCR no
-     * longer reactivates by itself, so a socket change disables and enables the component (both queued on
-     * SCR's actor, in order), which deactivates and reactivates the plugin components that use the host.
+     * The host, its metrics and its {@link DevicePluginHost} service. The service is registered here rather
+     * than by SCR so that a restart of the host ({@link #modified}) withdraws it and offers it again: the plugin
+     * components holding it are deactivated and activated on the new host, as a reactivation of this component
+     * would do, while its health check and status section stay.
+     */
+    private synchronized void start(HostSettings settings) throws IOException {
+        KubeletDevicePluginHost started = new KubeletDevicePluginHost(settings);
+        this.host = started;
+        this.metrics = registerMetrics(context, started);
+        this.hostService = context.registerService(DevicePluginHost.class, started, null);
+    }
+
+    private synchronized void close() {
+        if (hostService != null) {
+            hostService.unregister();          // the plugin components close their servers now
+            hostService = null;
+        }
+        if (metrics != null) {
+            metrics.unregister();
+            metrics = null;
+        }
+        host.close();
+    }
+
+    /**
+     * Tuning (timeouts, resync interval) applies in place: no socket closes, nothing registers again. A change
+     * that moves the sockets (directories, kubelet socket, mode, I/O threads) restarts the host: its service is
+     * withdrawn (the plugin components stop serving), the host stops, a new one starts and is offered again.
      */
     @Modified
-    void modified(Config config, ComponentContext context) {
+    void modified(Config config) throws IOException {
         HostSettings next = settings(config);
         try {
             host.retune(next);
         } catch (IllegalArgumentException socketsMoved) {
-            org.slf4j.LoggerFactory.getLogger(KubeletHostComponent.class)
-                    .info("device-plugin sockets move (directories, mode or I/O threads changed): restarting the host");
-            if (restart != null) {
-                restart.run();
-            } else {
-                String name = (String) context.getProperties().get(ComponentConstants.COMPONENT_NAME);
-                context.disableComponent(name);
-                context.enableComponent(name);
+            org.slf4j.LoggerFactory.getLogger(KubeletHostComponent.class).info(
+                    "device-plugin sockets move (directories, kubelet socket, mode or I/O threads changed): restarting"
+                            + " the host");
+            synchronized (this) {
+                close();
+                start(next);
             }
         }
     }
@@ -154,10 +169,7 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
 
     @Deactivate
     void stop() {
-        if (metrics != null) {
-            metrics.unregister();
-        }
-        host.close();
+        close();
     }
 
     @Override

@@ -29,15 +29,12 @@ class KubeletHostComponentTest {
     /** Services the component registers itself (its metrics collector), captured by a minimal bundle context. */
     private final List<Object> registered = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    private KubeletHostComponent component(Map<String, Object> properties) throws Exception {
-        return component(properties, null);
-    }
 
     private static KubeletHostComponent.Config config(Map<String, Object> properties) {
         return Converters.standardConverter().convert(properties).to(KubeletHostComponent.Config.class);
     }
 
-    private KubeletHostComponent component(Map<String, Object> properties, Runnable restart) throws Exception {
+    private KubeletHostComponent component(Map<String, Object> properties) throws Exception {
         BundleContext context = (BundleContext) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {BundleContext.class}, (proxy, method, args) -> {
                     if (method.getName().equals("registerService")) {
@@ -52,7 +49,7 @@ class KubeletHostComponentTest {
                     }
                     throw new UnsupportedOperationException(method.getName());
                 });
-        return new KubeletHostComponent(config(properties), context, restart);
+        return new KubeletHostComponent(config(properties), context);
     }
 
     @Test
@@ -155,9 +152,10 @@ class KubeletHostComponentTest {
      */
     @Test
     void tuningAppliesInPlaceAndOnlyMovingTheSocketsRestarts() throws Exception {
-        java.util.concurrent.atomic.AtomicInteger restarts = new java.util.concurrent.atomic.AtomicInteger();
         Map<String, Object> first = Map.of("pluginDir", dir.toString(), "registration", "classic");
-        KubeletHostComponent host = component(first, restarts::incrementAndGet);
+        KubeletHostComponent host = component(first);
+        Object hostService = registered.stream().filter(s -> s instanceof io.rdmanode.kubelet.DevicePluginHost)
+                .findFirst().orElseThrow();
         try (FakeKubelet kubelet = new FakeKubelet(dir).start()) {
             host.serve(new TestPlugin("rdma/a", List.of(new Device("a-0", true, List.of()))));
             kubelet.awaitRegistrations("rdma/a", 1, Duration.ofSeconds(5));
@@ -166,7 +164,7 @@ class KubeletHostComponentTest {
             var connection = kubelet.plugin("rdma/a");
 
             host.modified(config(Map.of("pluginDir", dir.toString(), "registration", "classic",
-                    "registrationTimeout", 7000L, "shutdownTimeout", 1000L, "resyncInterval", 150L)), null);
+                    "registrationTimeout", 7000L, "shutdownTimeout", 1000L, "resyncInterval", 150L)));
 
             assertThat(host.tuning().registrationTimeout()).isEqualTo(7000);
             assertThat(host.tuning().resyncInterval()).isEqualTo(150);
@@ -175,11 +173,19 @@ class KubeletHostComponentTest {
                     .until(() -> kubelet.registrations("rdma/a") == 1);
             assertThat(SocketIdentity.of(socket)).isEqualTo(identity);
             assertThat(connection.streamEnd()).isNull();
-            assertThat(restarts).hasValue(0);
+            assertThat(registered).contains(hostService);
 
-            host.modified(config(Map.of("pluginDir", dir.resolve("elsewhere").toString(),
-                    "registration", "classic")), null);
-            assertThat(restarts).hasValue(1);
+            // Moving the directory restarts the host: the service is withdrawn (the plugin components stop
+            // serving) and a new host is offered, serving in the new directory.
+            Path elsewhere = java.nio.file.Files.createDirectories(dir.resolve("elsewhere"));
+            host.modified(config(Map.of("pluginDir", elsewhere.toString(), "registration", "classic")));
+            assertThat(registered).doesNotContain(hostService)
+                    .anySatisfy(s -> assertThat(s).isInstanceOf(io.rdmanode.kubelet.DevicePluginHost.class));
+            assertThat(socket).doesNotExist();
+            try (FakeKubelet moved = new FakeKubelet(elsewhere).start()) {
+                host.serve(new TestPlugin("rdma/a", List.of(new Device("a-0", true, List.of()))));
+                moved.awaitRegistrations("rdma/a", 1, Duration.ofSeconds(5));
+            }
         } finally {
             host.stop();
         }
