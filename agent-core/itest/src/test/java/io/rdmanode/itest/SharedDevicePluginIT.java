@@ -39,8 +39,7 @@ public class SharedDevicePluginIT extends AgentTestSupport {
      * framework) compute the same path.
      */
     Path pluginDir() {
-        return Path.of(System.getProperty("java.io.tmpdir"),
-                "rdma-itest-" + Integer.toHexString(workDir().toAbsolutePath().toString().hashCode()), "dp");
+        return socketDir("dp");
     }
 
     String config(String pools) {
