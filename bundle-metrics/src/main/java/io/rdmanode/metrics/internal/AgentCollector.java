@@ -18,10 +18,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Agent-wide figures: bundle states (from the framework), config reloads and the discovery revision. The last
- * two are read from the {@code config} and {@code discovery} status sections rather than from collectors in
- * those bundles, so neither has to depend on client_java; a section that is absent (bundle stopped) or has
- * another shape simply yields no series.
+ * Agent-wide figures: bundle states (from the framework) and config reloads, read from the {@code config}
+ * status section; a section that is absent (bundle stopped) or has another shape simply yields no series.
+ * Discovery serves its own {@code rdma_agent_discovery_*} series (its {@code MultiCollector}).
  */
 final class AgentCollector implements MultiCollector {
 
@@ -37,7 +36,6 @@ final class AgentCollector implements MultiCollector {
         bundles(out);
         Map<String, Object> sections = figures.statusSections();
         configReloads(sections.get("config"), out);
-        discovery(sections.get("discovery"), out);
         return new MetricSnapshots(out);
     }
 
@@ -73,44 +71,6 @@ final class AgentCollector implements MultiCollector {
             out.add(new CounterSnapshot(new MetricMetadata("rdma_agent_config_reloads",
                     "Configuration file revisions applied or rejected since the config bundle started"), points));
         }
-    }
-
-    /** {@code discovery.revision}, {@code discovery.devices[]}, {@code discovery.problems[]}. */
-    private static void discovery(Object discovery, List<MetricSnapshot> out) {
-        if (member(discovery, "revision") instanceof Number revision) {
-            out.add(gauge("rdma_agent_discovery_revision",
-                    "Revision of the RDMA topology snapshot; grows by one with every change", revision.doubleValue()));
-        }
-        if (member(discovery, "devices") instanceof List<?> devices) {
-            out.add(gauge("rdma_agent_discovery_devices", "RDMA devices in the current topology snapshot",
-                    devices.size()));
-        }
-        if (member(discovery, "problems") instanceof List<?> problems) {
-            out.add(gauge("rdma_agent_discovery_problems",
-                    "Objects discovery could not read in the current snapshot (see /status)", problems.size()));
-        }
-        Object scans = member(discovery, "scans");
-        List<CounterDataPointSnapshot> points = new ArrayList<>();
-        for (String kind : List.of("full", "incremental", "failed")) {
-            if (member(scans, kind) instanceof Number n) {
-                points.add(new CounterDataPointSnapshot(n.doubleValue(), Labels.of("kind", kind), null, 0L));
-            }
-        }
-        if (!points.isEmpty()) {
-            out.add(new CounterSnapshot(new MetricMetadata("rdma_agent_discovery_scans",
-                    "Topology scans since discovery started: full (start, safety-net rescans), incremental (after"
-                            + " kernel events), failed"), points));
-        }
-        if (member(discovery, "kernelEvents") instanceof Number events) {
-            out.add(new CounterSnapshot(new MetricMetadata("rdma_agent_discovery_kernel_events",
-                    "Kernel notifications (uevent, rtnetlink) that asked discovery for an incremental scan"),
-                    List.of(new CounterDataPointSnapshot(events.doubleValue(), Labels.EMPTY, null, 0L))));
-        }
-    }
-
-    private static GaugeSnapshot gauge(String name, String help, double value) {
-        return new GaugeSnapshot(new MetricMetadata(name, help),
-                List.of(new GaugeDataPointSnapshot(value, Labels.EMPTY, null)));
     }
 
     private static Object member(Object tree, String key) {

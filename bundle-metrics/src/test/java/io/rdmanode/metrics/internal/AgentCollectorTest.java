@@ -19,7 +19,7 @@ class AgentCollectorTest {
     }
 
     @Test
-    void reportsBundleStatesConfigReloadsAndDiscoveryRevision() throws IOException {
+    void reportsBundleStatesAndConfigReloadsButLeavesDiscoveryToItsOwnCollector() throws IOException {
         String text = scrape(new FixedFigures(
                 List.of(new BundleFigure("config", "io.rdmanode.config", "0.1.0.SNAPSHOT", "active"),
                         new BundleFigure("discovery", "io.rdmanode.discovery", "0.1.0.SNAPSHOT", "resolved")),
@@ -32,13 +32,8 @@ class AgentCollectorTest {
                 "rdma_agent_bundle_info{bundle=\"discovery\",state=\"resolved\",symbolic_name=\"io.rdmanode.discovery\","
                         + "version=\"0.1.0.SNAPSHOT\"} 1\n",
                 "rdma_agent_config_reloads_total{result=\"applied\"} 3.0\n",
-                "rdma_agent_config_reloads_total{result=\"rejected\"} 1.0\n",
-                "rdma_agent_discovery_revision 7.0\n",
-                "rdma_agent_discovery_devices 2.0\n",
-                "rdma_agent_discovery_problems 1.0\n",
-                "rdma_agent_discovery_scans_total{kind=\"full\"} 2.0\n",
-                "rdma_agent_discovery_scans_total{kind=\"incremental\"} 9.0\n",
-                "rdma_agent_discovery_kernel_events_total 12.0\n");
+                "rdma_agent_config_reloads_total{result=\"rejected\"} 1.0\n");
+        assertThat(text).as("discovery registers its own MultiCollector").doesNotContain("rdma_agent_discovery_");
     }
 
     @Test

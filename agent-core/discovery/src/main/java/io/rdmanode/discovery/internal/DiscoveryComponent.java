@@ -108,7 +108,7 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
         TopologySource source = verbsBackend ? new VerbsTopologySource(sysfs, () -> verbs) : sysfs;
         this.engine = new DiscoveryEngine(source, config.rescanInterval());
         engine.retune(config.rescanInterval(), config.eventDebounce());
-        this.verbsEvents = new VerbsEventHints(engine::hint);
+        this.verbsEvents = new VerbsEventHints(engine::requestScan);
         engine.addListener((snapshot, diff) -> {
             RdmaVerbs v = verbs;
             if (v != null && !diff.devicesAdded().isEmpty()) {

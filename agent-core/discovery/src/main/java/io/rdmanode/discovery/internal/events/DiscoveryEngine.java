@@ -100,7 +100,7 @@ public final class DiscoveryEngine implements AutoCloseable {
 
     /** Schedules a full rescan (a backend's dependency came or went), without counting a kernel event. */
     public void rescanSoon() {
-        schedule(ScanHints.fullScan());
+        requestScan(ScanHints.fullScan());
     }
 
     public HostSnapshot snapshot() {
@@ -134,10 +134,11 @@ public final class DiscoveryEngine implements AutoCloseable {
     /** Called from event threads: merges hints and schedules one incremental scan after a short quiet time. */
     public void hint(ScanHints hints) {
         kernelEvents.increment();
-        schedule(hints);
+        requestScan(hints);
     }
 
-    private void schedule(ScanHints hints) {
+    /** Like {@link #hint} for sources that are not kernel notifications (verbs async events count their own). */
+    public void requestScan(ScanHints hints) {
         synchronized (lock) {
             pending.mergeFrom(hints);
             if (pendingRun == null || pendingRun.isDone()) {

@@ -80,7 +80,8 @@ final class VerbsSysfsMerge {
         }
         return new RdmaDevice(v.name(), sysfs.nodeType(), Optional.of(v.nodeGuid()),
                 Optional.of(v.fwVer()).filter(f -> !f.isBlank()), sysfs.driver(), sysfs.pciFunction(),
-                sysfs.parentNetdev(), ports, sysfs.uverbs(), sysfs.hwCounterFiles());
+                sysfs.parentNetdev(), ports, sysfs.uverbs(), sysfs.hwCounterFiles(), sysfs.netDevices(),
+                sysfs.parentPciFunction());
     }
 
     private static RdmaPort port(IbvPort vp, RdmaPort sysfs, Map<Integer, String> netdevOfIfindex) {
