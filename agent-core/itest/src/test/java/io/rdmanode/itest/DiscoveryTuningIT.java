@@ -43,7 +43,9 @@ public class DiscoveryTuningIT extends AgentTestSupport {
 
     @Test
     public void aRescanIntervalEditKeepsServiceAndConsumersWhileANewRootReplacesThem() throws Exception {
-        DiscoveryConsumer consumer = awaitService(context, DiscoveryConsumer.class, Duration.ofSeconds(10));
+        awaitService(context, DiscoveryConsumer.class, Duration.ofSeconds(10));
+        // Held from here on (no unget): a delayed component whose last user lets go is deactivated by SCR.
+        DiscoveryConsumer consumer = consumer("A");
         long serviceId = discoveryServiceId();
         RdmaDiscovery discovery = consumer.discovery();
 

@@ -21,6 +21,7 @@ import io.rdmanode.verbs.RdmaVerbs;
 import io.rdmanode.verbs.VerbsException;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.osgi.service.component.ComponentConstants;
 import org.osgi.service.component.ComponentContext;
 import org.osgi.service.component.ComponentServiceObjects;
 import org.osgi.service.component.annotations.Activate;
@@ -137,17 +138,21 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
      * Tuning keys (rescan interval, event debounce) apply in place: the engine keeps its snapshot, revision,
      * listeners and event sources, and the service registration stays, so consumers (device-plugin servers with
      * their sockets and kubelet registrations) are not rebuilt for a tuning edit. Another backend or root is
-     * another topology: the component asks SCR to restart it (disable then enable, both run in order on SCR's
-     * actor thread after this method returns), as a static change would.
+     * another topology: the component has SCR restart it, as a static change would. SCR holds this component's
+     * lock while it calls here and disabling needs it, so the restart runs on its own short-lived thread.
      */
     @Modified
     void modified(Config config) {
         if (!Identity.of(config).equals(identity)) {
             LOG.info("discovery backend or roots changed ({} -> {}): restarting the component", identity,
                     Identity.of(config));
-            String name = (String) context.getProperties().get(org.osgi.service.component.ComponentConstants.COMPONENT_NAME);
-            context.disableComponent(name);
-            context.enableComponent(name);
+            String name = (String) context.getProperties().get(ComponentConstants.COMPONENT_NAME);
+            Thread restart = new Thread(() -> {
+                context.disableComponent(name);
+                context.enableComponent(name);
+            }, "rdma-agent-discovery-restart");
+            restart.setDaemon(true);
+            restart.start();
             return;
         }
         engine.retune(config.rescanInterval(), config.eventDebounce());

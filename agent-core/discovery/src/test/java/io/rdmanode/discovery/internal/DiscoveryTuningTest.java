@@ -2,12 +2,14 @@
 package io.rdmanode.discovery.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.internal.sysfs.Ttar;
 import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +25,8 @@ import org.osgi.util.converter.Converters;
  * Live tuning (issue #9 item 4): a {@code rescanInterval} or {@code eventDebounce} edit is applied by the
  * running instance, which keeps its snapshot, revision and listeners and asks SCR for nothing, so the service
  * consumers hold (device-plugin servers with their sockets and kubelet registrations) is the same one. A new
- * root or backend asks SCR to restart the component.
+ * root or backend asks SCR to restart the component (from another thread: SCR holds the component's lock while
+ * calling {@code modified}). {@code DiscoveryTuningIT} (agent-core/itest) checks both on real Felix SCR.
  */
 class DiscoveryTuningTest {
 
@@ -99,12 +102,13 @@ class DiscoveryTuningTest {
         DiscoveryComponent c = new DiscoveryComponent(config(Map.of()), context);
         try {
             c.modified(config(Map.of("sysfsRoot", tmp.resolve("elsewhere").toString())));
+            await().atMost(Duration.ofSeconds(5)).until(() -> scrCalls.size() == 2);
             assertThat(scrCalls).containsExactly("disableComponent " + DiscoveryComponent.class.getName(),
                     "enableComponent " + DiscoveryComponent.class.getName());
 
             scrCalls.clear();
             c.modified(config(Map.of("backend", "verbs")));
-            assertThat(scrCalls).hasSize(2);
+            await().atMost(Duration.ofSeconds(5)).until(() -> scrCalls.size() == 2);
         } finally {
             c.stop();
         }
