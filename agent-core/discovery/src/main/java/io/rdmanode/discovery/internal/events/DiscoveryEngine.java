@@ -141,7 +141,7 @@ public final class DiscoveryEngine implements AutoCloseable {
     public void requestScan(ScanHints hints) {
         synchronized (lock) {
             pending.mergeFrom(hints);
-            if (pendingRun == null || pendingRun.isDone()) {
+            if (pendingRun == null) {
                 pendingRun = scanner.schedule(this::runPending, debounceMs, TimeUnit.MILLISECONDS);
             }
         }
@@ -152,6 +152,9 @@ public final class DiscoveryEngine implements AutoCloseable {
         synchronized (lock) {
             h = pending;
             pending = new ScanHints();
+            // From here a new hint schedules a new run: one that came while this scan runs (after its hints
+            // were taken) would otherwise wait for the next event. The scan thread runs them one after another.
+            pendingRun = null;
         }
         if (!h.isEmpty()) {
             runSafely(h);

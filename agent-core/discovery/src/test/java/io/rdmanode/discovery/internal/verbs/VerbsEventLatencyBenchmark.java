@@ -55,9 +55,10 @@ public final class VerbsEventLatencyBenchmark {
                     hints.asyncEvent(new AsyncEvent("mlx5_0", down ? AsyncEventType.PORT_ERR
                             : AsyncEventType.PORT_ACTIVE, down ? 10 : 9, OptionalInt.of(1), Instant.now()));
                     Long t1 = seen.poll(5, TimeUnit.SECONDS);
-                    if (t1 == null || engine.snapshot().device("mlx5_0").orElseThrow().port(1).orElseThrow().state()
-                            != (down ? PortState.DOWN : PortState.ACTIVE)) {
-                        throw new IllegalStateException("round " + i + ": no listener call with the new state");
+                    PortState now = engine.snapshot().device("mlx5_0").orElseThrow().port(1).orElseThrow().state();
+                    if (t1 == null || now != (down ? PortState.DOWN : PortState.ACTIVE)) {
+                        throw new IllegalStateException("round " + i + ": no listener call with the new state ("
+                                + (t1 == null ? "no call" : "state " + now) + ")");
                     }
                     ms[i] = (t1 - t0) / 1e6;
                 }
