@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The layout of the libibverbs structs that LibIbverbs declares, from the real <infiniband/verbs.h>: one
-// "struct.member=offset" line per member and "struct=sizeof" per struct. LibIbverbsLayoutTest compiles it with
+// "struct.member=offset" line per member, "struct=sizeof" per struct it allocates (ibv_context only has the
+// members read from it) and "enum.NAME=value" for the enum ibv_event_type values AsyncEventType names. LibIbverbsLayoutTest compiles it with
 // gcc and compares every jnr Struct member against it:
 //   gcc -o ibv_layout ibv_layout.c && ./ibv_layout
 // With -DLAYOUT_AS_DATA it defines one constant per line instead (layout_<struct>__<member>), so that a cross
@@ -10,7 +11,7 @@
 #include <stdio.h>
 #include <infiniband/verbs.h>
 
-#define LAYOUT(OFF, SIZE) \
+#define LAYOUT(OFF, SIZE, ENUM) \
     SIZE(ibv_device_attr) \
     OFF(ibv_device_attr, fw_ver) OFF(ibv_device_attr, node_guid) OFF(ibv_device_attr, sys_image_guid) \
     OFF(ibv_device_attr, max_mr_size) OFF(ibv_device_attr, page_size_cap) OFF(ibv_device_attr, vendor_id) \
@@ -37,17 +38,26 @@
     OFF(ibv_port_attr, link_layer) OFF(ibv_port_attr, flags) OFF(ibv_port_attr, port_cap_flags2) \
     SIZE(ibv_gid_entry) \
     OFF(ibv_gid_entry, gid) OFF(ibv_gid_entry, gid_index) OFF(ibv_gid_entry, port_num) \
-    OFF(ibv_gid_entry, gid_type) OFF(ibv_gid_entry, ndev_ifindex)
+    OFF(ibv_gid_entry, gid_type) OFF(ibv_gid_entry, ndev_ifindex) \
+    SIZE(ibv_async_event) \
+    OFF(ibv_async_event, element) OFF(ibv_async_event, event_type) \
+    OFF(ibv_context, device) OFF(ibv_context, ops) OFF(ibv_context, cmd_fd) OFF(ibv_context, async_fd) \
+    OFF(ibv_context, num_comp_vectors) \
+    ENUM(IBV_EVENT_CQ_ERR) ENUM(IBV_EVENT_DEVICE_FATAL) ENUM(IBV_EVENT_PORT_ACTIVE) ENUM(IBV_EVENT_PORT_ERR) \
+    ENUM(IBV_EVENT_LID_CHANGE) ENUM(IBV_EVENT_CLIENT_REREGISTER) ENUM(IBV_EVENT_GID_CHANGE) \
+    ENUM(IBV_EVENT_WQ_FATAL)
 
 #ifdef LAYOUT_AS_DATA
 #define DATA_OFF(s, m) const unsigned long layout_##s##__##m = offsetof(struct s, m);
 #define DATA_SIZE(s) const unsigned long layout_##s = sizeof(struct s);
-LAYOUT(DATA_OFF, DATA_SIZE)
+#define DATA_ENUM(e) const unsigned long layout_enum__##e = e;
+LAYOUT(DATA_OFF, DATA_SIZE, DATA_ENUM)
 #else
 #define PRINT_OFF(s, m) printf("%s.%s=%zu\n", #s, #m, offsetof(struct s, m));
 #define PRINT_SIZE(s) printf("%s=%zu\n", #s, sizeof(struct s));
+#define PRINT_ENUM(e) printf("enum.%s=%d\n", #e, (int) e);
 int main(void) {
-    LAYOUT(PRINT_OFF, PRINT_SIZE)
+    LAYOUT(PRINT_OFF, PRINT_SIZE, PRINT_ENUM)
     return 0;
 }
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.rdmanode.discovery.internal.verbs;
+package io.rdmanode.verbs.internal;
 
 import jnr.ffi.Pointer;
 import jnr.ffi.Struct;
@@ -154,13 +154,38 @@ public interface LibIbverbs {
         }
     }
 
-    /** {@code enum ibv_link_layer}. */
-    int LINK_LAYER_UNSPECIFIED = 0;
-    int LINK_LAYER_INFINIBAND = 1;
-    int LINK_LAYER_ETHERNET = 2;
+    /**
+     * {@code int ibv_get_async_event(struct ibv_context *, struct ibv_async_event *)}: 0, or -1 + errno
+     * ({@code EAGAIN} when the context's {@code async_fd} is non-blocking and nothing is queued).
+     */
+    int ibv_get_async_event(Pointer context, Pointer event);
 
-    /** {@code enum ibv_gid_type}. */
-    int GID_TYPE_IB = 0;
-    int GID_TYPE_ROCE_V1 = 1;
-    int GID_TYPE_ROCE_V2 = 2;
+    /** {@code void ibv_ack_async_event(struct ibv_async_event *)}: every event got must be acknowledged. */
+    void ibv_ack_async_event(Pointer event);
+
+    /**
+     * The first members of {@code struct ibv_context}, up to {@code async_fd} (the fd to poll for async
+     * events); {@code struct ibv_context_ops} is 32 pointers. libibverbs allocates the struct, we only read it.
+     */
+    final class ContextHead extends Struct {
+        public final Pointer device = new Pointer();
+        public final Pointer[] ops = array(new Pointer[32]);
+        public final Signed32 cmdFd = new Signed32();
+        public final Signed32 asyncFd = new Signed32();
+        public final Signed32 numCompVectors = new Signed32();
+
+        public ContextHead(jnr.ffi.Runtime runtime) {
+            super(runtime);
+        }
+    }
+
+    /** {@code struct ibv_async_event}: a union of object pointers and {@code int port_num}, then the type. */
+    final class AsyncEventStruct extends Struct {
+        public final Pointer element = new Pointer();       // int port_num is its first 4 bytes
+        public final Signed32 eventType = new Signed32();   // enum ibv_event_type
+
+        public AsyncEventStruct(jnr.ffi.Runtime runtime) {
+            super(runtime);
+        }
+    }
 }

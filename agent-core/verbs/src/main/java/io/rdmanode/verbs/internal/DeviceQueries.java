@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.rdmanode.discovery.internal.verbs;
+package io.rdmanode.verbs.internal;
 
-import io.rdmanode.discovery.internal.verbs.LibIbverbs.DeviceAttr;
-import io.rdmanode.discovery.internal.verbs.LibIbverbs.GidEntry;
-import io.rdmanode.discovery.internal.verbs.LibIbverbs.PortAttr;
+import io.rdmanode.verbs.IbvDevice;
+import io.rdmanode.verbs.IbvDeviceListing;
+import io.rdmanode.verbs.IbvGid;
+import io.rdmanode.verbs.IbvPort;
+import io.rdmanode.verbs.VerbsException;
+import io.rdmanode.verbs.internal.LibIbverbs.DeviceAttr;
+import io.rdmanode.verbs.internal.LibIbverbs.GidEntry;
+import io.rdmanode.verbs.internal.LibIbverbs.PortAttr;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -12,7 +17,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Function;
-import jnr.ffi.LibraryLoader;
 import jnr.ffi.Memory;
 import jnr.ffi.Pointer;
 import jnr.ffi.Runtime;
@@ -20,13 +24,12 @@ import jnr.ffi.Struct;
 import jnr.ffi.byref.IntByReference;
 
 /**
- * Loads libibverbs and turns NULL/-1+errno/errno returns into {@link VerbsException}s that name the call and
- * the device. Every device list is freed and every opened context closed, also when a query fails.
- * Not thread-safe: one discovery thread uses it.
+ * The query calls: turns NULL/-1+errno/errno returns into {@link VerbsException}s that name the call and the
+ * device. Every device list is freed and every opened context closed, also when a query fails. Not
+ * thread-safe: {@link LibibverbsRdmaVerbs} serialises the calls.
  */
-final class Verbs {
+final class DeviceQueries {
 
-    static final String LIBRARY = "libibverbs.so.1";
     private static final int ENOSYS = 38;
 
     private final LibIbverbs lib;
@@ -34,36 +37,10 @@ final class Verbs {
     private boolean gidTableAvailable = true;
     private long contextsOpened;
 
-    private Verbs(LibIbverbs lib) {
+    DeviceQueries(LibIbverbs lib) {
         this.lib = lib;
         this.runtime = Runtime.getRuntime(lib);
     }
-
-    static Verbs load() {
-        return load(LIBRARY);
-    }
-
-    /** Throws {@link VerbsException} naming the library when it is not installed or cannot be bound. */
-    static Verbs load(String library) {
-        try {
-            return new Verbs(LibraryLoader.create(LibIbverbs.class).failImmediately().library(library)
-                    .library("c").load());
-        } catch (UnsatisfiedLinkError e) {
-            // jnr's message: dlerror() ("<library>: cannot open ..."), then lines with the search path.
-            String why = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
-            throw new VerbsException(library + " not found: "
-                    + (why.startsWith(library + ": ") ? why.substring(library.length() + 2) : why));
-        } catch (RuntimeException | LinkageError e) {
-            throw new VerbsException("cannot bind " + library + " through jnr-ffi: " + e);
-        }
-    }
-
-    /**
-     * Devices that could be queried, and for each one that could not, the reason.
-     *
-     * @param failures device name → "what failed, on what: why"
-     */
-    record Listing(List<VerbsDevice> devices, Map<String, String> failures) { }
 
     /** Device names as {@code ibv_get_device_list} returns them; empty (not an error) with no device. */
     List<String> deviceNames() {
@@ -75,7 +52,7 @@ final class Verbs {
     }
 
     /** Opens, queries and closes every device libibverbs lists. */
-    Listing devices() {
+    IbvDeviceListing devices() {
         return devices(name -> Optional.empty());
     }
 
@@ -83,8 +60,8 @@ final class Verbs {
      * Like {@link #devices()}, but a device for which {@code cached} has an answer is taken from there instead
      * of being opened again (incremental updates re-query only what changed).
      */
-    Listing devices(Function<String, Optional<VerbsDevice>> cached) {
-        List<VerbsDevice> devices = new ArrayList<>();
+    IbvDeviceListing devices(Function<String, Optional<IbvDevice>> cached) {
+        List<IbvDevice> devices = new ArrayList<>();
         Map<String, String> failures = new LinkedHashMap<>();
         try (DeviceList list = deviceList()) {
             list.forEach((name, device) -> {
@@ -95,7 +72,7 @@ final class Verbs {
                 }
             });
         }
-        return new Listing(devices, failures);
+        return new IbvDeviceListing(devices, failures);
     }
 
     /** How many device contexts this instance has opened (each one is closed again right away). */
@@ -113,20 +90,20 @@ final class Verbs {
         gidTableAvailable = false;
     }
 
-    private VerbsDevice query(String name, Pointer device) {
-        String nodeGuid = VerbsFormat.guid(lib.ibv_get_device_guid(device));
+    private IbvDevice query(String name, Pointer device) {
+        String nodeGuid = IbvFormat.guid(lib.ibv_get_device_guid(device));
         try (Context ctx = open(name, device)) {
             DeviceAttr attr = new DeviceAttr(runtime);
             Pointer mem = allocate(attr);
             check(lib.ibv_query_device(ctx.pointer, mem), "ibv_query_device " + name);
-            List<VerbsDevice.Port> ports = ports(ctx.pointer, name, attr.physPortCnt.get());
-            return new VerbsDevice(name, nodeGuid, VerbsFormat.guid(bytes(mem, attr.sysImageGuid.offset(), 8)),
+            List<IbvPort> ports = ports(ctx.pointer, name, attr.physPortCnt.get());
+            return new IbvDevice(name, nodeGuid, IbvFormat.guid(bytes(mem, attr.sysImageGuid.offset(), 8)),
                     attr.fwVer.get(), attr.vendorId.get(), attr.vendorPartId.get(), attr.hwVer.get(),
                     attr.maxQp.get(), ports);
         }
     }
 
-    private List<VerbsDevice.Port> ports(Pointer ctx, String name, int count) {
+    private List<IbvPort> ports(Pointer ctx, String name, int count) {
         List<PortAttr> attrs = new ArrayList<>();
         long gidCapacity = 0;
         for (int p = 1; p <= count; p++) {
@@ -135,14 +112,14 @@ final class Verbs {
             attrs.add(port);
             gidCapacity += Math.max(0, port.gidTblLen.get());
         }
-        Map<Integer, List<VerbsDevice.GidEntry>> table = gidTableAvailable ? gidTable(ctx, name, gidCapacity) : null;
-        List<VerbsDevice.Port> ports = new ArrayList<>();
+        Map<Integer, List<IbvGid>> table = gidTableAvailable ? gidTable(ctx, name, gidCapacity) : null;
+        List<IbvPort> ports = new ArrayList<>();
         for (int i = 0; i < attrs.size(); i++) {
             int number = i + 1;
             PortAttr a = attrs.get(i);
-            List<VerbsDevice.GidEntry> gids = table != null ? table.getOrDefault(number, List.of())
+            List<IbvGid> gids = table != null ? table.getOrDefault(number, List.of())
                     : gidsLegacy(ctx, name + " port " + number, number, a.gidTblLen.get());
-            ports.add(new VerbsDevice.Port(number, a.state.get(), a.physState.get(), a.linkLayer.get(),
+            ports.add(new IbvPort(number, a.state.get(), a.physState.get(), a.linkLayer.get(),
                     a.maxMtu.get(), a.activeMtu.get(), a.gidTblLen.get(), a.lid.get(), a.activeWidth.get(),
                     a.activeSpeed.get(), gids));
         }
@@ -150,8 +127,8 @@ final class Verbs {
     }
 
     /** Valid GIDs of every port by port number; null when {@code _ibv_query_gid_table} is not exported. */
-    private Map<Integer, List<VerbsDevice.GidEntry>> gidTable(Pointer ctx, String name, long capacity) {
-        Map<Integer, List<VerbsDevice.GidEntry>> byPort = new TreeMap<>();
+    private Map<Integer, List<IbvGid>> gidTable(Pointer ctx, String name, long capacity) {
+        Map<Integer, List<IbvGid>> byPort = new TreeMap<>();
         if (capacity == 0) {
             return byPort;
         }
@@ -171,32 +148,32 @@ final class Verbs {
             GidEntry e = new GidEntry(runtime);
             e.useMemory(mem.slice(i * size, size));
             byte[] raw = bytes(mem, i * size + e.gid[0].offset(), 16);
-            if (!VerbsFormat.isZero(raw)) {
-                byPort.computeIfAbsent((int) e.portNum.get(), p -> new ArrayList<>()).add(new VerbsDevice.GidEntry(
-                        (int) e.gidIndex.get(), VerbsFormat.gid(raw), Optional.of((int) e.gidType.get()),
+            if (!IbvFormat.isZero(raw)) {
+                byPort.computeIfAbsent((int) e.portNum.get(), p -> new ArrayList<>()).add(new IbvGid(
+                        (int) e.gidIndex.get(), IbvFormat.gid(raw), Optional.of((int) e.gidType.get()),
                         (int) e.ndevIfindex.get()));
             }
         }
-        byPort.values().forEach(l -> l.sort(Comparator.comparingInt(VerbsDevice.GidEntry::index)));
+        byPort.values().forEach(l -> l.sort(Comparator.comparingInt(IbvGid::index)));
         return byPort;
     }
 
-    private List<VerbsDevice.GidEntry> gidsLegacy(Pointer ctx, String on, int port, int len) {
+    private List<IbvGid> gidsLegacy(Pointer ctx, String on, int port, int len) {
         Pointer mem = Memory.allocateDirect(runtime, 16, true);
-        List<VerbsDevice.GidEntry> gids = new ArrayList<>();
+        List<IbvGid> gids = new ArrayList<>();
         for (int i = 0; i < len; i++) {
             if (lib.ibv_query_gid(ctx, (byte) port, i, mem) != 0) {
                 throw failure("ibv_query_gid " + on + " index " + i, runtime.getLastError());
             }
             byte[] raw = bytes(mem, 0, 16);
-            if (!VerbsFormat.isZero(raw)) {
-                gids.add(new VerbsDevice.GidEntry(i, VerbsFormat.gid(raw), Optional.empty(), 0));
+            if (!IbvFormat.isZero(raw)) {
+                gids.add(new IbvGid(i, IbvFormat.gid(raw), Optional.empty(), 0));
             }
         }
         return gids;
     }
 
-    private DeviceList deviceList() {
+    DeviceList deviceList() {
         IntByReference num = new IntByReference();
         Pointer list = lib.ibv_get_device_list(num);
         if (list == null) {
@@ -246,7 +223,7 @@ final class Verbs {
         }
     }
 
-    private VerbsException failure(String what, int errno) {
+    VerbsException failure(String what, int errno) {
         return new VerbsException(what + ": " + describe(errno));
     }
 
@@ -256,7 +233,7 @@ final class Verbs {
     }
 
     /** {@code struct ibv_device **}, freed by {@link #close()}. */
-    private final class DeviceList implements AutoCloseable {
+    final class DeviceList implements AutoCloseable {
         private final Pointer list;
         private final int count;
 
