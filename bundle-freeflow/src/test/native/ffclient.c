@@ -8,7 +8,7 @@
  * Environment: FFR_SOCKET = control socket path (the genuine client uses /freeflow/$FFR_NAME), FFR_SHM = directory
  * of the router's shm files (the genuine client uses shm_open, i.e. /dev/shm), FFR_ID = client id label.
  *
- * Modes: layouts | selftest | hold | probe <file> | bench
+ * Modes: layouts | golden | selftest | hold | probe <file> | bench
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -547,6 +547,76 @@ static int bench(void)
 	return 0;
 }
 
+
+static void hex(const char *name, const void *p, size_t n)
+{
+	printf("%s ", name);
+	for (size_t i = 0; i < n; i++)
+		printf("%02x", ((const unsigned char *)p)[i]);
+	printf("\n");
+}
+
+/* Golden bytes: each message filled through the C structs with recognisable values (fixtures/wire/). */
+static void golden(void)
+{
+	struct create_cq_req cq = { -1, 3, 256 };
+	hex("create_cq_req", &cq, sizeof cq);
+	struct create_cq_rsp cr;
+	memset(&cr, 0, sizeof cr);
+	cr.cqe = 256; cr.handle = 3; strcpy(cr.shm_name, "ff-t-cq");
+	hex("create_cq_rsp", &cr, sizeof cr);
+	struct create_qp_req qq = { 1, 2, 1, 3, 4, 0, { 128, 64, 2, 3, 0 } };
+	hex("create_qp_req", &qq, sizeof qq);
+	struct create_qp_rsp qr;
+	memset(&qr, 0, sizeof qr);
+	qr.qp_num = 0x123456; qr.handle = 9; qr.cap = (struct qp_cap){ 128, 64, 2, 3, 0 }; strcpy(qr.shm_name, "ff-t-qp");
+	hex("create_qp_rsp", &qr, sizeof qr);
+	struct modify_qp_req mq;
+	memset(&mq, 0, sizeof mq);
+	mq.handle = 9; mq.attr.qp_state = 2; mq.attr.path_mtu = 5; mq.attr.dest_qp_num = 0xabcdef; mq.attr.rq_psn = 77;
+	mq.attr.ah_attr.dlid = 0x1234; mq.attr.ah_attr.grh.dgid.raw[15] = 0xfe; mq.attr.min_rnr_timer = 12;
+	mq.attr.max_dest_rd_atomic = 4; mq.attr.port_num = 1; mq.attr.rnr_retry = 7; mq.attr.timeout = 14;
+	mq.attr.retry_cnt = 6; mq.attr_mask = 1 | 128 | 256 | 1048576 | 4096 | 131072 | 32768;
+	hex("modify_qp_req", &mq, sizeof mq);
+	struct modify_qp_rsp mr = { 22, 9 };
+	hex("modify_qp_rsp", &mr, sizeof mr);
+	struct reg_mr_req rq;
+	memset(&rq, 0, sizeof rq);
+	rq.pd_handle = 1; rq.mem_size = 65536; rq.access_flags = 7;
+	hex("reg_mr_req", &rq, sizeof rq);
+	struct reg_mr_rsp rr;
+	memset(&rr, 0, sizeof rr);
+	rr.handle = 2; rr.lkey = 0xdeadbeef; rr.rkey = 0xdeadbeef; strcpy(rr.shm_name, "ff-t-mr");
+	hex("reg_mr_rsp", &rr, sizeof rr);
+	struct reg_mr_mapping_req mm;
+	memset(&mm, 0, sizeof mm); /* the pad after key */
+	mm.key = 0xdeadbeef; mm.mr_ptr = 0x7f0000100000ull; mm.shm_ptr = 0x7f0000200000ull;
+	hex("reg_mr_mapping_req", &mm, sizeof mm);
+	struct poll_cq_req pq = { 3, 16 };
+	hex("poll_cq_req", &pq, sizeof pq);
+	struct { struct post_hdr h; struct send_wr w[2]; struct sge s[3]; } ps;
+	memset(&ps, 0, sizeof ps);
+	ps.h.qp_handle = 9; ps.h.wr_count = 2; ps.h.sge_count = 3;
+	ps.w[0].wr_id = 0x1111; ps.w[0].num_sge = 2; ps.w[0].opcode = 3; ps.w[0].send_flags = 2; ps.w[0].imm_data = 0x99;
+	ps.w[1].wr_id = 0x2222; ps.w[1].num_sge = 1; ps.w[1].opcode = 0; ps.w[1].wr.rdma.remote_addr = 0x7f0000100010ull;
+	ps.w[1].wr.rdma.rkey = 0xdeadbeef;
+	ps.s[0] = (struct sge){ 0, 100, 0xdeadbeef }; ps.s[1] = (struct sge){ 4096, 200, 0xdeadbeef };
+	ps.s[2] = (struct sge){ 8192, 300, 0xdeadbeef };
+	hex("post_send_body", &ps, sizeof ps);
+	struct { struct post_hdr h; struct recv_wr w; struct sge s; } pr;
+	memset(&pr, 0, sizeof pr);
+	pr.h.qp_handle = 9; pr.h.wr_count = 1; pr.h.sge_count = 1; pr.w.wr_id = 0x3333; pr.w.num_sge = 1;
+	pr.s = (struct sge){ 64, 4096, 0xdeadbeef };
+	hex("post_recv_body", &pr, sizeof pr);
+	struct post_rsp po = { 12, 2 };
+	hex("post_rsp", &po, sizeof po);
+	struct wc w;
+	memset(&w, 0, sizeof w);
+	w.wr_id = 0x3333; w.status = 0; w.opcode = 128; w.byte_len = 4096; w.imm_data = 0x99; w.qp_num = 0x123456;
+	w.src_qp = 0xabcdef; w.wc_flags = 2;
+	hex("wc", &w, sizeof w);
+}
+
 int main(int argc, char **argv)
 {
 	sock_path = getenv("FFR_SOCKET");
@@ -555,6 +625,10 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "selftest";
 	if (!strcmp(mode, "layouts")) {
 		print_layouts();
+		return 0;
+	}
+	if (!strcmp(mode, "golden")) {
+		golden();
 		return 0;
 	}
 	if (!strcmp(mode, "probe") && argc > 2)

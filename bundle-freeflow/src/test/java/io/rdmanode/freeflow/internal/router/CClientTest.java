@@ -86,6 +86,19 @@ class CClientTest {
     }
 
     @Test
+    void the_golden_fixtures_are_what_the_c_client_lays_out() throws Exception {
+        Process p = start(List.of(), "golden");
+        List<String> lines = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
+        assertThat(p.waitFor()).isZero();
+        assertThat(lines).hasSize(14);
+        for (String line : lines) {
+            String[] w = line.split(" ");
+            assertThat(Files.readString(Path.of("src/test/resources/fixtures/wire", w[0] + ".hex")).strip()).as(w[0])
+                    .isEqualTo(w[1]);
+        }
+    }
+
+    @Test
     void the_c_client_runs_send_recv_write_read_with_map_fixed_and_a_passed_channel_fd() throws Exception {
         Process p = start(List.of(), "selftest");
         assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
