@@ -91,7 +91,7 @@ public final class FreeflowComponent implements StatusSection, HealthCheck {
 
         @AttributeDefinition(description = "longest park between scans when idle, microseconds (the added latency"
                 + " of the first request after a pause)", min = "1", max = "100000")
-        long pollerParkMaxMicros() default 1000;
+        long pollerParkMaxMicros() default 100;
 
         @AttributeDefinition(description = "milliseconds between checks for clients that exited", min = "10",
                 max = "60000")

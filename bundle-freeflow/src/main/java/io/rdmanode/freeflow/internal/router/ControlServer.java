@@ -120,5 +120,6 @@ public final class ControlServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        LOG.info("freeflow router stopped listening on {}", server.path());
     }
 }

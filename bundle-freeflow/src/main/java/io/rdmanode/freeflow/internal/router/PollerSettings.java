@@ -8,6 +8,6 @@ package io.rdmanode.freeflow.internal.router;
 public record PollerSettings(int spins, int spinWaits, int yields, long parkMaxNanos) {
 
     public static PollerSettings defaults() {
-        return new PollerSettings(2_000, 20_000, 200, 1_000_000);
+        return new PollerSettings(2_000, 20_000, 200, 100_000);
     }
 }
