@@ -103,6 +103,10 @@ public final class Router implements AutoCloseable {
         return t;
     }
 
+    synchronized Tenant tenantByPid(int pid) {
+        return tenants.get(pid);
+    }
+
     public synchronized List<TenantFigures> tenants() {
         List<TenantFigures> out = new ArrayList<>();
         for (Tenant t : tenants.values()) {
@@ -149,6 +153,16 @@ public final class Router implements AutoCloseable {
         LOG.info("freeflow client gone pid={} uid={} ({}): reclaimed {} objects", t.cred.pid(), t.cred.uid(), why, objects);
     }
 
+    /**
+     * A request still in flight when its process was reclaimed must not create anything: nobody would ever
+     * reclaim it again.
+     */
+    private static void live(Tenant t) {
+        if (t.gone) {
+            throw new WireException(Errno.EINVAL, t.id() + " was reclaimed");
+        }
+    }
+
     private WireException refuse(Tenant t, String what, long limit) {
         stats.limitRefusals.increment();
         LOG.warn("freeflow client {} refused: more than {} {}", t.id(), limit, what);
@@ -158,6 +172,7 @@ public final class Router implements AutoCloseable {
     // ---- PDs
 
     synchronized AllocPdResponse allocPd(Tenant t) {
+        live(t);
         if (t.pds.size() >= limits.maxPds()) {
             throw refuse(t, "PDs", limits.maxPds());
         }
@@ -188,6 +203,7 @@ public final class Router implements AutoCloseable {
     // ---- CQs and channels
 
     synchronized CreateCqResponse createCq(Tenant t, CreateCqRequest r) {
+        live(t);
         Limits l = limits;
         if (t.cqs.size() >= l.maxCqs()) {
             throw refuse(t, "CQs", l.maxCqs());
@@ -250,6 +266,7 @@ public final class Router implements AutoCloseable {
     }
 
     synchronized CompChannel createChannel(Tenant t) throws IOException {
+        live(t);
         Posix posix = Posix.get();
         int fd = posix.libc().eventfd(0, Posix.EFD_CLOEXEC | Posix.EFD_NONBLOCK | 1 /* EFD_SEMAPHORE */);
         if (fd < 0) {
@@ -317,6 +334,7 @@ public final class Router implements AutoCloseable {
     // ---- QPs
 
     synchronized CreateQpResponse createQp(Tenant t, CreateQpRequest r) {
+        live(t);
         Limits l = limits;
         if (r.qpType() != QueuePair.TYPE_RC) {
             throw new WireException(Errno.EOPNOTSUPP, "QP type " + r.qpType() + ": the software backend has RC only");
@@ -395,6 +413,7 @@ public final class Router implements AutoCloseable {
     // ---- MRs
 
     synchronized RegMrResponse regMr(Tenant t, RegMrRequest r) {
+        live(t);
         Limits l = limits;
         pd(t, r.pdHandle());
         if (!r.shmName().isEmpty()) {
