@@ -22,8 +22,24 @@ final class RouterFixture implements AutoCloseable {
         Path base = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of("/tmp");
         this.dir = Files.createTempDirectory(base, "fft");
         this.shm = Files.createDirectory(dir.resolve("shm"));
-        this.router = new Router(new RouterSettings(shm, "t", limits, PollerSettings.defaults()));
-        this.server = new ControlServer(dir.resolve("ffrouter"), router, 8, 100);
+        Router r = null;
+        try {
+            r = new Router(new RouterSettings(shm, "t", limits, PollerSettings.defaults()));
+            this.server = new ControlServer(dir.resolve("ffrouter"), r, 8, 100);
+        } catch (IOException | RuntimeException | Error e) {
+            if (r != null) {
+                r.close();
+            }
+            delete(dir);
+            throw e;
+        }
+        this.router = r;
+    }
+
+    private static void delete(Path dir) throws IOException {
+        try (Stream<Path> s = Files.walk(dir)) {
+            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
     }
 
     RouterFixture() throws IOException {
@@ -44,8 +60,6 @@ final class RouterFixture implements AutoCloseable {
     public void close() throws IOException {
         server.close();
         router.close();
-        try (Stream<Path> s = Files.walk(dir)) {
-            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        delete(dir);
     }
 }
