@@ -32,10 +32,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The rdma CNI plugin in the agent: installs the executable, serves its socket, reconciles persisted state at
  * start, and reports a {@code cni} health check, a {@code cni} /status section and the pod placements
- * ({@link PodAttachments}) other bundles read. Any settings change restarts it (the socket and dirs move).
+ * ({@link PodAttachments}) other bundles read. It runs only when the configuration has a {@code cni} section
+ * (it writes into the host's CNI bin dir). Any settings change restarts it (the socket and dirs move).
  */
 @Component(service = {PodAttachments.class, HealthCheck.class, StatusSection.class},
-        configurationPid = CniComponent.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)
+        configurationPid = CniComponent.PID, configurationPolicy = ConfigurationPolicy.REQUIRE)
 @Designate(ocd = CniComponent.Config.class)
 public final class CniComponent implements PodAttachments, HealthCheck, StatusSection {
 
