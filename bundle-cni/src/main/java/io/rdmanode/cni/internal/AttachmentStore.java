@@ -18,9 +18,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One JSON file per attachment in a 0700 directory. A write is crash-safe: a temp file is written and
- * fsync'ed, renamed over the old one, and the directory fsync'ed, so after a crash a file is either the old
- * or the new state, never half of one. A file that does not parse is moved aside (*.corrupt) and logged.
+ * One JSON file per attachment in a 0700 directory. A write goes to a temp file renamed over the old one, so a
+ * reader (or the agent after a crash) sees the old or the new state, never half of one. A durable write also
+ * fsyncs the file before and the directory after the rename, so the state survives a machine crash too. Only
+ * what the runtime is told needs that: after a machine crash every pod namespace is gone and the kernel has
+ * every RDMA device back, so an intent or a deletion lost then is harmless, and reconciliation drops state whose
+ * namespace is gone. A file that does not parse is moved aside (*.corrupt) and logged.
  */
 final class AttachmentStore {
 
@@ -64,23 +67,25 @@ final class AttachmentStore {
         return out;
     }
 
-    void write(Attachment a) throws IOException {
+    void write(Attachment a, boolean durable) throws IOException {
         Path target = dir.resolve(a.key() + ".json");
         Path tmp = dir.resolve("." + a.key() + ".tmp");
         byte[] bytes = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(a.toJson());
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             ch.write(ByteBuffer.wrap(bytes));
-            ch.force(true);
+            if (durable) {
+                ch.force(true);
+            }
         }
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        syncDir();
+        if (durable) {
+            syncDir();
+        }
     }
 
     void delete(String key) throws IOException {
-        if (Files.deleteIfExists(dir.resolve(key + ".json"))) {
-            syncDir();
-        }
+        Files.deleteIfExists(dir.resolve(key + ".json"));
     }
 
     private void syncDir() throws IOException {

@@ -170,7 +170,7 @@ final class CniHandler {
         }
         Attachment a = new Attachment(network, containerId, ifname, netns, args.getOrDefault("K8S_POD_NAMESPACE", ""),
                 args.getOrDefault("K8S_POD_NAME", ""), pci, device, Attachment.Phase.ADDING, clock.instant());
-        persist(a);
+        persist(a, false);
         steps.reached("add:intent-persisted");
         try {
             rdma.moveToNetns(device, Path.of(netns));
@@ -180,7 +180,7 @@ final class CniHandler {
                     + ") into " + netns + ": " + e.getMessage(), NetlinkException.errnoName(e.errno()));
         }
         steps.reached("add:moved");
-        persist(a.with(Attachment.Phase.ADDED));
+        persist(a.with(Attachment.Phase.ADDED), true);
         steps.reached("add:committed");
         LOG.info("CNI ADD {}: {} ({}) moved into {} for pod {}/{}", key, device, pci, netns, a.podNamespace(),
                 a.podName());
@@ -415,9 +415,9 @@ final class CniHandler {
         return out;
     }
 
-    private void persist(Attachment a) throws CniError {
+    private void persist(Attachment a, boolean durable) throws CniError {
         try {
-            store.write(a);
+            store.write(a, durable);
         } catch (IOException e) {
             throw new CniError(CniError.IO_FAILURE, "cannot persist CNI state in " + store.dir() + ": " + e);
         }
