@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.cni.internal;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -18,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,9 +31,6 @@ final class CniHandler {
     private static final Logger LOG = LoggerFactory.getLogger(CniHandler.class);
     static final List<String> SUPPORTED = List.of("1.0.0", "1.1.0");
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Pattern CONTAINER_ID = Pattern.compile("[a-zA-Z0-9][a-zA-Z0-9_.\\-]*");
-    private static final Pattern NETWORK_NAME = CONTAINER_ID;
-    private static final Pattern IFNAME_BAD = Pattern.compile("[/:\\s]");
 
     /** Test seam: called between the steps of ADD and DEL; a test throws there to simulate a crash. */
     interface Steps {
@@ -79,18 +74,18 @@ final class CniHandler {
             if (command.isEmpty()) {
                 throw new CniError(CniError.INVALID_ENV, "CNI_COMMAND is not set");
             }
-            JsonNode conf = parse(stdin);
+            JsonNode conf = CniInput.parse(stdin);
             version = conf.path("cniVersion").asText("");
             if (version.isEmpty()) {
                 throw new CniError(CniError.DECODE, "cniVersion is missing from the network configuration");
             }
             String out = switch (command) {
                 case "VERSION" -> versionInfo(version);
-                case "ADD" -> add(env, requireVersion(conf, version, "1.0.0"), version);
-                case "DEL" -> del(env, requireVersion(conf, version, "1.0.0"));
-                case "CHECK" -> check(env, requireVersion(conf, version, "1.0.0"));
-                case "STATUS" -> status(requireVersion(conf, version, "1.1.0"));
-                case "GC" -> gc(requireVersion(conf, version, "1.1.0"));
+                case "ADD" -> add(env, CniInput.requireVersion(conf, version, "1.0.0"), version);
+                case "DEL" -> del(env, CniInput.requireVersion(conf, version, "1.0.0"));
+                case "CHECK" -> check(env, CniInput.requireVersion(conf, version, "1.0.0"));
+                case "STATUS" -> status(CniInput.requireVersion(conf, version, "1.1.0"));
+                case "GC" -> gc(CniInput.requireVersion(conf, version, "1.1.0"));
                 default -> throw new CniError(CniError.INVALID_ENV, "CNI_COMMAND " + command + " is not one of ADD,"
                         + " DEL, CHECK, STATUS, GC, VERSION");
             };
@@ -104,33 +99,6 @@ final class CniHandler {
         }
     }
 
-    private static JsonNode parse(byte[] stdin) throws CniError {
-        try {
-            JsonNode n = JSON.readTree(stdin);
-            if (n == null || !n.isObject()) {
-                throw new CniError(CniError.DECODE, "the network configuration on stdin is not a JSON object");
-            }
-            return n;
-        } catch (JsonProcessingException e) {
-            throw new CniError(CniError.DECODE, "the network configuration on stdin is not valid JSON: "
-                    + e.getOriginalMessage());
-        } catch (IOException e) {
-            throw new CniError(CniError.IO_FAILURE, "cannot read the network configuration: " + e.getMessage());
-        }
-    }
-
-    private static JsonNode requireVersion(JsonNode conf, String version, String minimum) throws CniError {
-        if (!SUPPORTED.contains(version)) {
-            throw new CniError(CniError.INCOMPATIBLE_VERSION, "incompatible CNI version " + version
-                    + ": the rdma plugin supports " + String.join(", ", SUPPORTED));
-        }
-        if (version.compareTo(minimum) < 0) {
-            throw new CniError(CniError.INCOMPATIBLE_VERSION, "this command needs cniVersion " + minimum
-                    + " or later, the configuration says " + version);
-        }
-        return conf;
-    }
-
     private static String versionInfo(String version) {
         ObjectNode o = JSON.createObjectNode().put("cniVersion", version);
         SUPPORTED.forEach(o.putArray("supportedVersions")::add);
@@ -140,12 +108,12 @@ final class CniHandler {
     // ---- ADD ----
 
     private String add(Map<String, String> env, JsonNode conf, String version) throws CniError {
-        String network = networkName(conf);
-        String containerId = containerId(env);
-        String ifname = ifname(env);
-        String netns = required(env, "CNI_NETNS");
-        String pci = deviceId(conf);
-        Map<String, String> args = cniArgs(env.getOrDefault("CNI_ARGS", ""));
+        String network = CniInput.networkName(conf);
+        String containerId = CniInput.containerId(env);
+        String ifname = CniInput.ifname(env);
+        String netns = CniInput.required(env, "CNI_NETNS");
+        String pci = CniInput.deviceId(conf);
+        Map<String, String> args = CniInput.cniArgs(env.getOrDefault("CNI_ARGS", ""));
         if (!namespaces.exists(Path.of(netns))) {
             throw new CniError(CniError.UNKNOWN_CONTAINER, "the container's network namespace " + netns
                     + " does not exist");
@@ -221,7 +189,7 @@ final class CniHandler {
     // ---- DEL ----
 
     private String del(Map<String, String> env, JsonNode conf) throws CniError {
-        String key = Attachment.key(networkName(conf), containerId(env), ifname(env));
+        String key = Attachment.key(CniInput.networkName(conf), CniInput.containerId(env), CniInput.ifname(env));
         Optional<Attachment> a = store.read(key);
         if (a.isEmpty()) {
             return "";
@@ -256,8 +224,8 @@ final class CniHandler {
     // ---- CHECK, STATUS, GC ----
 
     private String check(Map<String, String> env, JsonNode conf) throws CniError {
-        String key = Attachment.key(networkName(conf), containerId(env), ifname(env));
-        String netns = required(env, "CNI_NETNS");
+        String key = Attachment.key(CniInput.networkName(conf), CniInput.containerId(env), CniInput.ifname(env));
+        String netns = CniInput.required(env, "CNI_NETNS");
         if (!conf.has("prevResult")) {
             throw new CniError(CniError.INVALID_CONFIG, "CHECK needs prevResult");
         }
@@ -289,7 +257,7 @@ final class CniHandler {
     }
 
     private String gc(JsonNode conf) throws CniError {
-        String network = networkName(conf);
+        String network = CniInput.networkName(conf);
         Set<String> valid = new HashSet<>();
         JsonNode list = conf.path("cni.dev/valid-attachments");
         if (!list.isMissingNode() && !list.isArray()) {
@@ -336,83 +304,6 @@ final class CniHandler {
             }
         }
         return repaired;
-    }
-
-    // ---- inputs ----
-
-    private static String networkName(JsonNode conf) throws CniError {
-        String name = conf.path("name").asText("");
-        if (!NETWORK_NAME.matcher(name).matches()) {
-            throw new CniError(CniError.INVALID_CONFIG, "network name '" + name + "' is missing or invalid (it must"
-                    + " start with a letter or digit, then letters, digits, '_', '.', '-')");
-        }
-        return name;
-    }
-
-    private static String containerId(Map<String, String> env) throws CniError {
-        String id = required(env, "CNI_CONTAINERID");
-        if (!CONTAINER_ID.matcher(id).matches()) {
-            throw new CniError(CniError.INVALID_ENV, "CNI_CONTAINERID '" + id + "' is invalid");
-        }
-        return id;
-    }
-
-    private static String ifname(Map<String, String> env) throws CniError {
-        String name = required(env, "CNI_IFNAME");
-        if (name.length() > 15 || name.equals(".") || name.equals("..") || ifnameBad(name)) {
-            throw new CniError(CniError.INVALID_ENV, "CNI_IFNAME '" + name + "' is invalid");
-        }
-        return name;
-    }
-
-    private static boolean ifnameBad(String name) {
-        return IFNAME_BAD.matcher(name).find();
-    }
-
-    private static String required(Map<String, String> env, String key) throws CniError {
-        String v = env.getOrDefault(key, "");
-        if (v.isEmpty()) {
-            throw new CniError(CniError.INVALID_ENV, key + " is not set");
-        }
-        return v;
-    }
-
-    /** deviceID as Multus passes it: top-level, runtimeConfig, pciBusID, args.cni, then prevResult's pciID. */
-    static String deviceId(JsonNode conf) throws CniError {
-        List<JsonNode> candidates = List.of(conf.path("deviceID"), conf.path("runtimeConfig").path("deviceID"),
-                conf.path("pciBusID"), conf.path("args").path("cni").path("deviceID"));
-        for (JsonNode c : candidates) {
-            if (c.isTextual() && !c.asText().isEmpty()) {
-                return validPci(c.asText());
-            }
-        }
-        for (JsonNode i : conf.path("prevResult").path("interfaces")) {
-            if (i.path("pciID").isTextual() && !i.path("pciID").asText().isEmpty()) {
-                return validPci(i.path("pciID").asText());
-            }
-        }
-        throw new CniError(CniError.INVALID_CONFIG, "deviceID is missing: the VF's PCI address must come as"
-                + " deviceID (top level or runtimeConfig, set by Multus from the device plugin), pciBusID,"
-                + " args.cni.deviceID or a prevResult interface's pciID");
-    }
-
-    private static String validPci(String s) throws CniError {
-        if (!s.matches("[0-9a-f]{4}:[0-9a-f]{2}:[01][0-9a-f]\\.[0-7]")) {
-            throw new CniError(CniError.INVALID_CONFIG, "deviceID '" + s + "' is not a PCI address"
-                    + " (dddd:bb:dd.f)");
-        }
-        return s;
-    }
-
-    static Map<String, String> cniArgs(String s) {
-        Map<String, String> out = new java.util.HashMap<>();
-        for (String kv : s.split(";")) {
-            int eq = kv.indexOf('=');
-            if (eq > 0) {
-                out.put(kv.substring(0, eq), kv.substring(eq + 1));
-            }
-        }
-        return out;
     }
 
     private void persist(Attachment a, boolean durable) throws CniError {

@@ -38,13 +38,13 @@ class CniPartsTest {
 
     @Test
     void podArgsAndDeviceIdSources() throws Exception {
-        assertThat(CniHandler.cniArgs("IgnoreUnknown=1;K8S_POD_NAMESPACE=a;K8S_POD_NAME=b"))
+        assertThat(CniInput.cniArgs("IgnoreUnknown=1;K8S_POD_NAMESPACE=a;K8S_POD_NAME=b"))
                 .containsEntry("K8S_POD_NAMESPACE", "a").containsEntry("K8S_POD_NAME", "b");
         ObjectMapper json = new ObjectMapper();
-        assertThat(CniHandler.deviceId(json.readTree("{\"runtimeConfig\":{\"deviceID\":\"0000:3b:02.1\"}}")))
+        assertThat(CniInput.deviceId(json.readTree("{\"runtimeConfig\":{\"deviceID\":\"0000:3b:02.1\"}}")))
                 .isEqualTo("0000:3b:02.1");
-        assertThat(CniHandler.deviceId(json.readTree("{\"pciBusID\":\"0000:3b:02.2\"}"))).isEqualTo("0000:3b:02.2");
-        assertThat(CniHandler.deviceId(json.readTree(
+        assertThat(CniInput.deviceId(json.readTree("{\"pciBusID\":\"0000:3b:02.2\"}"))).isEqualTo("0000:3b:02.2");
+        assertThat(CniInput.deviceId(json.readTree(
                 "{\"prevResult\":{\"interfaces\":[{\"name\":\"net1\",\"pciID\":\"0000:3b:02.3\"}]}}")))
                 .isEqualTo("0000:3b:02.3");
     }

@@ -28,10 +28,6 @@ final class FakeRdmaKernel implements RdmaNetlink {
     int moves;
     int returns;
 
-    synchronized void device(String name) {
-        where.remove(name);
-    }
-
     final List<String> all = new ArrayList<>();
 
     FakeRdmaKernel(String... devices) {
