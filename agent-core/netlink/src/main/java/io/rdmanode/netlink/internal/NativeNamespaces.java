@@ -5,6 +5,7 @@ import io.rdmanode.netlink.NetlinkException;
 import io.rdmanode.netlink.NetworkNamespaces;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -61,12 +62,16 @@ public final class NativeNamespaces implements NetworkNamespaces {
 
     @Override
     public boolean exists(Path netns) {
+        // /proc/<pid>/ns/net is a magic link whose target ("net:[4026531840]") is no path: test the link itself.
+        if (!Files.exists(netns, LinkOption.NOFOLLOW_LINKS)) {
+            return false;
+        }
+        if (netns.startsWith("/proc")) {
+            return true;
+        }
         try {
-            if (!Files.exists(netns)) {
-                return false;
-            }
-            // A netns bind mount or /proc/<pid>/ns/net: only an nsfs file can be entered.
-            return "nsfs".equals(Files.getFileStore(netns).type()) || netns.startsWith("/proc");
+            // A netns bind mount (ip netns, CRI runtimes): an nsfs file; a leftover unmounted file is not one.
+            return "nsfs".equals(Files.getFileStore(netns).type());
         } catch (IOException e) {
             return false;
         }

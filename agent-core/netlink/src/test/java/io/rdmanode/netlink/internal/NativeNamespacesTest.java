@@ -41,6 +41,10 @@ class NativeNamespacesTest {
         assertThat(Files.readSymbolicLink(Path.of("/proc/thread-self/ns/net")).toString()).isEqualTo(host);
         assertThat(Netlink.namespaces().exists(PATH)).isTrue();
         assertThat(Netlink.namespaces().exists(Path.of("/var/run/netns", NS + "-none"))).isFalse();
+        assertThat(Netlink.namespaces().exists(Path.of("/proc/self/ns/net"))).as("the magic link").isTrue();
+        assertThat(Netlink.namespaces().exists(Path.of("/proc/999999999/ns/net"))).isFalse();
+        assertThat(Netlink.namespaces().callIn(Path.of("/proc/self/ns/net"),
+                () -> Files.readSymbolicLink(Path.of("/proc/thread-self/ns/net")).toString())).isEqualTo(host);
     }
 
     @Test
