@@ -137,15 +137,32 @@ class VerbsSoftRoceIT {
      */
     private static Path vmLibs(Path target) throws IOException {
         Path libs = Files.createDirectories(target.resolve("verbs-vm-lib"));
-        for (Class<?> c : List.of(org.slf4j.LoggerFactory.class, org.slf4j.simple.SimpleLogger.class)) {
+        // The netlink bundle (RDMA netlink for the netns mode) is a jar from the repository, or its classes
+        // directory in a reactor build: packed into a jar then, since only target/ is shared with the guest.
+        for (Class<?> c : List.of(org.slf4j.LoggerFactory.class, org.slf4j.simple.SimpleLogger.class,
+                io.rdmanode.netlink.Netlink.class)) {
             try {
                 Path jar = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
+                if (Files.isDirectory(jar)) {
+                    packJar(jar, libs.resolve("agent-netlink-classes.jar"));
+                    continue;
+                }
                 Files.copy(jar, libs.resolve(jar.getFileName()), StandardCopyOption.REPLACE_EXISTING);
             } catch (URISyntaxException e) {
                 throw new IOException("cannot locate the jar of " + c.getName(), e);
             }
         }
         return libs;
+    }
+
+    private static void packJar(Path classes, Path jar) throws IOException {
+        try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar)); var walk = Files.walk(classes)) {
+            for (Path f : (Iterable<Path>) walk.filter(Files::isRegularFile)::iterator) {
+                out.putNextEntry(new java.util.jar.JarEntry(classes.relativize(f).toString()));
+                Files.copy(f, out);
+                out.closeEntry();
+            }
+        }
     }
 
     private static boolean onPath(String program) {
