@@ -153,22 +153,33 @@ class VerbsSoftRoceIT {
      */
     private static Path vmLibs(Path target) throws IOException {
         Path libs = Files.createDirectories(target.resolve("verbs-vm-lib"));
+        // The verbs and netlink bundles' classes are jars from the repository, or classes directories in a reactor
+        // build: packed into a jar then, since only target/ is shared with the guest.
         for (Class<?> c : List.of(org.slf4j.LoggerFactory.class, org.slf4j.simple.SimpleLogger.class,
-                io.rdmanode.verbs.RdmaVerbs.class, org.awaitility.Awaitility.class, org.hamcrest.Matcher.class)) {
+                io.rdmanode.verbs.RdmaVerbs.class, io.rdmanode.netlink.Netlink.class, org.awaitility.Awaitility.class,
+                org.hamcrest.Matcher.class)) {
             try {
                 Path jar = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
-                if (Files.isDirectory(jar)) {               // the verbs module's target/classes in a reactor build
-                    Path dest = libs.resolve("verbs-classes.jar");
-                    new ProcessBuilder("jar", "cf", dest.toString(), "-C", jar.toString(), ".").inheritIO().start()
-                            .waitFor();
-                } else {
-                    Files.copy(jar, libs.resolve(jar.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+                if (Files.isDirectory(jar)) {
+                    packJar(jar, libs.resolve(c.getPackageName().replace('.', '-') + "-classes.jar"));
+                    continue;
                 }
-            } catch (URISyntaxException | InterruptedException e) {
+                Files.copy(jar, libs.resolve(jar.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+            } catch (URISyntaxException e) {
                 throw new IOException("cannot locate the jar of " + c.getName(), e);
             }
         }
         return libs;
+    }
+
+    private static void packJar(Path classes, Path jar) throws IOException {
+        try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar)); var walk = Files.walk(classes)) {
+            for (Path f : (Iterable<Path>) walk.filter(Files::isRegularFile)::iterator) {
+                out.putNextEntry(new java.util.jar.JarEntry(classes.relativize(f).toString()));
+                Files.copy(f, out);
+                out.closeEntry();
+            }
+        }
     }
 
     private static boolean onPath(String program) {
