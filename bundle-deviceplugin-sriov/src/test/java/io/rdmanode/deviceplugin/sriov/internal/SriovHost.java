@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.deviceplugin.sriov.internal;
+
+import io.rdmanode.discovery.HostSnapshot;
+import io.rdmanode.discovery.NetnsMode;
+import io.rdmanode.discovery.PciAddress;
+import io.rdmanode.discovery.RdmaDiscovery;
+import io.rdmanode.discovery.RdmaTopologyListener;
+import io.rdmanode.discovery.TopologyDiff;
+import io.rdmanode.discovery.internal.sysfs.FixtureHosts;
+import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
+import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
+import io.rdmanode.discovery.internal.sysfs.Ttar;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Stream;
+
+/**
+ * Discovery over a recorded or generated host in a directory, read by the real sysfs backend. Tests change
+ * the tree as the kernel would (a PF's {@code sriov_numvfs} lowered and raised again, a VF's RDMA device moved
+ * into a pod netns and back, a port down) and call {@link #rescan()}.
+ */
+final class SriovHost implements RdmaDiscovery {
+
+    private final Path dir;
+    private final Path stash;
+    private final SysfsTopologySource source;
+    private final List<RdmaTopologyListener> listeners = new CopyOnWriteArrayList<>();
+    private volatile NetnsMode mode = NetnsMode.of(NetnsMode.Mode.SHARED);
+    private volatile HostSnapshot snapshot;
+
+    private SriovHost(Path dir) {
+        this.dir = dir;
+        this.stash = dir.resolve("stash");
+        this.source = new SysfsTopologySource(new SysfsRoot(dir.resolve("sys"), dir.resolve("dev")), () -> mode);
+        this.snapshot = source.scan().withRevision(1, Instant.now());
+    }
+
+    /** The recorded ConnectX-5: PF0 0000:3b:00.0 (NUMA 0), PF1 0000:86:00.0 (NUMA 1), 8 VFs each. */
+    static SriovHost recorded(Path dir) {
+        try {
+            Ttar.unpack(Path.of(SriovHost.class.getResource("/fixtures/sysfs/cx5-roce-sriov.ttar").toURI()), dir);
+            return new SriovHost(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    /** The generated host: {@code pfs} ConnectX-5 PFs with {@code vfsPerPf} VFs each. */
+    static SriovHost generated(Path dir, int pfs, int vfsPerPf) {
+        FixtureHosts.scale(dir, pfs, vfsPerPf);
+        return new SriovHost(dir);
+    }
+
+    Path dir() {
+        return dir;
+    }
+
+    Path devRoot() {
+        return dir.resolve("dev");
+    }
+
+    void netnsMode(NetnsMode.Mode next) {
+        mode = NetnsMode.of(next);
+    }
+
+    void portState(String device, int port, String state) {
+        write(dir.resolve("sys/class/infiniband/" + device + "/ports/" + port + "/state"), state);
+    }
+
+    /**
+     * Lowers {@code sriov_numvfs} of {@code pf} to {@code count} (the VFs above go: their PCI functions, RDMA
+     * devices, netdevs and class entries), or raises it back to VFs removed before.
+     */
+    void numVfs(String pf, int count) {
+        Path pfDir = pciDir(pf);
+        int now = Integer.parseInt(read(pfDir.resolve("sriov_numvfs")));
+        for (int i = now - 1; i >= count; i--) {
+            Path vf = real(pfDir.resolve("virtfn" + i));
+            String bdf = vf.getFileName().toString();
+            for (Path link : linksInto(vf)) {
+                move(link, stash.resolve(bdf).resolve(dir.relativize(link)));
+            }
+            move(vf, stash.resolve(bdf).resolve(dir.relativize(vf)));
+        }
+        for (int i = now; i < count; i++) {
+            restore(stashedVf(i, pfDir));
+        }
+        write(pfDir.resolve("sriov_numvfs"), Integer.toString(count));
+    }
+
+    /** The RDMA CNI moved the VF's RDMA device into a pod netns: it leaves the host's sysfs. */
+    void moveRdmaToPod(String vf, String ibdev) {
+        Path devDir = pciDir(vf).resolve("infiniband/" + ibdev);
+        move(dir.resolve("sys/class/infiniband/" + ibdev), stash.resolve("pod/" + ibdev + "/class"));
+        move(devDir, stash.resolve("pod/" + ibdev + "/dev"));
+    }
+
+    /** The pod is gone: the kernel moves the RDMA device back to the host's namespace. */
+    void returnRdmaFromPod(String vf, String ibdev) {
+        move(stash.resolve("pod/" + ibdev + "/dev"), pciDir(vf).resolve("infiniband/" + ibdev));
+        move(stash.resolve("pod/" + ibdev + "/class"), dir.resolve("sys/class/infiniband/" + ibdev));
+    }
+
+    private Path pciDir(String bdf) {
+        return real(dir.resolve("sys/bus/pci/devices/" + bdf));
+    }
+
+    private static Path real(Path p) {
+        try {
+            return p.toRealPath();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private List<Path> linksInto(Path target) {
+        List<Path> links = new ArrayList<>();
+        try (Stream<Path> all = Files.walk(dir.resolve("sys"))) {
+            all.filter(Files::isSymbolicLink).filter(l -> !l.startsWith(target)).forEach(l -> {
+                try {
+                    if (l.getParent().resolve(Files.readSymbolicLink(l)).normalize().startsWith(target)) {
+                        links.add(l);
+                    }
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return links;
+    }
+
+    private String stashedVf(int index, Path pfDir) {
+        Path stashDir = stash;
+        try (Stream<Path> all = Files.walk(stashDir, 1)) {
+            for (Path bdfDir : all.filter(p -> !p.equals(stashDir)).toList()) {
+                Path virtfn = bdfDir.resolve(dir.relativize(pfDir)).resolve("virtfn" + index);
+                if (Files.isSymbolicLink(virtfn)) {
+                    return bdfDir.getFileName().toString();
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        throw new IllegalStateException("VF " + index + " of " + pfDir + " was never removed");
+    }
+
+    private void restore(String bdf) {
+        Path from = stash.resolve(bdf);
+        try (Stream<Path> all = Files.walk(from)) {
+            List<Path> entries = all.filter(p -> Files.isSymbolicLink(p) || Files.isRegularFile(p)).toList();
+            for (Path p : entries) {
+                move(p, dir.resolve(from.relativize(p)));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void move(Path from, Path to) {
+        try {
+            Files.createDirectories(to.getParent());
+            Files.move(from, to);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String read(Path f) {
+        try {
+            return Files.readString(f).trim();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void write(Path f, String content) {
+        try {
+            Files.writeString(f, content + "\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static PciAddress pci(String bdf) {
+        return PciAddress.parse(bdf).orElseThrow();
+    }
+
+    @Override
+    public HostSnapshot snapshot() {
+        return snapshot;
+    }
+
+    @Override
+    public synchronized HostSnapshot rescan() {
+        HostSnapshot next = source.scan();
+        HostSnapshot previous = snapshot;
+        if (next.withRevision(0, Instant.EPOCH).equals(previous.withRevision(0, Instant.EPOCH))) {
+            return previous;
+        }
+        snapshot = next.withRevision(previous.revision() + 1, Instant.now());
+        TopologyDiff diff = new TopologyDiff(previous.revision(), snapshot.revision(), List.of(), List.of(),
+                List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(),
+                List.of("test rescan"));
+        listeners.forEach(l -> l.topologyChanged(snapshot, diff));
+        return snapshot;
+    }
+
+    @Override
+    public void addListener(RdmaTopologyListener listener) {
+        listeners.add(listener);
+    }
+
+    @Override
+    public void removeListener(RdmaTopologyListener listener) {
+        listeners.remove(listener);
+    }
+}
