@@ -15,7 +15,8 @@ import java.util.TreeMap;
 
 /**
  * {@code GetPreferredAllocation} for VFs: every must-include ID first; then VFs on one NUMA node (the node of
- * the must-include VFs, else the node that can satisfy the whole request, else as few nodes as possible);
+ * the must-include VFs, else the node with the fewest free VFs that still satisfies the whole request, so
+ * larger nodes stay whole for larger pods; else the fullest nodes first);
  * within those, the pool's policy across PFs: {@code spread} takes one VF from each PF in turn (a pod's
  * traffic over several ports), {@code pack} fills the PFs already used, then those with the most free VFs
  * (keeping other PFs whole for other pods). IDs kubelet offered that the pool does not know are ignored.
