@@ -37,9 +37,10 @@ final class SriovHost implements RdmaDiscovery {
     private volatile HostSnapshot snapshot;
 
     private SriovHost(Path dir) {
-        this.dir = dir;
-        this.stash = dir.resolve("stash");
-        this.source = new SysfsTopologySource(new SysfsRoot(dir.resolve("sys"), dir.resolve("dev")), () -> mode);
+        this.dir = real(dir);
+        this.stash = this.dir.resolve("stash");
+        this.source = new SysfsTopologySource(new SysfsRoot(this.dir.resolve("sys"), this.dir.resolve("dev")),
+                () -> mode);
         this.snapshot = source.scan().withRevision(1, Instant.now());
     }
 
@@ -84,13 +85,16 @@ final class SriovHost implements RdmaDiscovery {
     void numVfs(String pf, int count) {
         Path pfDir = pciDir(pf);
         int now = Integer.parseInt(read(pfDir.resolve("sriov_numvfs")));
+        List<Path> going = new ArrayList<>();
         for (int i = now - 1; i >= count; i--) {
-            Path vf = real(pfDir.resolve("virtfn" + i));
-            String bdf = vf.getFileName().toString();
-            for (Path link : linksInto(vf)) {
-                move(link, stash.resolve(bdf).resolve(dir.relativize(link)));
-            }
-            move(vf, stash.resolve(bdf).resolve(dir.relativize(vf)));
+            going.add(real(pfDir.resolve("virtfn" + i)));
+        }
+        for (Path link : linksInto(going)) {
+            Path vf = going.stream().filter(v -> target(link).startsWith(v)).findFirst().orElseThrow();
+            move(link, stash.resolve(vf.getFileName().toString()).resolve(dir.relativize(link)));
+        }
+        for (Path vf : going) {
+            move(vf, stash.resolve(vf.getFileName().toString()).resolve(dir.relativize(vf)));
         }
         for (int i = now; i < count; i++) {
             restore(stashedVf(i, pfDir));
@@ -123,22 +127,23 @@ final class SriovHost implements RdmaDiscovery {
         }
     }
 
-    private List<Path> linksInto(Path target) {
-        List<Path> links = new ArrayList<>();
+    /** Symlinks outside the {@code targets} that point into one of them (bus, class and virtfn entries). */
+    private List<Path> linksInto(List<Path> targets) {
         try (Stream<Path> all = Files.walk(dir.resolve("sys"))) {
-            all.filter(Files::isSymbolicLink).filter(l -> !l.startsWith(target)).forEach(l -> {
-                try {
-                    if (l.getParent().resolve(Files.readSymbolicLink(l)).normalize().startsWith(target)) {
-                        links.add(l);
-                    }
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
+            return all.filter(Files::isSymbolicLink)
+                    .filter(l -> targets.stream().noneMatch(l::startsWith))
+                    .filter(l -> targets.stream().anyMatch(t -> target(l).startsWith(t))).toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return links;
+    }
+
+    private static Path target(Path link) {
+        try {
+            return link.getParent().resolve(Files.readSymbolicLink(link)).normalize();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private String stashedVf(int index, Path pfDir) {
