@@ -65,8 +65,8 @@ public final class DeviceInfoFiles {
     public Path write(SriovVf vf, List<String> rdmaDevices) throws IOException {
         Files.createDirectories(dir);
         Path target = file(vf.id());
-        Path tmp = dir.resolve("." + target.getFileName() + ".tmp");
-        Files.deleteIfExists(tmp);
+        // A temporary name of its own per call: two Allocates of one VF at once must not share it.
+        Path tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
         Files.writeString(tmp, content(vf, rdmaDevices));
         try {
             Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("r--r--r--"));
@@ -77,6 +77,8 @@ public final class DeviceInfoFiles {
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (AtomicMoveNotSupportedException e) {
             Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+        } finally {
+            Files.deleteIfExists(tmp);
         }
         return target;
     }

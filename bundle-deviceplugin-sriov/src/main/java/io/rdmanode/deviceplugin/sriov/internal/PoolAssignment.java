@@ -25,8 +25,9 @@ public record PoolAssignment(long revision, Map<String, List<PooledVf>> pools, M
     /** A pool as the assignment sees it: its name and selectors. */
     public record Rule(String name, VfMatcher matcher) { }
 
-    public static PoolAssignment of(List<Rule> rules, HostSnapshot host, Map<String, VfRdma> remembered) {
-        boolean exclusive = host.netnsMode().mode() == NetnsMode.Mode.EXCLUSIVE;
+    public static PoolAssignment of(List<Rule> rules, HostSnapshot snapshot, Map<String, VfRdma> remembered) {
+        HostIndex host = new HostIndex(snapshot);
+        boolean exclusive = snapshot.netnsMode().mode() == NetnsMode.Mode.EXCLUSIVE;
         Map<String, List<PooledVf>> pools = new LinkedHashMap<>();
         rules.forEach(r -> pools.put(r.name(), new ArrayList<>()));
         Map<String, String> status = new TreeMap<>();
@@ -57,7 +58,7 @@ public record PoolAssignment(long revision, Map<String, List<PooledVf>> pools, M
             status.put(vf.id(), "pool " + taker.name() + (inPod ? " (RDMA device " + known.get().device()
                     + " in a pod netns)" : "") + problem.map(p -> ", unhealthy: " + p).orElse(""));
         }
-        return new PoolAssignment(host.revision(), pools, status, ledger);
+        return new PoolAssignment(snapshot.revision(), pools, status, ledger);
     }
 
     private static SriovVf withRdma(SriovVf vf, String rdmaDevice) {

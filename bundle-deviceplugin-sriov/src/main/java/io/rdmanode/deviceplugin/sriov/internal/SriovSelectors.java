@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.sriov.internal;
 
-import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.NetDevice;
 import io.rdmanode.discovery.RdmaPort;
 import java.util.ArrayList;
@@ -91,7 +90,7 @@ final class SriovSelectors implements VfMatcher {
     }
 
     @Override
-    public Optional<String> exclusion(SriovVf vf, HostSnapshot host) {
+    public Optional<String> exclusion(SriovVf vf, HostIndex host) {
         if (!vendors.isEmpty() && !vendors.contains(vf.vendor())) {
             return Optional.of("vendor " + vf.vendor() + " not in vendors " + vendors);
         }
@@ -133,7 +132,7 @@ final class SriovSelectors implements VfMatcher {
     }
 
     /** The VF's netdevs' types; without netdevs (moved into a pod, or vfio) its RDMA ports', then its PF's. */
-    private static List<String> linkTypes(SriovVf vf, HostSnapshot host) {
+    private static List<String> linkTypes(SriovVf vf, HostIndex host) {
         List<String> types = new ArrayList<>(types(vf.netDevices(), host));
         if (types.isEmpty()) {
             vf.rdmaDevices().stream().map(host::device).flatMap(Optional::stream).flatMap(d -> d.ports().stream())
@@ -146,7 +145,7 @@ final class SriovSelectors implements VfMatcher {
         return types;
     }
 
-    private static List<String> types(List<String> netdevs, HostSnapshot host) {
+    private static List<String> types(List<String> netdevs, HostIndex host) {
         Function<NetDevice, String> type = n -> n.linkType().name().toLowerCase(Locale.ROOT);
         return netdevs.stream().map(host::netDevice).flatMap(Optional::stream).map(type).distinct().toList();
     }

@@ -39,8 +39,12 @@ public record SriovVf(PciAddress address, PciAddress pf, int index, List<String>
 
     /** Every VF of every SR-IOV PF on {@code host}, by PCI address. */
     public static List<SriovVf> all(HostSnapshot host) {
+        return all(new HostIndex(host));
+    }
+
+    static List<SriovVf> all(HostIndex host) {
         List<SriovVf> vfs = new ArrayList<>();
-        for (PciFunction pf : host.pciFunctions()) {
+        for (PciFunction pf : host.snapshot().pciFunctions()) {
             if (pf.sriov().isEmpty()) {
                 continue;
             }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.sriov.internal;
 
-import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.NetDevice;
 import io.rdmanode.discovery.PciFunction;
 import io.rdmanode.discovery.RdmaDevice;
@@ -21,7 +20,7 @@ final class VfHealth {
     }
 
     static Optional<String> problem(SriovVf vf, Optional<VfRdma> onHost, Optional<VfRdma> known, boolean exclusive,
-                                    HostSnapshot host) {
+                                    HostIndex host) {
         Optional<String> pf = pfLinkDown(vf, host);
         if (pf.isPresent()) {
             return pf;
@@ -42,7 +41,7 @@ final class VfHealth {
         return Optional.empty();
     }
 
-    private static Optional<String> pfLinkDown(SriovVf vf, HostSnapshot host) {
+    private static Optional<String> pfLinkDown(SriovVf vf, HostIndex host) {
         Optional<PciFunction> pf = host.pciFunction(vf.pf());
         if (pf.isEmpty()) {
             return Optional.of("PF " + vf.pf() + " gone");

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.sriov.internal;
 
-import io.rdmanode.discovery.HostSnapshot;
 import java.util.Optional;
 
 /** A pool's selectors applied to one VF: why it does not match, or empty when it does. */
@@ -12,5 +11,5 @@ public interface VfMatcher {
      * @param vf the VF; when its RDMA device is in a pod netns, {@link SriovVf#rdmaDevices()} carries the name
      *           the ledger remembers, so {@code isRdma} still holds
      */
-    Optional<String> exclusion(SriovVf vf, HostSnapshot host);
+    Optional<String> exclusion(SriovVf vf, HostIndex host);
 }

@@ -2,7 +2,6 @@
 package io.rdmanode.deviceplugin.sriov.internal;
 
 import io.rdmanode.discovery.CharDevice;
-import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.RdmaDevice;
 import io.rdmanode.discovery.RdmaPort;
 import java.nio.file.Path;
@@ -26,7 +25,7 @@ public record VfRdma(String device, List<Node> nodes) {
     }
 
     /** The RDMA device named {@code name} on {@code host} with its present nodes; empty when not on the host. */
-    static Optional<VfRdma> on(HostSnapshot host, String name) {
+    static Optional<VfRdma> on(HostIndex host, String name) {
         return host.device(name).map(VfRdma::of);
     }
 

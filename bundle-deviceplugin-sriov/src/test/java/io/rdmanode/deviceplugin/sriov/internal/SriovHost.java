@@ -7,6 +7,7 @@ import io.rdmanode.discovery.PciAddress;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.discovery.RdmaTopologyListener;
 import io.rdmanode.discovery.TopologyDiff;
+import io.rdmanode.discovery.internal.ScanHints;
 import io.rdmanode.discovery.internal.sysfs.FixtureHosts;
 import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
 import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
@@ -82,8 +83,9 @@ final class SriovHost implements RdmaDiscovery {
      * Lowers {@code sriov_numvfs} of {@code pf} to {@code count} (the VFs above go: their PCI functions, RDMA
      * devices, netdevs and class entries), or raises it back to VFs removed before.
      */
-    void numVfs(String pf, int count) {
+    List<PciAddress> numVfs(String pf, int count) {
         Path pfDir = pciDir(pf);
+        List<PciAddress> changed = new ArrayList<>(List.of(pci(pf)));
         int now = Integer.parseInt(read(pfDir.resolve("sriov_numvfs")));
         List<Path> going = new ArrayList<>();
         for (int i = now - 1; i >= count; i--) {
@@ -95,11 +97,15 @@ final class SriovHost implements RdmaDiscovery {
         }
         for (Path vf : going) {
             move(vf, stash.resolve(vf.getFileName().toString()).resolve(dir.relativize(vf)));
+            changed.add(pci(vf.getFileName().toString()));
         }
         for (int i = now; i < count; i++) {
-            restore(stashedVf(i, pfDir));
+            String bdf = stashedVf(i, pfDir);
+            restore(bdf);
+            changed.add(pci(bdf));
         }
         write(pfDir.resolve("sriov_numvfs"), Integer.toString(count));
+        return changed;
     }
 
     /** The RDMA CNI moved the VF's RDMA device into a pod netns: it leaves the host's sysfs. */
@@ -171,6 +177,13 @@ final class SriovHost implements RdmaDiscovery {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        try (Stream<Path> left = Files.walk(from)) {              // the emptied directories
+            for (Path p : left.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static void move(Path from, Path to) {
@@ -208,8 +221,18 @@ final class SriovHost implements RdmaDiscovery {
     }
 
     @Override
-    public synchronized HostSnapshot rescan() {
-        HostSnapshot next = source.scan();
+    public HostSnapshot rescan() {
+        return publish(source.scan());
+    }
+
+    /** What discovery does on kernel events: an incremental scan of the functions they named. */
+    HostSnapshot update(List<PciAddress> functions) {
+        ScanHints hints = new ScanHints();
+        functions.forEach(hints::pciFunction);
+        return publish(source.update(hints));
+    }
+
+    private synchronized HostSnapshot publish(HostSnapshot next) {
         HostSnapshot previous = snapshot;
         if (next.withRevision(0, Instant.EPOCH).equals(previous.withRevision(0, Instant.EPOCH))) {
             return previous;
