@@ -15,6 +15,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,9 +57,21 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
         }
     }
 
+    /** How long a removed pool keeps its VFs from later pools (a reconfigured pool comes back within it). */
+    static final long RESERVE_MILLIS = 2000;
+
+    /** A pool just removed: its VFs stay out of other pools for a moment (see {@link #remove}). */
+    private record Reserved(SriovPoolSettings settings, VfMatcher matcher, long until) { }
+
     private final RdmaDiscovery discovery;
     private final RdmaVfLedger ledger;
     private final List<Handle> pools = new ArrayList<>();
+    private final Map<String, Reserved> reserved = new LinkedHashMap<>();
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "rdma-agent-deviceplugin-sriov-reserve");
+        t.setDaemon(true);
+        return t;
+    });
     private volatile PoolAssignment assignment;
     private volatile String ledgerProblem = "";
 
@@ -76,6 +91,7 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
      */
     public synchronized Handle add(SriovPoolSettings settings, VfMatcher matcher, DevicePluginHost host) {
         Handle h = new Handle(settings, matcher, new SriovVfPool(settings, devicePaths(discovery.snapshot())));
+        reserved.remove(settings.name());
         pools.add(h);
         pools.sort(Comparator.comparingInt((Handle p) -> p.settings.order()).thenComparing(p -> p.settings.name()));
         try {
@@ -96,17 +112,39 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
         return h;
     }
 
-    /** Stops serving a pool and removes its device-info files; its VFs may go to a later pool. */
+    /**
+     * Stops serving a pool and removes its device-info files. Its VFs go to a later matching pool only after
+     * {@value #RESERVE_MILLIS} ms: a configuration edit of a pool is a removal and an add a few milliseconds
+     * apart, and in between a later pool must not advertise (and kubelet must not hand out) VFs that return
+     * to the edited pool, some of which its pods hold.
+     */
     public synchronized void remove(Handle h) {
-        if (!pools.remove(h)) {
+        if (!stop(h)) {
             return;
+        }
+        reserved.put(h.settings.name(), new Reserved(h.settings, h.matcher, System.nanoTime()
+                + TimeUnit.MILLISECONDS.toNanos(RESERVE_MILLIS)));
+        recompute(discovery.snapshot());
+        timer.schedule(this::expireReservations, RESERVE_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    private boolean stop(Handle h) {
+        if (!pools.remove(h)) {
+            return false;
         }
         if (h.served != null) {
             h.served.close();
         }
         h.pool.removeAllDeviceInfo();
-        recompute(discovery.snapshot());
         LOG.info("pool stopped pool={} resource={}", h.settings.name(), h.settings.extendedResourceName());
+        return true;
+    }
+
+    private synchronized void expireReservations() {
+        long now = System.nanoTime();
+        if (reserved.values().removeIf(r -> now - r.until() >= 0)) {
+            recompute(discovery.snapshot());
+        }
     }
 
     @Override
@@ -115,8 +153,13 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
     }
 
     private synchronized void recompute(HostSnapshot snapshot) {
-        List<PoolAssignment.Rule> rules = pools.stream().map(p -> new PoolAssignment.Rule(p.settings.name(),
-                p.matcher)).toList();
+        record Ordered(SriovPoolSettings settings, VfMatcher matcher) { }
+        List<Ordered> all = new ArrayList<>();
+        pools.forEach(p -> all.add(new Ordered(p.settings, p.matcher)));
+        reserved.values().forEach(r -> all.add(new Ordered(r.settings(), r.matcher())));
+        all.sort(Comparator.comparingInt((Ordered o) -> o.settings().order()).thenComparing(o -> o.settings().name()));
+        List<PoolAssignment.Rule> rules = all.stream().map(o -> new PoolAssignment.Rule(o.settings().name(),
+                o.matcher())).toList();
         PoolAssignment next = PoolAssignment.of(rules, snapshot, ledger.entries());
         try {
             if (ledger.replace(next.ledger())) {
@@ -165,8 +208,10 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
     @Override
     public synchronized void close() {
         discovery.removeListener(this);
+        timer.shutdownNow();
+        reserved.clear();
         for (Handle h : List.copyOf(pools)) {
-            remove(h);
+            stop(h);
         }
     }
 }

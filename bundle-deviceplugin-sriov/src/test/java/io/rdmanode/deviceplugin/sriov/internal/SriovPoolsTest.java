@@ -235,8 +235,24 @@ class SriovPoolsTest {
         awaitIds("rdma/all", 8);
 
         pools.remove(first);
+        assertThat(kubelet.plugin("rdma/all").latest(WAIT).getDevicesCount()).isEqualTo(8);    // reserved a moment
 
         awaitIds("rdma/all", 16);
         assertThat(pools.vfStatus()).containsEntry("0000:3b:00.2", "pool all");
+    }
+
+    @Test
+    void aReconfiguredPoolKeepsItsVfsFromLaterPoolsInBetween() {
+        SriovPools.Handle first = pool("pf0", 0, pf("0000:3b:00.0"));
+        pool("all", 1, RDMA);
+        kubelet.awaitRegistrations("rdma/all", 1, WAIT);
+        awaitIds("rdma/all", 8);
+
+        pools.remove(first);                                            // SCR: deactivate, then activate
+        pool("pf0", 0, (vf, h) -> vf.index() < 4 ? pf("0000:3b:00.0").exclusion(vf, h) : Optional.of("index"));
+        awaitIds("rdma/all", 12);
+
+        assertThat(kubelet.plugin("rdma/all").updates()).allSatisfy(u -> assertThat(u.getDevicesCount())
+                .isLessThanOrEqualTo(12));
     }
 }
