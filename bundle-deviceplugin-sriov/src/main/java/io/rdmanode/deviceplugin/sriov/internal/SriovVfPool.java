@@ -134,6 +134,10 @@ public final class SriovVfPool implements DevicePlugin {
     public ContainerAllocation allocate(List<String> deviceIds) {
         Map<String, PooledVf> now = vfs;
         List<String> ids = VfAllocator.distinct(deviceIds);
+        if (ids.isEmpty()) {
+            throw new DevicePluginException(DevicePluginException.Code.INVALID_ARGUMENT, resourceName(),
+                    "no device id in the container request for resource " + resourceName());
+        }
         List<String> unknown = ids.stream().filter(id -> !now.containsKey(id)).toList();
         if (!unknown.isEmpty()) {
             throw new DevicePluginException(DevicePluginException.Code.INVALID_ARGUMENT, resourceName(),
@@ -155,6 +159,7 @@ public final class SriovVfPool implements DevicePlugin {
                         "cannot write device-info file " + deviceInfo.file(p.vf().id()) + ": " + e.getMessage(), e);
             }
         }
+        LOG.debug("allocate resource={} vfs={}", resourceName(), ids);
         return allocator.allocate(chosen, rdmaCm);
     }
 

@@ -128,6 +128,11 @@ class SriovPoolsTest {
         assertThatThrownBy(() -> kubelet.plugin("rdma/pf1").allocate(List.of("mlx5_3")))
                 .isInstanceOfSatisfying(StatusRuntimeException.class, e ->
                         assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
+        assertThatThrownBy(() -> kubelet.plugin("rdma/pf1").allocate(List.of()))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+                    assertThat(e.getStatus().getDescription()).contains("no device id");
+                });
     }
 
     @Test
