@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.sriov.internal;
 
+import io.rdmanode.deviceplugin.CandidateDevice;
+import io.rdmanode.deviceplugin.DevicePluginLayer;
+import io.rdmanode.deviceplugin.RdmaPresence;
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.NetnsMode;
 import java.util.ArrayList;
@@ -25,20 +28,20 @@ public record PoolAssignment(long revision, Map<String, List<PooledVf>> pools, M
     /** A pool as the assignment sees it: its name and selectors. */
     public record Rule(String name, VfMatcher matcher) { }
 
-    public static PoolAssignment of(List<Rule> rules, HostSnapshot snapshot, Map<String, VfRdma> remembered) {
+    public static PoolAssignment of(List<Rule> rules, DevicePluginLayer layer, HostSnapshot snapshot,
+                                    Map<String, VfRdma> remembered) {
         HostIndex host = new HostIndex(snapshot);
         boolean exclusive = snapshot.netnsMode().mode() == NetnsMode.Mode.EXCLUSIVE;
         Map<String, List<PooledVf>> pools = new LinkedHashMap<>();
         rules.forEach(r -> pools.put(r.name(), new ArrayList<>()));
         Map<String, String> status = new TreeMap<>();
         Map<String, VfRdma> ledger = new TreeMap<>();
-        for (SriovVf vf : SriovVf.all(host)) {
-            Optional<VfRdma> onHost = vf.rdmaDevices().isEmpty() ? Optional.empty()
-                    : VfRdma.on(host, vf.rdmaDevices().get(0));
+        for (SriovVf vf : SriovVf.all(layer, snapshot)) {
+            Optional<VfRdma> onHost = VfRdma.of(vf.candidate());
             Optional<VfRdma> known = onHost.or(() -> Optional.ofNullable(remembered.get(vf.id())));
             known.ifPresent(r -> ledger.put(vf.id(), r));
             boolean inPod = onHost.isEmpty() && known.isPresent() && exclusive;
-            SriovVf candidate = onHost.isEmpty() && known.isPresent() ? withRdma(vf, known.get().device()) : vf;
+            SriovVf candidate = onHost.isEmpty() && known.isPresent() ? remembered(vf, known.get()) : vf;
             List<String> reasons = new ArrayList<>();
             Rule taker = null;
             for (Rule r : rules) {
@@ -54,16 +57,24 @@ public record PoolAssignment(long revision, Map<String, List<PooledVf>> pools, M
                 continue;
             }
             Optional<String> problem = VfHealth.problem(vf, onHost, known, exclusive, host);
-            pools.get(taker.name()).add(new PooledVf(vf, known, inPod, problem));
+            pools.get(taker.name()).add(new PooledVf(candidate, known, inPod, problem));
             status.put(vf.id(), "pool " + taker.name() + (inPod ? " (RDMA device " + known.get().device()
                     + " in a pod netns)" : "") + problem.map(p -> ", unhealthy: " + p).orElse(""));
         }
         return new PoolAssignment(snapshot.revision(), pools, status, ledger);
     }
 
-    private static SriovVf withRdma(SriovVf vf, String rdmaDevice) {
+    /**
+     * A VF whose RDMA device the ledger remembers but the host does not show: it is RDMA-capable for the
+     * selectors ({@code isRdma}), whatever the layer's guess from the netns mode and the PF says.
+     */
+    private static SriovVf remembered(SriovVf vf, VfRdma rdma) {
+        CandidateDevice c = vf.candidate();
+        CandidateDevice seen = c.rdmaPresence() != RdmaPresence.NONE ? c
+                : new CandidateDevice(c.granularity(), c.key(), c.pci(), c.rdma(), RdmaPresence.OTHER_NAMESPACE,
+                        c.netdevs(), c.deviceFiles(), c.health());
         return new SriovVf(vf.address(), vf.pf(), vf.index(), vf.pfNetdevs(), vf.vendor(), vf.device(), vf.driver(),
-                vf.numaNode(), vf.iommuGroup(), List.of(rdmaDevice), vf.netDevices());
+                vf.numaNode(), vf.iommuGroup(), List.of(rdma.device()), vf.netDevices(), seen);
     }
 
     public List<PooledVf> pool(String name) {

@@ -22,7 +22,7 @@ import java.util.TreeMap;
  * #565) drops the VF from its pool after a restart. With the ledger the VF stays, counted and healthy, and
  * Allocate still knows its character devices.
  *
- * <p>One line per VF: {@code <bdf> TAB <rdma device> TAB kind=path,...}. Written only when it changes, to a
+ * <p>One line per VF: {@code <bdf> TAB <rdma device> TAB kind=path-under-/dev,...}. Written only when it changes, to a
  * temporary file then renamed over the old one (atomic on one file system). Thread-safe.
  */
 public final class RdmaVfLedger {
@@ -67,7 +67,7 @@ public final class RdmaVfLedger {
     private void write(Map<String, VfRdma> content) {
         StringBuilder text = new StringBuilder();
         content.forEach((vf, rdma) -> {
-            List<String> nodes = rdma.nodes().stream().map(n -> n.kind() + "=" + n.hostPath()).toList();
+            List<String> nodes = rdma.nodes().stream().map(n -> n.kind() + "=" + n.relativePath()).toList();
             text.append(vf).append('\t').append(rdma.device()).append('\t').append(String.join(",", nodes))
                     .append('\n');
         });
@@ -104,7 +104,7 @@ public final class RdmaVfLedger {
             for (String n : f[2].isEmpty() ? new String[0] : f[2].split(",")) {
                 int eq = n.indexOf('=');
                 if (eq > 0) {
-                    nodes.add(new VfRdma.Node(n.substring(0, eq), Path.of(n.substring(eq + 1))));
+                    nodes.add(new VfRdma.Node(n.substring(0, eq), n.substring(eq + 1)));
                 }
             }
             m.put(f[0], new VfRdma(f[1], nodes));

@@ -2,7 +2,11 @@
 package io.rdmanode.deviceplugin.sriov.internal;
 
 import io.rdmanode.kubelet.DevicePluginHost;
+import io.rdmanode.deviceplugin.Exclusion;
+import io.rdmanode.deviceplugin.Selectors;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
 import java.util.Locale;
 import java.util.Map;
 import org.osgi.service.component.annotations.Activate;
@@ -92,7 +96,7 @@ public final class SriovPoolDevicePlugin {
         SriovPools.Handle started = null;
         try {
             SriovPoolSettings settings = settings(config, properties.get(INDEX));
-            started = registry.pools().add(settings, SriovSelectors.of(config), host);
+            started = registry.pools().add(settings, matcher(config), host);
             registry.notRefused(name);
         } catch (IllegalArgumentException e) {
             // Input MetaType cannot check (resource name syntax, a malformed VF range, a resource name taken
@@ -109,6 +113,25 @@ public final class SriovPoolDevicePlugin {
         return new SriovPoolSettings(c.name(), order, c.resourcePrefix(), resourceName,
                 PreferredAllocator.Policy.valueOf(c.policy().toUpperCase(Locale.ROOT)), c.excludeTopology(),
                 Path.of(c.deviceInfoDir()));
+    }
+
+    /**
+     * The pool's selectors in the layer's engine (the SR-IOV plugin's vocabulary; {@code isRdma = false}
+     * does not restrict, as in the peer).
+     *
+     * @throws IllegalArgumentException for a malformed value or no selector at all
+     */
+    static VfMatcher matcher(Config c) {
+        Selectors selectors = new Selectors(List.of(c.selectors_vendors()), List.of(c.selectors_devices()),
+                List.of(c.selectors_drivers()), List.of(c.selectors_pciAddresses()), List.of(),
+                Selectors.pfSelectors("pfNames", List.of(c.selectors_pfNames())),
+                Selectors.pfSelectors("rootDevices", List.of(c.selectors_rootDevices())),
+                List.of(c.selectors_linkTypes()), c.selectors_isRdma() ? Optional.of(true) : Optional.empty());
+        if (selectors.isEmpty()) {
+            throw new IllegalArgumentException("pool " + c.name() + " has no selectors: set at least one of "
+                    + "selectors.vendors, devices, drivers, pciAddresses, pfNames, rootDevices, linkTypes, isRdma");
+        }
+        return (vf, host) -> selectors.exclusion(vf.candidate()).map(Exclusion::reason);
     }
 
     SriovPools.Handle handle() {

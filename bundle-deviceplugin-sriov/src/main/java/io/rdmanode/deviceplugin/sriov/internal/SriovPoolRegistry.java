@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.sriov.internal;
 
+import io.rdmanode.deviceplugin.DevicePluginLayer;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.health.HealthCheck;
 import io.rdmanode.health.HealthStatus;
@@ -33,12 +34,15 @@ public final class SriovPoolRegistry implements StatusSection, HealthCheck {
     private final Map<String, String> refused = new ConcurrentSkipListMap<>();
 
     @Activate
-    public SriovPoolRegistry(BundleContext context, @Reference RdmaDiscovery discovery) {
-        this(discovery, Path.of(Optional.ofNullable(context.getProperty(STATE_DIR_PROPERTY)).orElse(DEFAULT_STATE_DIR)));
+    public SriovPoolRegistry(BundleContext context, @Reference RdmaDiscovery discovery,
+                             @Reference DevicePluginLayer layer) {
+        this(discovery, layer,
+                Path.of(Optional.ofNullable(context.getProperty(STATE_DIR_PROPERTY)).orElse(DEFAULT_STATE_DIR)));
     }
 
-    SriovPoolRegistry(RdmaDiscovery discovery, Path stateDir) {
-        this.pools = new SriovPools(discovery, new RdmaVfLedger(stateDir.resolve("deviceplugin-sriov/rdma-vfs")));
+    SriovPoolRegistry(RdmaDiscovery discovery, DevicePluginLayer layer, Path stateDir) {
+        this.pools = new SriovPools(discovery, layer,
+                new RdmaVfLedger(stateDir.resolve("deviceplugin-sriov/rdma-vfs")));
     }
 
     public SriovPools pools() {

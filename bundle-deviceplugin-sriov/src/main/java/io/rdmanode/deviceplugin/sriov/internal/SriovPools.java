@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.sriov.internal;
 
+import io.rdmanode.deviceplugin.DeviceFile;
+import io.rdmanode.deviceplugin.DevicePluginLayer;
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.discovery.RdmaTopologyListener;
@@ -8,7 +10,6 @@ import io.rdmanode.discovery.TopologyDiff;
 import io.rdmanode.kubelet.DevicePluginHost;
 import io.rdmanode.kubelet.ServedResource;
 import java.io.UncheckedIOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -64,6 +65,7 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
     private record Reserved(SriovPoolSettings settings, VfMatcher matcher, long until) { }
 
     private final RdmaDiscovery discovery;
+    private final DevicePluginLayer layer;
     private final RdmaVfLedger ledger;
     private final List<Handle> pools = new ArrayList<>();
     private final Map<String, Reserved> reserved = new LinkedHashMap<>();
@@ -75,8 +77,9 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
     private volatile PoolAssignment assignment;
     private volatile String ledgerProblem = "";
 
-    public SriovPools(RdmaDiscovery discovery, RdmaVfLedger ledger) {
+    public SriovPools(RdmaDiscovery discovery, DevicePluginLayer layer, RdmaVfLedger ledger) {
         this.discovery = discovery;
+        this.layer = layer;
         this.ledger = ledger;
         discovery.addListener(this);
         recompute(discovery.snapshot());
@@ -90,7 +93,7 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
      * @throws IllegalArgumentException when the host already serves the resource name
      */
     public synchronized Handle add(SriovPoolSettings settings, VfMatcher matcher, DevicePluginHost host) {
-        Handle h = new Handle(settings, matcher, new SriovVfPool(settings, devicePaths(discovery.snapshot())));
+        Handle h = new Handle(settings, matcher, new SriovVfPool(settings, layer.paths()));
         reserved.remove(settings.name());
         pools.add(h);
         pools.sort(Comparator.comparingInt((Handle p) -> p.settings.order()).thenComparing(p -> p.settings.name()));
@@ -160,7 +163,7 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
         all.sort(Comparator.comparingInt((Ordered o) -> o.settings().order()).thenComparing(o -> o.settings().name()));
         List<PoolAssignment.Rule> rules = all.stream().map(o -> new PoolAssignment.Rule(o.settings().name(),
                 o.matcher())).toList();
-        PoolAssignment next = PoolAssignment.of(rules, snapshot, ledger.entries());
+        PoolAssignment next = PoolAssignment.of(rules, layer, snapshot, ledger.entries());
         try {
             if (ledger.replace(next.ledger())) {
                 LOG.debug("RDMA ledger written file={} vfs={}", ledger.file(), next.ledger().size());
@@ -170,7 +173,7 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
             ledgerProblem = e.getMessage();
             LOG.warn("{}: VFs inside pods may leave their pool after a restart", e.getMessage());
         }
-        Optional<Path> rdmaCm = snapshot.rdmaCm().present() ? Optional.of(snapshot.rdmaCm().path()) : Optional.empty();
+        DeviceFile rdmaCm = layer.rdmaCm(snapshot);
         for (Handle p : pools) {
             int before = p.pool.vfs().size();
             if (p.pool.update(next.pool(p.settings.name()), rdmaCm) && p.served != null) {
@@ -182,13 +185,6 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
             }
         }
         assignment = next;
-    }
-
-    /** Where discovery's dev root is: {@code rdma_cm} is always reported at {@code <devRoot>/infiniband/rdma_cm}. */
-    static DevicePaths devicePaths(HostSnapshot snapshot) {
-        Path cm = snapshot.rdmaCm().path();
-        return new DevicePaths(cm.getParent() != null && cm.getParent().getParent() != null
-                ? cm.getParent().getParent() : Path.of("/dev"));
     }
 
     public synchronized List<Handle> pools() {

@@ -1,26 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.sriov.internal;
 
+import io.rdmanode.deviceplugin.CandidateDevice;
+import io.rdmanode.deviceplugin.DevicePluginLayer;
+import io.rdmanode.deviceplugin.Granularity;
+import io.rdmanode.deviceplugin.NetdevRef;
+import io.rdmanode.deviceplugin.PciInfo;
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.PciAddress;
-import io.rdmanode.discovery.PciFunction;
-import io.rdmanode.discovery.SriovInfo;
-import java.util.ArrayList;
+import io.rdmanode.discovery.RdmaDevice;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * One SR-IOV virtual function as the plugin sees it: its PCI address (the device ID kubelet gets), its PF and
- * index under it, NUMA node, driver, IOMMU group and the RDMA devices and netdevs visible in the agent's
- * namespace. Built from discovery's {@link PciFunction}s (PF {@code virtfnI} links, VF {@code physfn}).
+ * One SR-IOV virtual function as the plugin sees it: the device-plugin layer's VF candidate (selectors run on
+ * it) with what the plugin reads from it spelled out: its PCI address (the device ID kubelet gets), its PF and
+ * index under it, NUMA node, driver, IOMMU group, RDMA device and netdevs visible in the agent's namespace.
  *
- * @param pfNetdevs  netdevs of the PF (for {@code pfNames} selectors), sorted
- * @param rdmaDevices RDMA devices under the VF's {@code infiniband/}; empty when none or moved to a pod netns
+ * @param rdmaDevices the RDMA device on the host; empty when none or moved to a pod netns
  */
 public record SriovVf(PciAddress address, PciAddress pf, int index, List<String> pfNetdevs, String vendor,
                       String device, Optional<String> driver, Optional<Integer> numaNode,
-                      Optional<String> iommuGroup, List<String> rdmaDevices, List<String> netDevices) {
+                      Optional<String> iommuGroup, List<String> rdmaDevices, List<String> netDevices,
+                      CandidateDevice candidate) {
 
     public SriovVf {
         pfNetdevs = List.copyOf(pfNetdevs);
@@ -37,27 +40,21 @@ public record SriovVf(PciAddress address, PciAddress pf, int index, List<String>
         return driver.filter("vfio-pci"::equals).isPresent();
     }
 
-    /** Every VF of every SR-IOV PF on {@code host}, by PCI address. */
-    public static List<SriovVf> all(HostSnapshot host) {
-        return all(new HostIndex(host));
+    /** Every VF of {@code host} with a PF, by PCI address. */
+    public static List<SriovVf> all(DevicePluginLayer layer, HostSnapshot host) {
+        return layer.candidates(host, Granularity.VF).stream().map(SriovVf::of).flatMap(Optional::stream)
+                .sorted(Comparator.comparing(SriovVf::address)).toList();
     }
 
-    static List<SriovVf> all(HostIndex host) {
-        List<SriovVf> vfs = new ArrayList<>();
-        for (PciFunction pf : host.snapshot().pciFunctions()) {
-            if (pf.sriov().isEmpty()) {
-                continue;
-            }
-            for (SriovInfo.VirtualFunction v : pf.sriov().get().virtualFunctions()) {
-                host.pciFunction(v.address()).ifPresent(fn -> vfs.add(of(pf, v.index(), fn)));
-            }
+    static Optional<SriovVf> of(CandidateDevice c) {
+        if (c.pci().isEmpty() || c.pci().get().physicalFunction().isEmpty()) {
+            return Optional.empty();
         }
-        vfs.sort(Comparator.comparing(SriovVf::address));
-        return List.copyOf(vfs);
-    }
-
-    static SriovVf of(PciFunction pf, int index, PciFunction vf) {
-        return new SriovVf(vf.address(), pf.address(), index, pf.netDevices(), vf.vendor(), vf.device(),
-                vf.driver(), vf.numaNode(), vf.iommuGroup(), vf.rdmaDevices(), vf.netDevices());
+        PciInfo p = c.pci().get();
+        List<String> netdevs = c.netdevs().stream().filter(n -> n.role() == NetdevRef.Role.FUNCTION)
+                .map(NetdevRef::name).toList();
+        return Optional.of(new SriovVf(p.address(), p.physicalFunction().get(), p.vfIndex().orElse(-1),
+                p.pfNetdevs(), p.vendor(), p.device(), p.driver(), p.numaNode(), p.iommuGroup(),
+                c.rdma().map(RdmaDevice::name).stream().toList(), netdevs, c));
     }
 }

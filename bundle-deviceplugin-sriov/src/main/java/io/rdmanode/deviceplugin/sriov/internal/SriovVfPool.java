@@ -7,12 +7,12 @@ import io.rdmanode.kubelet.DevicePlugin;
 import io.rdmanode.kubelet.DevicePluginException;
 import io.rdmanode.kubelet.PluginOptions;
 import java.io.IOException;
-import java.nio.file.Path;
+import io.rdmanode.deviceplugin.DeviceFile;
+import io.rdmanode.deviceplugin.DevicePaths;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,12 +33,11 @@ public final class SriovVfPool implements DevicePlugin {
     private final DeviceInfoFiles deviceInfo;
     private volatile Map<String, PooledVf> vfs = Map.of();
     private volatile List<Device> devices = List.of();
-    private volatile Optional<Path> rdmaCm = Optional.empty();
+    private volatile DeviceFile rdmaCm;
 
     public SriovVfPool(SriovPoolSettings settings, DevicePaths paths) {
         this.settings = settings;
-        this.allocator = new VfAllocator(settings.resourcePrefix(), settings.resourceName(), paths::containerPath,
-                paths::hostPath);
+        this.allocator = new VfAllocator(settings.resourcePrefix(), settings.resourceName(), paths);
         this.deviceInfo = new DeviceInfoFiles(settings.deviceInfoDir(), settings.extendedResourceName());
     }
 
@@ -52,7 +51,7 @@ public final class SriovVfPool implements DevicePlugin {
      *
      * @return true when the advertised list changed
      */
-    public synchronized boolean update(List<PooledVf> next, Optional<Path> rdmaCmNode) {
+    public synchronized boolean update(List<PooledVf> next, DeviceFile rdmaCmNode) {
         Map<String, PooledVf> previous = vfs;
         Map<String, PooledVf> m = new LinkedHashMap<>();
         next.forEach(p -> m.put(p.vf().id(), p));

@@ -10,8 +10,8 @@ import java.util.Optional;
 
 /**
  * Why a pooled VF is unusable: its PF's link is down (every port of the PF's RDMA device not ACTIVE, or
- * without one its netdev not up), its own port is not ACTIVE, its uverbs node is missing, or its RDMA device
- * is gone from the host outside exclusive netns mode. A VF whose RDMA device sits in a pod's namespace
+ * without one its netdev not up), its own RDMA device is unusable (the layer's health: no port ACTIVE, uverbs
+ * missing), or its RDMA device is gone from the host outside exclusive netns mode. A VF whose RDMA device sits in a pod's namespace
  * (exclusive mode) is healthy: it is in use, not broken.
  */
 final class VfHealth {
@@ -25,20 +25,18 @@ final class VfHealth {
         if (pf.isPresent()) {
             return pf;
         }
+        Optional<String> vfio = vf.candidate().deviceFiles().stream().filter(f -> f.kind().equals("vfio"))
+                .flatMap(f -> f.absentReason().stream()).findFirst();
+        if (vfio.isPresent()) {
+            return vfio;
+        }
         if (onHost.isEmpty() && known.isPresent() && !exclusive) {
             return Optional.of("RDMA device " + known.get().device() + " gone from the host");
         }
         if (onHost.isEmpty()) {
             return Optional.empty();
         }
-        RdmaDevice d = host.device(onHost.get().device()).orElseThrow();
-        if (!d.uverbs().present()) {
-            return Optional.of(d.uverbs().path() + " absent: " + d.uverbs().absentReason().orElse(""));
-        }
-        if (d.ports().stream().noneMatch(p -> p.state() == RdmaPort.PortState.ACTIVE)) {
-            return Optional.of(d.name() + " " + ports(d.ports()));
-        }
-        return Optional.empty();
+        return vf.candidate().health().problem().map(p -> vf.rdmaDevices().get(0) + ": " + p);
     }
 
     private static Optional<String> pfLinkDown(SriovVf vf, HostIndex host) {

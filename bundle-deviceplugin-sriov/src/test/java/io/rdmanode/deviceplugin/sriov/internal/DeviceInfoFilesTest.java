@@ -21,7 +21,7 @@ class DeviceInfoFilesTest {
 
     private static SriovVf vf(String bdf) {
         return new SriovVf(SriovHost.pci(bdf), SriovHost.pci("0000:3b:00.0"), 0, List.of("ens1f0"), "15b3", "1018",
-                Optional.of("mlx5_core"), Optional.of(0), Optional.empty(), List.of("mlx5_1"), List.of());
+                Optional.of("mlx5_core"), Optional.of(0), Optional.empty(), List.of("mlx5_1"), List.of(), null);
     }
 
     @Test
@@ -60,7 +60,7 @@ class DeviceInfoFilesTest {
     void theLedgerSurvivesARestartAndIsWrittenOnlyWhenItChanges() {
         Path file = dir.resolve("state/deviceplugin-sriov/rdma-vfs");
         RdmaVfLedger ledger = new RdmaVfLedger(file);
-        VfRdma r = new VfRdma("mlx5_1", List.of(new VfRdma.Node("uverbs", Path.of("/dev/infiniband/uverbs1"))));
+        VfRdma r = new VfRdma("mlx5_1", List.of(new VfRdma.Node("uverbs", "infiniband/uverbs1")));
 
         assertThat(ledger.entries()).isEmpty();
         assertThat(ledger.replace(java.util.Map.of("0000:3b:00.2", r))).isTrue();

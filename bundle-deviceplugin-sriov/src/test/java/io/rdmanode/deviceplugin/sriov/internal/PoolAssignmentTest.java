@@ -39,7 +39,7 @@ class PoolAssignmentTest {
 
     @Test
     void modelsEverVfWithItsPfIndexNumaAndRdmaDevice() {
-        List<SriovVf> vfs = SriovVf.all(host.snapshot());
+        List<SriovVf> vfs = SriovVf.all(host.layer(), host.snapshot());
 
         assertThat(vfs).hasSize(16);
         SriovVf first = vfs.get(0);
@@ -61,7 +61,7 @@ class PoolAssignmentTest {
     void theFirstMatchingPoolTakesAVfAndEveryVfSaysWhy() {
         PoolAssignment a = PoolAssignment.of(List.of(
                 new PoolAssignment.Rule("low", indexBelow(4)),
-                new PoolAssignment.Rule("pf0", pf("0000:3b:00.0"))), host.snapshot(), Map.of());
+                new PoolAssignment.Rule("pf0", pf("0000:3b:00.0"))), host.layer(), host.snapshot(), Map.of());
 
         assertThat(a.pool("low")).extracting(p -> p.vf().id()).containsExactly("0000:3b:00.2", "0000:3b:00.3",
                 "0000:3b:00.4", "0000:3b:00.5", "0000:86:00.2", "0000:86:00.3", "0000:86:00.4", "0000:86:00.5");
@@ -74,8 +74,7 @@ class PoolAssignmentTest {
 
     @Test
     void aVfWhosePortIsDownIsPooledButUnhealthy() {
-        PoolAssignment a = PoolAssignment.of(List.of(new PoolAssignment.Rule("pf0", pf("0000:3b:00.0"))),
-                host.snapshot(), Map.of());
+        PoolAssignment a = PoolAssignment.of(List.of(new PoolAssignment.Rule("pf0", pf("0000:3b:00.0"))), host.layer(), host.snapshot(), Map.of());
 
         PooledVf vf7 = a.pool("pf0").get(7);
         assertThat(vf7.vf().id()).isEqualTo("0000:3b:01.1");
@@ -87,7 +86,7 @@ class PoolAssignmentTest {
     @Test
     void aPfLinkDownMakesAllItsVfsUnhealthy() {
         host.portState("mlx5_0", 1, "1: DOWN");
-        PoolAssignment a = PoolAssignment.of(List.of(new PoolAssignment.Rule("all", RDMA)), host.rescan(), Map.of());
+        PoolAssignment a = PoolAssignment.of(List.of(new PoolAssignment.Rule("all", RDMA)), host.layer(), host.rescan(), Map.of());
 
         assertThat(a.pool("all")).hasSize(16);
         assertThat(a.pool("all").subList(0, 8)).allSatisfy(p -> assertThat(p.unhealthy())
@@ -98,7 +97,7 @@ class PoolAssignmentTest {
     @Test
     void remembersRdmaDevicesAndKeepsAVfWhoseDeviceIsInAPodNetns() {
         host.netnsMode(NetnsMode.Mode.EXCLUSIVE);
-        PoolAssignment before = PoolAssignment.of(List.of(new PoolAssignment.Rule("rdma", RDMA)), host.rescan(),
+        PoolAssignment before = PoolAssignment.of(List.of(new PoolAssignment.Rule("rdma", RDMA)), host.layer(), host.rescan(),
                 Map.of());
         assertThat(before.ledger()).hasSize(16).containsKey("0000:3b:00.2");
         assertThat(before.ledger().get("0000:3b:00.2").nodes()).extracting(VfRdma.Node::kind)
@@ -106,10 +105,10 @@ class PoolAssignmentTest {
 
         host.moveRdmaToPod("0000:3b:00.2", "mlx5_1");
         HostSnapshot moved = host.rescan();
-        assertThat(PoolAssignment.of(List.of(new PoolAssignment.Rule("rdma", RDMA)), moved, Map.of()).vfs())
+        assertThat(PoolAssignment.of(List.of(new PoolAssignment.Rule("rdma", RDMA)), host.layer(), moved, Map.of()).vfs())
                 .containsEntry("0000:3b:00.2", "no pool: rdma: no RDMA device");   // what the peer does
 
-        PoolAssignment after = PoolAssignment.of(List.of(new PoolAssignment.Rule("rdma", RDMA)), moved,
+        PoolAssignment after = PoolAssignment.of(List.of(new PoolAssignment.Rule("rdma", RDMA)), host.layer(), moved,
                 before.ledger());
         PooledVf vf = after.pool("rdma").get(0);
         assertThat(vf.inPodNetns()).isTrue();
@@ -121,11 +120,11 @@ class PoolAssignmentTest {
 
     @Test
     void outsideExclusiveModeAVanishedRdmaDeviceIsUnhealthy() {
-        PoolAssignment before = PoolAssignment.of(List.of(new PoolAssignment.Rule("rdma", RDMA)), host.snapshot(),
+        PoolAssignment before = PoolAssignment.of(List.of(new PoolAssignment.Rule("rdma", RDMA)), host.layer(), host.snapshot(),
                 Map.of());
         host.moveRdmaToPod("0000:3b:00.2", "mlx5_1");
 
-        PoolAssignment after = PoolAssignment.of(List.of(new PoolAssignment.Rule("rdma", RDMA)), host.rescan(),
+        PoolAssignment after = PoolAssignment.of(List.of(new PoolAssignment.Rule("rdma", RDMA)), host.layer(), host.rescan(),
                 before.ledger());
 
         assertThat(after.pool("rdma").get(0).unhealthy()).contains("RDMA device mlx5_1 gone from the host");
@@ -133,17 +132,17 @@ class PoolAssignmentTest {
 
     @Test
     void vfsThatDisappearLeaveThePoolAndTheLedger() {
-        PoolAssignment before = PoolAssignment.of(List.of(new PoolAssignment.Rule("rdma", RDMA)), host.snapshot(),
+        PoolAssignment before = PoolAssignment.of(List.of(new PoolAssignment.Rule("rdma", RDMA)), host.layer(), host.snapshot(),
                 Map.of());
         host.numVfs("0000:3b:00.0", 2);
 
-        PoolAssignment after = PoolAssignment.of(List.of(new PoolAssignment.Rule("rdma", RDMA)), host.rescan(),
+        PoolAssignment after = PoolAssignment.of(List.of(new PoolAssignment.Rule("rdma", RDMA)), host.layer(), host.rescan(),
                 before.ledger());
 
         assertThat(after.pool("rdma")).hasSize(10);
         assertThat(after.ledger()).hasSize(10).doesNotContainKey("0000:3b:00.4");
         host.numVfs("0000:3b:00.0", 8);
-        assertThat(PoolAssignment.of(List.of(new PoolAssignment.Rule("rdma", RDMA)), host.rescan(), Map.of())
+        assertThat(PoolAssignment.of(List.of(new PoolAssignment.Rule("rdma", RDMA)), host.layer(), host.rescan(), Map.of())
                 .pool("rdma")).hasSize(16);
     }
 }

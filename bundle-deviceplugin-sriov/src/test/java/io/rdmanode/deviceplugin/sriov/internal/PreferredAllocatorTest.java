@@ -3,6 +3,8 @@ package io.rdmanode.deviceplugin.sriov.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rdmanode.deviceplugin.DevicePluginLayer;
+import io.rdmanode.deviceplugin.LayerSettings;
 import io.rdmanode.deviceplugin.sriov.internal.PreferredAllocator.Policy;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -18,10 +20,11 @@ class PreferredAllocatorTest {
     @TempDir
     static Path dir;
     private static final Map<String, SriovVf> VFS = new LinkedHashMap<>();
+    private static final DevicePluginLayer LAYER = DevicePluginLayer.create(LayerSettings.DEFAULT);
 
     @BeforeAll
     static void generate() {
-        SriovVf.all(SriovHost.generated(dir, 4, 4).snapshot()).forEach(v -> VFS.put(v.id(), v));
+        SriovVf.all(LAYER, SriovHost.generated(dir, 4, 4).snapshot()).forEach(v -> VFS.put(v.id(), v));
     }
 
     private static List<String> all() {

@@ -70,20 +70,21 @@ public final class SriovBenchmark {
         FakeKubelet kubelet = new FakeKubelet(plugins).start();
         KubeletDevicePluginHost host = new KubeletDevicePluginHost(new HostSettings(plugins,
                 plugins.resolve("kubelet.sock"), 5000, 5000, 60_000, 2));
-        SriovPools pools = new SriovPools(discovery, new RdmaVfLedger(dir.resolve("state/rdma-vfs")));
+        SriovPools pools = new SriovPools(discovery, discovery.layer(), new RdmaVfLedger(dir.resolve("state/rdma-vfs")));
         t0 = System.nanoTime();
         pools.add(new SriovPoolSettings("all", 0, "rdma", "sriov_all", PreferredAllocator.Policy.SPREAD, false,
-                dir.resolve("devinfo")), SriovSelectors.of(Pools.config("all", "selectors.isRdma", true)), host);
+                dir.resolve("devinfo")), SriovPoolDevicePlugin.matcher(Pools.config("all", "selectors.isRdma", true)), host);
         System.out.printf("pool of all VFs assigned and serving in %.1f ms%n", ms(System.nanoTime() - t0));
         kubelet.awaitRegistrations("rdma/sriov_all", 1, WAIT);
         ListAndWatchResponse first = kubelet.plugin("rdma/sriov_all").awaitUpdate(u -> u.getDevicesCount() == 1024, WAIT);
         Path socket = plugins.resolve("rdma-node-agent.rdma_sriov_all.sock");
 
-        VfMatcher isRdma = SriovSelectors.of(Pools.config("all", "selectors.isRdma", true));
+        VfMatcher isRdma = SriovPoolDevicePlugin.matcher(Pools.config("all", "selectors.isRdma", true));
         long[] assign = new long[rounds * 4];
         for (int i = 0; i < assign.length; i++) {
             long t = System.nanoTime();
-            PoolAssignment.of(List.of(new PoolAssignment.Rule("all", isRdma)), discovery.snapshot(), Map.of());
+            PoolAssignment.of(List.of(new PoolAssignment.Rule("all", isRdma)), discovery.layer(), discovery.snapshot(),
+                    Map.of());
             assign[i] = System.nanoTime() - t;
         }
         System.out.printf("assignment of the 1,024 VFs to a pool (selectors, health, ledger content): p50 %.1f ms"

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.sriov.internal;
 
+import io.rdmanode.deviceplugin.DevicePaths;
+import io.rdmanode.deviceplugin.DevicePluginLayer;
+import io.rdmanode.deviceplugin.LayerSettings;
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.NetnsMode;
 import io.rdmanode.discovery.PciAddress;
@@ -69,6 +72,27 @@ final class SriovHost implements RdmaDiscovery {
 
     Path devRoot() {
         return dir.resolve("dev");
+    }
+
+    /** The device-plugin layer with the tree's {@code dev/} as the node's /dev: host paths stay in the tree. */
+    DevicePluginLayer layer() {
+        return DevicePluginLayer.create(new LayerSettings(new DevicePaths(devRoot()), List.of()));
+    }
+
+    /** Rebinds a VF to vfio-pci: its driver link changes, its netdev and RDMA device go. */
+    void bindVfio(String vf, String ibdev, String netdev) {
+        Path fn = pciDir(vf);
+        try {
+            Files.createDirectories(dir.resolve("sys/bus/pci/drivers/vfio-pci"));
+            Files.delete(fn.resolve("driver"));
+            Files.createSymbolicLink(fn.resolve("driver"), fn.relativize(dir.resolve("sys/bus/pci/drivers/vfio-pci")));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        move(dir.resolve("sys/class/infiniband/" + ibdev), stash.resolve("vfio/" + ibdev + "/class"));
+        move(fn.resolve("infiniband/" + ibdev), stash.resolve("vfio/" + ibdev + "/dev"));
+        move(dir.resolve("sys/class/net/" + netdev), stash.resolve("vfio/" + netdev + "/class"));
+        move(fn.resolve("net/" + netdev), stash.resolve("vfio/" + netdev + "/dev"));
     }
 
     void netnsMode(NetnsMode.Mode next) {

@@ -46,7 +46,7 @@ class SriovPoolsTest {
         pluginHost = new KubeletDevicePluginHost(new HostSettings(plugins, plugins.resolve("kubelet.sock"), 2000,
                 2000, 60_000, 1));
         kubelet = new FakeKubelet(plugins).start();
-        pools = new SriovPools(host, new RdmaVfLedger(dir.resolve("state/rdma-vfs")));
+        pools = new SriovPools(host, host.layer(), new RdmaVfLedger(dir.resolve("state/rdma-vfs")));
     }
 
     @AfterEach
@@ -216,7 +216,7 @@ class SriovPoolsTest {
         awaitIds("rdma/pf1", 8);
 
         pools.close();                                                 // the agent stops ...
-        pools = new SriovPools(host, new RdmaVfLedger(dir.resolve("state/rdma-vfs")));
+        pools = new SriovPools(host, host.layer(), new RdmaVfLedger(dir.resolve("state/rdma-vfs")));
         pool("pf1", 0, (vf, h) -> pf("0000:86:00.0").exclusion(vf, h).or(() -> isRdma.exclusion(vf, h)));
         kubelet.awaitRegistrations("rdma/pf1", 2, WAIT);               // ... and starts again
 

@@ -4,6 +4,9 @@ package io.rdmanode.deviceplugin.sriov.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.groups.Tuple.tuple;
 
+import io.rdmanode.deviceplugin.DevicePaths;
+import io.rdmanode.deviceplugin.DevicePluginLayer;
+import io.rdmanode.deviceplugin.LayerSettings;
 import io.rdmanode.kubelet.ContainerAllocation;
 import io.rdmanode.kubelet.ContainerAllocation.DeviceNode;
 import java.nio.file.Path;
@@ -11,66 +14,76 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Allocate contents: RDMA and vfio nodes with host and container paths, PCIDEVICE env and its _INFO JSON. */
+/**
+ * Allocate contents on the recorded ConnectX-5: RDMA and vfio nodes with host paths under the node's /dev (here
+ * {@code /node/dev}, as a DaemonSet mounting it elsewhere would set) and container paths under /dev, the
+ * PCIDEVICE env and its _INFO JSON.
+ */
 class VfAllocatorTest {
 
-    private static final Path DEV = Path.of("/tmp/host/dev");
-    private static final DevicePaths PATHS = new DevicePaths(DEV);
-    private static final VfAllocator ALLOCATOR = new VfAllocator("rdma", "sriov-a.x", PATHS::containerPath,
-            PATHS::hostPath);
+    private static final DevicePaths NODE = new DevicePaths(Path.of("/node/dev"));
+    private static final VfAllocator ALLOCATOR = new VfAllocator("rdma", "sriov-a.x", NODE);
 
-    private static PooledVf rdmaVf(String bdf, int n) {
-        SriovVf vf = new SriovVf(SriovHost.pci(bdf), SriovHost.pci("0000:3b:00.0"), n, List.of("ens1f0"), "15b3",
-                "1018", Optional.of("mlx5_core"), Optional.of(0), Optional.of("4" + n), List.of("mlx5_" + n),
-                List.of("ens1f0v" + n));
-        VfRdma rdma = new VfRdma("mlx5_" + n, List.of(new VfRdma.Node("uverbs", DEV.resolve("infiniband/uverbs" + n)),
-                new VfRdma.Node("umad", DEV.resolve("infiniband/umad" + n))));
-        return new PooledVf(vf, Optional.of(rdma), false, Optional.empty());
-    }
+    @TempDir
+    Path dir;
 
-    private static PooledVf vfioVf(String bdf, String group) {
-        SriovVf vf = new SriovVf(SriovHost.pci(bdf), SriovHost.pci("0000:86:00.0"), 0, List.of(), "15b3", "1018",
-                Optional.of("vfio-pci"), Optional.of(1), Optional.of(group), List.of(), List.of());
-        return new PooledVf(vf, Optional.empty(), false, Optional.empty());
+    private Map<String, PooledVf> vfs(SriovHost host) {
+        DevicePluginLayer layer = DevicePluginLayer.create(new LayerSettings(NODE, List.of()));
+        PoolAssignment a = PoolAssignment.of(List.of(new PoolAssignment.Rule("all", (vf, h) -> Optional.empty())),
+                layer, host.snapshot(), Map.of());
+        return a.pool("all").stream().collect(java.util.stream.Collectors.toMap(p -> p.vf().id(), p -> p));
     }
 
     @Test
     void handsOutEachVfsRdmaNodesAndRdmaCmOnceWithContainerPathsUnderDev() {
-        ContainerAllocation a = ALLOCATOR.allocate(List.of(rdmaVf("0000:3b:00.2", 1), rdmaVf("0000:3b:00.3", 2)),
-                Optional.of(DEV.resolve("infiniband/rdma_cm")));
+        SriovHost host = SriovHost.recorded(dir);
+        Map<String, PooledVf> vfs = vfs(host);
+
+        ContainerAllocation a = ALLOCATOR.allocate(List.of(vfs.get("0000:3b:00.2"), vfs.get("0000:3b:00.3")),
+                DevicePluginLayer.create(LayerSettings.DEFAULT).rdmaCm(host.snapshot()));
 
         assertThat(a.devices()).extracting(DeviceNode::containerPath, DeviceNode::hostPath, DeviceNode::permissions)
                 .containsExactly(
-                        tuple("/dev/infiniband/uverbs1", "/tmp/host/dev/infiniband/uverbs1", "rw"),
-                        tuple("/dev/infiniband/umad1", "/tmp/host/dev/infiniband/umad1", "rw"),
-                        tuple("/dev/infiniband/uverbs2", "/tmp/host/dev/infiniband/uverbs2", "rw"),
-                        tuple("/dev/infiniband/umad2", "/tmp/host/dev/infiniband/umad2", "rw"),
-                        tuple("/dev/infiniband/rdma_cm", "/tmp/host/dev/infiniband/rdma_cm", "rw"));
+                        tuple("/dev/infiniband/uverbs1", "/node/dev/infiniband/uverbs1", "rw"),
+                        tuple("/dev/infiniband/umad1", "/node/dev/infiniband/umad1", "rw"),
+                        tuple("/dev/infiniband/issm1", "/node/dev/infiniband/issm1", "rw"),
+                        tuple("/dev/infiniband/uverbs2", "/node/dev/infiniband/uverbs2", "rw"),
+                        tuple("/dev/infiniband/umad2", "/node/dev/infiniband/umad2", "rw"),
+                        tuple("/dev/infiniband/issm2", "/node/dev/infiniband/issm2", "rw"),
+                        tuple("/dev/infiniband/rdma_cm", "/node/dev/infiniband/rdma_cm", "rw"));
         assertThat(a.envs()).containsEntry("PCIDEVICE_RDMA_SRIOV_A_X", "0000:3b:00.2,0000:3b:00.3");
         assertThat(a.envs().get("PCIDEVICE_RDMA_SRIOV_A_X_INFO")).isEqualTo("{"
                 + "\"0000:3b:00.2\":{\"generic\":{\"deviceID\":\"0000:3b:00.2\"},\"rdma\":{\"rdma_dev\":\"mlx5_1\","
                 + "\"uverbs\":\"/dev/infiniband/uverbs1\",\"umad\":\"/dev/infiniband/umad1\","
-                + "\"rdma_cm\":\"/dev/infiniband/rdma_cm\"}},"
+                + "\"issm\":\"/dev/infiniband/issm1\",\"rdma_cm\":\"/dev/infiniband/rdma_cm\"}},"
                 + "\"0000:3b:00.3\":{\"generic\":{\"deviceID\":\"0000:3b:00.3\"},\"rdma\":{\"rdma_dev\":\"mlx5_2\","
                 + "\"uverbs\":\"/dev/infiniband/uverbs2\",\"umad\":\"/dev/infiniband/umad2\","
-                + "\"rdma_cm\":\"/dev/infiniband/rdma_cm\"}}}");
+                + "\"issm\":\"/dev/infiniband/issm2\",\"rdma_cm\":\"/dev/infiniband/rdma_cm\"}}}");
         assertThat(a.mounts()).isEmpty();
         assertThat(a.annotations()).isEmpty();
     }
 
     @Test
     void givesVfioVfsTheContainerAndTheirIommuGroupOnce() {
-        ContainerAllocation a = ALLOCATOR.allocate(List.of(vfioVf("0000:86:00.2", "61"), vfioVf("0000:86:00.3", "62")),
-                Optional.of(DEV.resolve("infiniband/rdma_cm")));
+        SriovHost host = SriovHost.recorded(dir);
+        host.bindVfio("0000:86:00.2", "mlx5_10", "ens2f0v0");
+        host.bindVfio("0000:86:00.3", "mlx5_11", "ens2f0v1");
+        host.rescan();
+        Map<String, PooledVf> vfs = vfs(host);
 
+        ContainerAllocation a = ALLOCATOR.allocate(List.of(vfs.get("0000:86:00.2"), vfs.get("0000:86:00.3")),
+                DevicePluginLayer.create(LayerSettings.DEFAULT).rdmaCm(host.snapshot()));
+
+        assertThat(vfs.get("0000:86:00.2").healthy()).isTrue();
         assertThat(a.devices()).extracting(DeviceNode::containerPath, DeviceNode::hostPath).containsExactly(
-                tuple("/dev/vfio/vfio", "/tmp/host/dev/vfio/vfio"), tuple("/dev/vfio/61", "/tmp/host/dev/vfio/61"),
-                tuple("/dev/vfio/62", "/tmp/host/dev/vfio/62"));
-        assertThat(a.envs().get("PCIDEVICE_RDMA_SRIOV_A_X_INFO")).contains(
-                "\"vfio\":{").contains("\"dev-mount\":\"/dev/vfio/61\"").doesNotContain("rdma_cm");
+                tuple("/dev/vfio/vfio", "/node/dev/vfio/vfio"), tuple("/dev/vfio/61", "/node/dev/vfio/61"),
+                tuple("/dev/vfio/62", "/node/dev/vfio/62"));
+        assertThat(a.envs().get("PCIDEVICE_RDMA_SRIOV_A_X_INFO")).contains("\"vfio\":{")
+                .contains("\"dev-mount\":\"/dev/vfio/61\"").doesNotContain("rdma_cm");
     }
 
     @ParameterizedTest
