@@ -11,7 +11,7 @@ import java.util.Map;
  * Where device nodes are for kubelet and the container runtime: the container path is always
  * {@code /dev/<relative>} and the host path is {@code <hostDevRoot>/<relative>}, the node's own path, whatever
  * directory the agent reads devices from (discovery's {@code devRoot}, which in a DaemonSet or the demo is
- * somewhere else). Set by {@code io.rdmanode.deviceplugin.hostDevRoot}.
+ * somewhere else). Set by {@code deviceplugin.common.hostDevRoot}.
  *
  * @param hostDevRoot absolute, the node's {@code /dev} by default
  * @since 1.0

@@ -11,8 +11,9 @@ import java.util.Optional;
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
- * The device-plugin layer, an OSGi service configured by PID {@code io.rdmanode.deviceplugin}
- * ({@code hostDevRoot}, {@code cdiSpecDirs}). Plugin bundles build candidates, select, serve pools, write CDI
+ * The device-plugin layer, an OSGi service configured by PID {@code io.rdmanode.deviceplugin.common}
+ * ({@code deviceplugin.common { hostDevRoot, cdiSpecDirs }} in the agent's configuration; not
+ * {@code io.rdmanode.deviceplugin}, whose HOCON object {@code deviceplugin} also holds every plugin's section). Plugin bundles build candidates, select, serve pools, write CDI
  * specs and report status through it. Thread-safe.
  *
  * @since 1.0
@@ -21,7 +22,7 @@ import org.osgi.annotation.versioning.ProviderType;
 public interface DevicePluginLayer {
 
     /** PID of the layer's configuration. */
-    String PID = "io.rdmanode.deviceplugin";
+    String PID = "io.rdmanode.deviceplugin.common";
 
     LayerSettings settings();
 

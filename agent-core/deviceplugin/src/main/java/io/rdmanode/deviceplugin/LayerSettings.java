@@ -5,7 +5,7 @@ import java.util.List;
 import java.nio.file.Path;
 
 /**
- * Settings every device plugin shares (configuration PID {@code io.rdmanode.deviceplugin}).
+ * Settings every device plugin shares (configuration PID {@code io.rdmanode.deviceplugin.common}).
  *
  * @param paths       host-side device paths for Allocate
  * @param cdiSpecDirs directories where this agent's CDI specs may be; stale ones are removed at start

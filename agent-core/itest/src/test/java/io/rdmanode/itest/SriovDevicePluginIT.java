@@ -57,11 +57,12 @@ public class SriovDevicePluginIT extends AgentTestSupport {
         return """
                 agent.http.port = 0
                 kubelet { pluginDir = "%s", registration = classic }
+                deviceplugin.common.hostDevRoot = "%s"
                 deviceplugin.shared.pools = [ { name = hca_a, rdmaHcaMax = 4, selectors { deviceIDs = ["1017"] } } ]
                 deviceplugin.sriov.pools = [
                 %s
                 ]
-                """.formatted(pluginDir(), sriovPools) + recordedHostSection();
+                """.formatted(pluginDir(), recordedHost().resolve("dev"), sriovPools) + recordedHostSection();
     }
 
     String pools(String range, String policy) {
@@ -102,7 +103,7 @@ public class SriovDevicePluginIT extends AgentTestSupport {
             await("the bad edit rejected", WAIT, () -> safe(this::rejected), () -> safe(this::rejected)
                     .contains("packed"));
             String problems = rejected();
-            assertTrue(problems, problems.contains("agent.conf:5") && problems.contains("pf0_low")
+            assertTrue(problems, problems.contains("agent.conf:6") && problems.contains("pf0_low")
                     && problems.contains("policy"));
             assertEquals(2, kubelet.devices("rdma/pf0_low").size());
 

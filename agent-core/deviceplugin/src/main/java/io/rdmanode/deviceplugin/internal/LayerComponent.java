@@ -30,7 +30,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The layer as an OSGi service ({@code deviceplugin { hostDevRoot = ..., cdiSpecDirs = [...] }}). Immediate, so
+ * The layer as an OSGi service ({@code deviceplugin.common { hostDevRoot = ..., cdiSpecDirs = [...] }}). Immediate, so
  * stale CDI specs of a killed agent go at start even before a pool serves. A change of the settings replaces
  * the service, which restarts the pools that use it (their device paths change).
  */

@@ -137,7 +137,7 @@ public final class SelectorEngine {
             }
         }
         if (!s.ifNames().isEmpty()) {
-            List<String> names = c.netdevNames();
+            List<String> names = c.netdevNames().stream().sorted().toList();
             if (names.stream().noneMatch(s.ifNames()::contains)) {
                 return out(key, "ifNames", "netdevs", names.toString(), s.ifNames());
             }
@@ -145,13 +145,13 @@ public final class SelectorEngine {
         if (!s.pfNames().isEmpty()) {
             boolean any = s.pfNames().stream().anyMatch(sel -> matchesPf(sel, c, true));
             if (!any) {
-                return out(key, "pfNames", "PF netdevs", pfValue(c, true), s.pfNames());
+                return out(key, "pfNames", "PF", pfValue(c, true), s.pfNames());
             }
         }
         if (!s.rootDevices().isEmpty()) {
             boolean any = s.rootDevices().stream().anyMatch(sel -> matchesPf(sel, c, false));
             if (!any) {
-                return out(key, "rootDevices", "root device", pfValue(c, false), s.rootDevices());
+                return out(key, "rootDevices", "PF", pfValue(c, false), s.rootDevices());
             }
         }
         if (!s.linkTypes().isEmpty()) {
@@ -161,18 +161,19 @@ public final class SelectorEngine {
             }
         }
         if (s.isRdma().isPresent() && s.isRdma().get() != c.isRdma()) {
-            String value = c.rdmaPresence().name().toLowerCase(Locale.ROOT);
+            String value = c.rdmaPresence().name().toLowerCase(Locale.ROOT).replace('_', ' ');
             return Optional.of(new Exclusion(key, "isRdma", String.valueOf(c.isRdma()),
-                    "isRdma: device is " + (c.isRdma() ? "" : "not ") + "RDMA-capable (RDMA device " + value
-                            + "), selector wants isRdma=" + s.isRdma().get()));
+                    "RDMA " + c.isRdma() + " (RDMA device " + value + ") not isRdma " + s.isRdma().get()));
         }
         return Optional.empty();
     }
 
     private static final String NO_PCI = "(no PCI function)";
 
+    /** {@code vendor 8086 not in vendors [15b3]}: the device's value, then the selector with its list. */
     private static Optional<Exclusion> out(String key, String kind, String what, String value, List<?> list) {
-        return Optional.of(new Exclusion(key, kind, value, kind + ": " + what + " " + value + " not in " + list));
+        String label = kind.equals("devices") ? "deviceIDs" : kind;       // the shared plugin's (older) name
+        return Optional.of(new Exclusion(key, kind, value, what + " " + value + " not in " + label + " " + list));
     }
 
     /**
@@ -216,13 +217,13 @@ public final class SelectorEngine {
     static List<String> linkLayers(CandidateDevice c) {
         if (c.rdma().isPresent() && !c.rdma().get().ports().isEmpty()) {
             return c.rdma().get().ports().stream().map(p -> switch (p.linkLayer()) {
-                case ETHERNET -> "ether";
+                case ETHERNET -> "ethernet";
                 case INFINIBAND -> "infiniband";
                 case UNKNOWN -> "unknown";
             }).distinct().toList();
         }
         return c.netdevs().stream().flatMap(n -> n.linkType().stream()).map(t -> switch (t) {
-            case ETHER -> "ether";
+            case ETHER -> "ethernet";
             case INFINIBAND -> "infiniband";
             case LOOPBACK -> "loopback";
             case OTHER -> "other";
@@ -230,7 +231,7 @@ public final class SelectorEngine {
     }
 
     private static String canonical(String type) {
-        return linkLayer(type).map(l -> l == RdmaPort.LinkLayer.ETHERNET ? "ether" : "infiniband").orElse(type);
+        return linkLayer(type).map(l -> l == RdmaPort.LinkLayer.ETHERNET ? "ethernet" : "infiniband").orElse(type);
     }
 
     static Optional<RdmaPort.LinkLayer> linkLayer(String linkType) {

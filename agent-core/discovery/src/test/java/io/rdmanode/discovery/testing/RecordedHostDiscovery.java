@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.rdmanode.deviceplugin.shared.internal;
+package io.rdmanode.discovery.testing;
 
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.NetnsMode;
@@ -11,18 +11,21 @@ import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
 import io.rdmanode.discovery.internal.sysfs.Ttar;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URISyntaxException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Discovery over a recorded host unpacked into a directory, read by the real sysfs backend. The test edits
+ * Discovery over a recorded host unpacked into a directory, read by the real sysfs backend; shared with other
+ * modules' tests through discovery's test-jar (with the recordings {@code cx5-roce-sriov}, {@code cx6-ib},
+ * {@code rxe} as class-path resources), so no other module reaches into discovery's internals or sources. The test edits
  * the tree (a port goes down) and calls {@link #rescan()}; listeners hear about real content changes only.
  */
-final class FixtureDiscovery implements RdmaDiscovery {
+public final class RecordedHostDiscovery implements RdmaDiscovery {
 
     private final Path dir;
     private final SysfsTopologySource source;
@@ -30,33 +33,43 @@ final class FixtureDiscovery implements RdmaDiscovery {
     private volatile NetnsMode mode = NetnsMode.of(NetnsMode.Mode.SHARED);
     private volatile HostSnapshot snapshot;
 
-    private FixtureDiscovery(Path dir) {
+    private RecordedHostDiscovery(Path dir) {
         this.dir = dir;
         this.source = new SysfsTopologySource(new SysfsRoot(dir.resolve("sys"), dir.resolve("dev")), () -> mode);
         this.snapshot = source.scan().withRevision(1, Instant.now());
     }
 
-    static FixtureDiscovery unpack(String host, Path dir) {
-        try {
-            Ttar.unpack(Path.of(FixtureDiscovery.class.getResource("/fixtures/sysfs/" + host + ".ttar").toURI()), dir);
-            return new FixtureDiscovery(dir);
+    /** Unpacks recording {@code host} ({@code fixtures/sysfs/<host>.ttar} on the class path) into {@code dir}. */
+    public static RecordedHostDiscovery unpack(String host, Path dir) {
+        String resource = "/fixtures/sysfs/" + host + ".ttar";
+        try (InputStream in = RecordedHostDiscovery.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalArgumentException("no recorded host " + resource + " on the class path");
+            }
+            // The recording may sit in a jar (discovery's test-jar): unpack from a file copy.
+            Path copy = Files.createTempFile("recorded-" + host, ".ttar");
+            try {
+                Files.copy(in, copy, StandardCopyOption.REPLACE_EXISTING);
+                Ttar.unpack(copy, dir);
+            } finally {
+                Files.deleteIfExists(copy);
+            }
+            return new RecordedHostDiscovery(dir);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (URISyntaxException e) {
-            throw new IllegalArgumentException(e);
         }
     }
 
-    Path dir() {
+    public Path dir() {
         return dir;
     }
 
-    void netnsMode(NetnsMode.Mode next) {
+    public void netnsMode(NetnsMode.Mode next) {
         mode = NetnsMode.of(next);
     }
 
     /** Writes {@code ports/<port>/state} of an RDMA device, e.g. {@code 1: DOWN}. */
-    void portState(String device, int port, String state) {
+    public void portState(String device, int port, String state) {
         try {
             Files.writeString(dir.resolve("sys/class/infiniband/" + device + "/ports/" + port + "/state"), state + "\n");
         } catch (IOException e) {
@@ -94,7 +107,7 @@ final class FixtureDiscovery implements RdmaDiscovery {
         listeners.remove(listener);
     }
 
-    int listenerCount() {
+    public int listenerCount() {
         return listeners.size();
     }
 }
