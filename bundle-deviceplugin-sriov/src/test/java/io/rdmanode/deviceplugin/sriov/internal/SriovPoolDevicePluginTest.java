@@ -98,8 +98,8 @@ class SriovPoolDevicePluginTest {
         @SuppressWarnings("unchecked")
         Map<String, String> vfs = (Map<String, String>) ((Map<String, Object>) registry.status()).get("vfs");
         assertThat(vfs).hasSize(16).containsEntry("0000:86:00.2", "pool pf1");
-        assertThat(vfs.get("0000:3b:00.2")).isEqualTo("no pool: ib: linkTypes: link layers [ether] not in"
-                + " [infiniband]; pf1: rootDevices: root device 0000:3b:00.0 VF 0 not in [0000:86:00.0#0-3]");
+        assertThat(vfs.get("0000:3b:00.2")).isEqualTo("no pool: ib: link layers [ethernet] not in linkTypes"
+                + " [infiniband]; pf1: PF 0000:3b:00.0 VF 0 not in rootDevices [0000:86:00.0#0-3]");
     }
 
     @Test
