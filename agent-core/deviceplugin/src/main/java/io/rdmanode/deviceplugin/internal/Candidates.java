@@ -33,11 +33,12 @@ public final class Candidates {
     private Candidates() {
     }
 
-    public static List<CandidateDevice> of(HostSnapshot host, Granularity granularity) {
+    public static List<CandidateDevice> of(HostSnapshot snapshot, Granularity granularity) {
+        Lookup host = new Lookup(snapshot);
         return switch (granularity) {
-            case HCA -> host.devices().stream().map(d -> hca(host, d)).toList();
-            case PCI_FUNCTION -> host.pciFunctions().stream().map(f -> function(host, f)).toList();
-            case VF -> host.pciFunctions().stream().filter(PciFunction::isVirtualFunction)
+            case HCA -> snapshot.devices().stream().map(d -> hca(host, d)).toList();
+            case PCI_FUNCTION -> snapshot.pciFunctions().stream().map(f -> function(host, f)).toList();
+            case VF -> snapshot.pciFunctions().stream().filter(PciFunction::isVirtualFunction)
                     .map(f -> function(host, f)).toList();
         };
     }
@@ -46,7 +47,7 @@ public final class Candidates {
         return file(host.rdmaCm());
     }
 
-    static CandidateDevice hca(HostSnapshot host, RdmaDevice d) {
+    static CandidateDevice hca(Lookup host, RdmaDevice d) {
         Optional<PciFunction> own = d.pciFunction().flatMap(host::pciFunction);
         Map<String, NetdevRef> netdevs = new LinkedHashMap<>();
         own.ifPresent(f -> f.netDevices().forEach(n -> add(netdevs, host, n, NetdevRef.Role.FUNCTION)));
@@ -56,7 +57,7 @@ public final class Candidates {
                 List.copyOf(netdevs.values()), rdmaFiles(d), health(d));
     }
 
-    static CandidateDevice function(HostSnapshot host, PciFunction f) {
+    static CandidateDevice function(Lookup host, PciFunction f) {
         Optional<RdmaDevice> rdma = f.rdmaDevices().stream().map(host::device).flatMap(Optional::stream)
                 .findFirst();
         Map<String, NetdevRef> netdevs = new LinkedHashMap<>();
@@ -77,7 +78,7 @@ public final class Candidates {
      * No RDMA device visible: in exclusive mode an RDMA-capable VF on a kernel driver most likely has its RDMA
      * device in a pod (rdma-cni moved it); the PF having RDMA devices says the function is RDMA-capable.
      */
-    private static RdmaPresence presence(HostSnapshot host, PciFunction f) {
+    private static RdmaPresence presence(Lookup host, PciFunction f) {
         if (!f.rdmaDevices().isEmpty()) {
             return RdmaPresence.OTHER_NAMESPACE;      // listed under the function, not in this namespace's class
         }
@@ -93,18 +94,18 @@ public final class Candidates {
         return pfRdma && f.netDevices().isEmpty() ? RdmaPresence.OTHER_NAMESPACE : RdmaPresence.NONE;
     }
 
-    private static void portNetdevs(HostSnapshot host, RdmaDevice d, Map<String, NetdevRef> netdevs) {
+    private static void portNetdevs(Lookup host, RdmaDevice d, Map<String, NetdevRef> netdevs) {
         d.ports().forEach(p -> p.netdev().ifPresent(n -> add(netdevs, host, n, NetdevRef.Role.PORT)));
         d.parentNetdev().ifPresent(n -> add(netdevs, host, n, NetdevRef.Role.PARENT));
     }
 
-    private static void add(Map<String, NetdevRef> netdevs, HostSnapshot host, String name, NetdevRef.Role role) {
+    private static void add(Map<String, NetdevRef> netdevs, Lookup host, String name, NetdevRef.Role role) {
         Optional<NetDevice> nd = host.netDevice(name);
         netdevs.putIfAbsent(name, new NetdevRef(name, role, nd.map(NetDevice::linkType),
                 nd.map(NetDevice::operState)));
     }
 
-    static PciInfo pciInfo(HostSnapshot host, PciFunction f) {
+    static PciInfo pciInfo(Lookup host, PciFunction f) {
         List<String> pfNetdevs = f.physicalFunction().flatMap(host::pciFunction).map(PciFunction::netDevices)
                 .orElse(List.of());
         return new PciInfo(f.address(), f.vendor(), f.device(), f.driver(), f.vfIndex(), f.physicalFunction(),
@@ -124,7 +125,7 @@ public final class Candidates {
     }
 
     /** {@code /dev/vfio/vfio} and {@code /dev/vfio/<group>}; the group is known from sysfs, not the node. */
-    private static List<DeviceFile> vfioFiles(HostSnapshot host, PciFunction f) {
+    private static List<DeviceFile> vfioFiles(Lookup host, PciFunction f) {
         Path devRoot = devRoot(host);
         List<DeviceFile> files = new ArrayList<>();
         files.add(new DeviceFile("vfio", "vfio/vfio", devRoot.resolve("vfio/vfio"), Optional.empty()));
@@ -137,7 +138,7 @@ public final class Candidates {
     }
 
     /** Discovery's dev root: {@code rdma_cm} is always {@code <devRoot>/infiniband/rdma_cm}. */
-    private static Path devRoot(HostSnapshot host) {
+    private static Path devRoot(Lookup host) {
         Path p = host.rdmaCm().path();
         Path parent = p.getParent() == null ? null : p.getParent().getParent();
         return parent == null ? Path.of("/dev") : parent;
@@ -157,5 +158,43 @@ public final class Candidates {
                     .map(p -> "port " + p.number() + " " + p.state()).toList() + ")");
         }
         return DeviceHealth.USABLE;
+    }
+
+    /**
+     * The snapshot with its PCI functions, RDMA devices and netdevs by key, built once per {@link #of} call: the
+     * snapshot's own look-ups scan its lists, a million comparisons for the candidates of a 1,024-VF host.
+     */
+    static final class Lookup {
+        private final HostSnapshot snapshot;
+        private final Map<io.rdmanode.discovery.PciAddress, PciFunction> pci = new java.util.HashMap<>();
+        private final Map<String, RdmaDevice> devices = new java.util.HashMap<>();
+        private final Map<String, NetDevice> netdevs = new java.util.HashMap<>();
+
+        Lookup(HostSnapshot snapshot) {
+            this.snapshot = snapshot;
+            snapshot.pciFunctions().forEach(f -> pci.put(f.address(), f));
+            snapshot.devices().forEach(d -> devices.put(d.name(), d));
+            snapshot.netDevices().forEach(n -> netdevs.put(n.name(), n));
+        }
+
+        Optional<PciFunction> pciFunction(io.rdmanode.discovery.PciAddress address) {
+            return Optional.ofNullable(pci.get(address));
+        }
+
+        Optional<RdmaDevice> device(String name) {
+            return Optional.ofNullable(devices.get(name));
+        }
+
+        Optional<NetDevice> netDevice(String name) {
+            return Optional.ofNullable(netdevs.get(name));
+        }
+
+        NetnsMode netnsMode() {
+            return snapshot.netnsMode();
+        }
+
+        CharDevice rdmaCm() {
+            return snapshot.rdmaCm();
+        }
     }
 }

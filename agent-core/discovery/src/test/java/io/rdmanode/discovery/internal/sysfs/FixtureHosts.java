@@ -11,7 +11,7 @@ import java.util.List;
  * The synthesized hosts behind the {@code .ttar} fixtures (see each {@code .PROVENANCE.md}) and the generated
  * scale host. Values follow the kernel ABI documents, the mlx5 sysfs layout and the testbed's rxe reference.
  */
-final class FixtureHosts {
+public final class FixtureHosts {
 
     static final List<String> PMA_COUNTERS = List.of("excessive_buffer_overrun_errors", "link_downed",
             "link_error_recovery", "local_link_integrity_errors", "port_rcv_constraint_errors", "port_rcv_data",
@@ -177,7 +177,7 @@ final class FixtureHosts {
     }
 
     /** {@code pfs} ConnectX-5 PFs with {@code vfsPerPf} VFs each, every VF with its RDMA device and netdev. */
-    static void scale(Path root, int pfs, int vfsPerPf) {
+    public static void scale(Path root, int pfs, int vfsPerPf) {
         HostTreeBuilder b = new HostTreeBuilder(root);
         int rdma = 0;
         int ifindex = 2;
