@@ -14,7 +14,7 @@ import io.rdmanode.discovery.internal.ScanHints;
 import io.rdmanode.discovery.internal.sysfs.FixtureHosts;
 import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
 import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
-import io.rdmanode.discovery.internal.sysfs.Ttar;
+import io.rdmanode.agent.Ttar;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
