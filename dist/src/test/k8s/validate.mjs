@@ -26,11 +26,16 @@ function checkCniConfig(doc) {
   return problems;
 }
 
+// Host paths the agent reads or writes with the ConfigMap's configuration (its defaults): each must reach the
+// pod through a hostPath volume, or the agent works on the container's own empty directory.
+const requiredHostPaths = (process.env.REQUIRED_HOST_PATHS ?? "").split(",").filter(Boolean);
+
 function checkMounts(doc) {
   const spec = doc.spec?.template?.spec;
   if (!spec) return [];
   const volumes = new Set((spec.volumes ?? []).map((v) => v.name));
-  const problems = [];
+  const hostPaths = new Set((spec.volumes ?? []).filter((v) => v.hostPath).map((v) => v.hostPath.path));
+  const problems = requiredHostPaths.filter((p) => !hostPaths.has(p)).map((p) => `no hostPath volume for ${p}`);
   for (const c of [...(spec.initContainers ?? []), ...(spec.containers ?? [])])
     for (const m of c.volumeMounts ?? [])
       if (!volumes.has(m.name)) problems.push(`container ${c.name}: volumeMount ${m.name} names no volume`);

@@ -42,6 +42,8 @@ final class AgentProcess implements AutoCloseable {
         command.addAll(List.of(args));
         Path log = Files.createTempFile(home, "agent", ".log");
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        // No class-data-sharing training run behind each test's agent unless the test asks for one.
+        builder.environment().put("RDMA_AGENT_CDS_DIR", "");
         builder.environment().putAll(env);
         return new AgentProcess(home, stateDir, log, builder.start());
     }

@@ -226,7 +226,7 @@ class AgentProcessIT {
         return System.getProperty("dist.version");
     }
 
-    private static void copyTree(Path from, Path to) throws IOException {
+    static void copyTree(Path from, Path to) throws IOException {
         try (Stream<Path> paths = Files.walk(from)) {
             for (Path source : (Iterable<Path>) paths.sorted(Comparator.naturalOrder())::iterator) {
                 Path target = to.resolve(from.relativize(source).toString());

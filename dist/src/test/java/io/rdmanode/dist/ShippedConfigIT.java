@@ -40,7 +40,9 @@ class ShippedConfigIT {
                 agent.runtime.stateDir = "%s"
                 agent.http.port = 0
                 kubelet { pluginDir = "%s", registration = classic }
-                """.formatted(state, temp.resolve("device-plugins")));
+                cni { binDir = "%s", socket = "%s", stateDir = "%s" }
+                """.formatted(state, temp.resolve("device-plugins"), temp.resolve("cni-bin"), temp.resolve("cni.sock"),
+                temp.resolve("cni-state")));
         Files.createDirectories(temp.resolve("device-plugins"));
 
         try (AgentProcess agent = AgentProcess.start(DIST, state, Map.of(), "--config", config.toString())) {

@@ -36,6 +36,16 @@ public record HostSnapshot(long revision, Instant takenAt, BackendStatus backend
         return netDevices.stream().filter(n -> n.name().equals(name)).findFirst();
     }
 
+    /**
+     * The PCI function a device's hardware facts (vendor, device id, driver, NUMA node) come from: its own, or
+     * for a soft device (rxe, siw) its parent netdev's. Empty for a soft device on a virtual netdev (veth).
+     *
+     * @since 1.1
+     */
+    public Optional<PciFunction> pciFunctionOf(RdmaDevice device) {
+        return device.pciFunction().or(device::parentPciFunction).flatMap(this::pciFunction);
+    }
+
     /** A copy with another revision and time, same content. */
     public HostSnapshot withRevision(long newRevision, Instant at) {
         return new HostSnapshot(newRevision, at, backend, devices, pciFunctions, netDevices, rdmaCm, netnsMode,

@@ -16,15 +16,36 @@ import java.util.Optional;
  * @param parentNetdev  soft devices' {@code parent} attribute (the netdev rxe runs on)
  * @param uverbs        {@code /dev/infiniband/uverbsN}, present or absent with the reason
  * @param hwCounterFiles device-level {@code hw_counters/*} files
- * @since 1.0
+ * @param netDevices    every netdev of the device, sorted: its ports' netdevs, its PCI function's netdevs, a soft
+ *                      device's parent, and all members of any bond among them ({@code mlx5_bond_0}: {@code bond0}
+ *                      and both PFs' netdevs); empty when the topology around the device was not assembled
+ * @param parentPciFunction a soft device's (rxe, siw) parent netdev's PCI function, where vendor, driver and
+ *                      NUMA node of the hardware it runs on come from ({@link HostSnapshot#pciFunctionOf})
+ * @since 1.0 ({@code netDevices} and {@code parentPciFunction} since 1.1)
  */
 public record RdmaDevice(String name, NodeType nodeType, Optional<String> nodeGuid, Optional<String> fwVersion,
                          Optional<String> driver, Optional<PciAddress> pciFunction, Optional<String> parentNetdev,
-                         List<RdmaPort> ports, CharDevice uverbs, List<Path> hwCounterFiles) {
+                         List<RdmaPort> ports, CharDevice uverbs, List<Path> hwCounterFiles,
+                         List<String> netDevices, Optional<PciAddress> parentPciFunction) {
 
     public RdmaDevice {
         ports = List.copyOf(ports);
         hwCounterFiles = List.copyOf(hwCounterFiles);
+        netDevices = List.copyOf(netDevices);
+    }
+
+    /** The 1.0 constructor: no netdev list, no parent PCI function. */
+    public RdmaDevice(String name, NodeType nodeType, Optional<String> nodeGuid, Optional<String> fwVersion,
+                      Optional<String> driver, Optional<PciAddress> pciFunction, Optional<String> parentNetdev,
+                      List<RdmaPort> ports, CharDevice uverbs, List<Path> hwCounterFiles) {
+        this(name, nodeType, nodeGuid, fwVersion, driver, pciFunction, parentNetdev, ports, uverbs, hwCounterFiles,
+                List.of(), Optional.empty());
+    }
+
+    /** A copy with the netdevs and parent PCI function found from the whole topology. @since 1.1 */
+    public RdmaDevice withTopology(List<String> allNetDevices, Optional<PciAddress> parentFunction) {
+        return new RdmaDevice(name, nodeType, nodeGuid, fwVersion, driver, pciFunction, parentNetdev, ports, uverbs,
+                hwCounterFiles, allNetDevices, parentFunction);
     }
 
     /** {@code node_type}: "1: CA". */

@@ -8,10 +8,14 @@
  * {@code Documentation/ABI/testing/sysfs-bus-pci}, {@code Documentation/ABI/testing/sysfs-class-net},
  * {@code include/uapi/rdma/rdma_netlink.h}.
  *
+ * <p>1.1: bond members ({@link io.rdmanode.discovery.NetDevice#bondMembers()},
+ * {@link io.rdmanode.discovery.RdmaDevice#netDevices()}) and a soft device's parent PCI function
+ * ({@link io.rdmanode.discovery.HostSnapshot#pciFunctionOf}).
+ *
  * @since 1.0
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package io.rdmanode.discovery;
 
 import org.osgi.annotation.bundle.Export;

@@ -38,6 +38,15 @@ abstract class AgentTestSupport {
         return Path.of(System.getProperty("itest.work"), getClass().getSimpleName());
     }
 
+    /**
+     * A directory for Unix sockets: short whatever the checkout depth (sun_path holds 107 bytes), stable for
+     * one work directory (the Pax Exam driver and container compute it alike) and distinct between checkouts.
+     */
+    Path socketDir(String name) {
+        String key = Integer.toHexString(workDir().toAbsolutePath().toString().hashCode());
+        return Path.of("/tmp", "rna-" + key, name);
+    }
+
     Path configFile() {
         return workDir().resolve("agent.conf");
     }

@@ -100,6 +100,26 @@ public class ConfigDeliveryIT extends AgentTestSupport {
         assertEquals(0, probe.modifications());
     }
 
+    /**
+     * A device-plugins directory in which no plugin socket could be bound (sun_path) is refused before it
+     * applies, with file, line and key, through the kubelet bundle's own MetaType (issue 8, item 1).
+     */
+    @Test
+    public void pluginDirectoryTooLongForAnySocketIsRefusedWithFileLineAndKey() throws Exception {
+        awaitService(context, Probe.class, Duration.ofSeconds(10));
+        writeConfig(INITIAL + "kubelet {\n  registration = classic\n  pluginDir = \"/var/lib/"
+                + "deep/".repeat(12) + "device-plugins\"\n}\n");
+
+        await("rejection reported", Duration.ofSeconds(2), () -> safeStatus(),
+                () -> safeStatus().get("lastRejected") instanceof Map);
+
+        @SuppressWarnings("unchecked")
+        List<String> problems = (List<String>) ((Map<String, Object>) safeStatus().get("lastRejected")).get("problems");
+        String all = String.join("\n", problems);
+        assertTrue(all, all.contains("agent.conf:10") && all.contains("kubelet.pluginDir")
+                && all.contains("greater than maximum length"));
+    }
+
     @Test
     public void bundleDisabledInConfigStopsAndStartsAgainWhenReEnabled() throws Exception {
         awaitService(context, Probe.class, Duration.ofSeconds(10));

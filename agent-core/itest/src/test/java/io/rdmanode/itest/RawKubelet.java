@@ -200,6 +200,11 @@ final class RawKubelet implements AutoCloseable {
 
     /** Allocate for one container; returns every host path of the answer's DeviceSpecs. */
     List<String> allocate(String resource, String... ids) throws InvalidProtocolBufferException {
+        return allocate(resource, 2, ids);
+    }
+
+    /** Allocate for one container; returns DeviceSpec field {@code field} (1 container path, 2 host path). */
+    List<String> allocate(String resource, int field, String... ids) throws InvalidProtocolBufferException {
         UnknownFieldSet.Field.Builder idField = UnknownFieldSet.Field.newBuilder();
         for (String id : ids) {
             idField.addLengthDelimited(ByteString.copyFromUtf8(id));
@@ -213,7 +218,7 @@ final class RawKubelet implements AutoCloseable {
         return UnknownFieldSet.parseFrom(first).getField(3).getLengthDelimitedList().stream()
                 .map(spec -> {
                     try {
-                        return string(UnknownFieldSet.parseFrom(spec), 2);
+                        return string(UnknownFieldSet.parseFrom(spec), field);
                     } catch (InvalidProtocolBufferException e) {
                         throw new IllegalStateException(e);
                     }

@@ -39,14 +39,14 @@ public class SharedDevicePluginIT extends AgentTestSupport {
      * framework) compute the same path.
      */
     Path pluginDir() {
-        return Path.of(System.getProperty("java.io.tmpdir"),
-                "rdma-itest-" + Integer.toHexString(workDir().toAbsolutePath().toString().hashCode()), "dp");
+        return socketDir("dp");
     }
 
     String config(String pools) {
         return """
                 agent.http.port = 0
                 kubelet { pluginDir = "%s", registration = classic }
+                deviceplugin.common.hostDevRoot = "/node-dev"
                 deviceplugin.shared.pools = [ %s ]
                 """.formatted(pluginDir(), pools) + recordedHostSection();
     }
@@ -72,10 +72,15 @@ public class SharedDevicePluginIT extends AgentTestSupport {
                             && kubelet.devices("rdma/hca_a").stream().allMatch(d -> d.health().equals("Healthy")));
             assertEquals("rdma-node-agent.rdma_hca_a.sock", kubelet.registrations().get(0).endpoint());
 
+            // Host paths under deviceplugin.common.hostDevRoot, container paths under /dev; never where the agent
+            // read the devices (the recorded host's dev directory).
             List<String> paths = kubelet.allocate("rdma/hca_a", "hca_a-3");
-            Path ib = recordedHost().resolve("dev/infiniband");
+            String ib = "/node-dev/infiniband";
             assertEquals(List.of(ib + "/uverbs0", ib + "/umad0", ib + "/issm0", ib + "/uverbs20", ib + "/umad20",
                     ib + "/issm20", ib + "/rdma_cm"), paths);
+            assertEquals(List.of("/dev/infiniband/uverbs0", "/dev/infiniband/umad0", "/dev/infiniband/issm0",
+                    "/dev/infiniband/uverbs20", "/dev/infiniband/umad20", "/dev/infiniband/issm20",
+                    "/dev/infiniband/rdma_cm"), kubelet.allocate("rdma/hca_a", 1, "hca_a-3"));
 
             // Live reload: hca_a shrinks to 2 IDs, hca_b appears; both reach kubelet without a restart.
             writeConfig(config("""

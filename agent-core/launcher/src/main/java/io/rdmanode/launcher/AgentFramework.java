@@ -21,6 +21,10 @@ import org.slf4j.LoggerFactory;
 /** The embedded Felix framework with the agent's properties, filled from and kept in sync with {@code bundles/}. */
 final class AgentFramework implements AutoCloseable {
 
+    /** Tells the health bundle that {@link #STARTUP_PROPERTY} will announce the end of start-up. */
+    static final String STARTUP_SIGNAL_PROPERTY = "rdma.agent.startupSignal";
+    static final String STARTUP_PROPERTY = "rdma.agent.startup";
+
     private static final Logger LOG = LoggerFactory.getLogger(AgentFramework.class);
     private static final String SLF4J_VERSION = "2.0.17";
     /** The version of {@code io.rdmanode.agent} (its package-info {@code @Version}). */
@@ -49,6 +53,8 @@ final class AgentFramework implements AutoCloseable {
         properties.put(AgentProperties.STATE_DIR, settings.stateDir().toString());
         properties.put(AgentProperties.VERSION, version);
         properties.put(AgentProperties.STARTED_AT, Instant.now().toString());
+        properties.put(STARTUP_SIGNAL_PROPERTY, "service");
+        CdsArchive.inUse().ifPresent(cds -> properties.put(CdsArchive.STATUS_PROPERTY, cds));
         this.felix = new Felix(properties);
         this.bundlesDir = bundlesDir;
         this.disabledBundles = settings.disabledBundles();
@@ -76,6 +82,10 @@ final class AgentFramework implements AutoCloseable {
         felix.start();
         LiveLogging.register(felix.getBundleContext(), logLevel, logFormat);
         BundleDirectory.Changes changes = directory.sync();
+        // /readyz is served from the moment the health bundle starts; it answers 200 only after this, when
+        // every enabled bundle has been started (and so its components are known to SCR).
+        felix.getBundleContext().registerService(Object.class, new Object(),
+                new java.util.Hashtable<>(Map.of(STARTUP_PROPERTY, "complete")));
         watcher = new BundleDirectoryWatcher(directory, Duration.ofMillis(250), Duration.ofSeconds(5));
         watcher.start();
         LOG.info("framework started bundles={} failed={}", changes.installed().size(), changes.failed());

@@ -97,7 +97,8 @@ final class CheckConfigCommand {
 
     private static ConfigCheck.Result check(Path bundles, Path file)
             throws IOException, BundleException, InterruptedException {
-        Path scratch = Files.createTempDirectory("rdma-node-agent-check-");
+        // Short: a file may put sockets under ${rdma.agent.stateDir} (demo.conf), and sun_path is 107 bytes.
+        Path scratch = Files.createTempDirectory("rna-check-");
         Felix felix = new Felix(properties(scratch));
         try {
             felix.init();

@@ -23,9 +23,15 @@ final class DemoHost {
     private static final Path SHM = Path.of("/dev/shm");
 
     static Path prepare(Path home) throws IOException {
-        Path dir = Files.isDirectory(SHM) && Files.isWritable(SHM)
-                ? Files.createTempDirectory(SHM, "rdma-node-agent-demo-")
-                : Files.createTempDirectory("rdma-node-agent-demo-");
+        return prepare(home, Files.isDirectory(SHM) && Files.isWritable(SHM) ? SHM
+                : Path.of(System.getProperty("java.io.tmpdir")));
+    }
+
+    /** In {@code parent}, after removing what killed demos left there. */
+    static Path prepare(Path home, Path parent) throws IOException {
+        DemoLeftovers.clean(parent);
+        Path dir = DemoLeftovers.create(parent);
+        DemoLeftovers.claim(dir);
         Files.createDirectories(dir.resolve("device-plugins"));
         Path recording = home.resolve(RECORDING);
         if (Files.isRegularFile(recording)) {

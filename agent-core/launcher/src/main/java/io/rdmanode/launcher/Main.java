@@ -128,6 +128,7 @@ public final class Main {
         if (failedStart) {
             code = EXIT_FAILURE;
         }
+        CdsArchive.stopTraining();
         demoDir.ifPresent(Main::deleteTree);
         log.info("stopped in {} ms", Duration.ofNanos(System.nanoTime() - started).toMillis());
         System.err.flush();
@@ -159,6 +160,7 @@ public final class Main {
                     ReadinessProbe.get(base.get() + "/status");
                     System.exit(0);
                 }
+                CdsArchive.makeIfMissing(options.home());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -49,6 +49,9 @@ final class ConfigMapper {
     /** {@code agent.runtime}, {@code agent.bundles} and every declared PID without the prefix. */
     private final Set<String> knownPaths;
 
+    /** Private property of a factory configuration: its 0-based position in the HOCON list. */
+    static final String INDEX = ".index";
+
     private final List<TargetConfiguration> configurations = new ArrayList<>();
     private final Map<String, Boolean> bundleSwitches = new TreeMap<>();
     private final Map<String, Object> runtime = new TreeMap<>();
@@ -194,8 +197,13 @@ final class ConfigMapper {
                 continue;
             }
             String namedPath = path + "[" + name + "]";
-            properties(namedPath, object, declared, true).ifPresent(p -> configurations.add(
-                    new TargetConfiguration(declared.pid(), name, namedPath, p)));
+            int index = i;
+            properties(namedPath, object, declared, true).ifPresent(p -> {
+                // The element's position, for factories where order means something (the first matching SR-IOV
+                // pool takes a VF). Private (leading dot): components see it, service properties do not.
+                p.put(INDEX, index);
+                configurations.add(new TargetConfiguration(declared.pid(), name, namedPath, p));
+            });
         }
     }
 

@@ -65,7 +65,13 @@ final class ValueConverter {
         }
         var invalid = schema.validate(text);
         if (invalid.isPresent()) {
-            throw new ConversionException(text + " is not allowed: " + invalid.get());
+            // Felix MetaType answers with message keys ("%greater than maximum"); for a String the bound is
+            // its length, which the message then has to say.
+            String why = invalid.get().startsWith("%") ? invalid.get().substring(1) : invalid.get();
+            if (schema.type() == AttributeType.STRING && (why.contains("maximum") || why.contains("minimum"))) {
+                why = "length " + text.length() + " is " + why + " length";
+            }
+            throw new ConversionException(text + " is not allowed: " + why);
         }
         return converted;
     }

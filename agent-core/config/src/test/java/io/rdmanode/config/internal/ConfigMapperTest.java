@@ -96,6 +96,8 @@ class ConfigMapperTest {
         assertThat(a.properties()).containsEntry("name", "hca_a").containsEntry("rdmaHcaMax", 100);
         assertThat((String[]) a.properties().get("selectors.vendors")).containsExactly("15b3");
         assertThat((Long[]) mapping.configurations().get(1).properties().get("sizes")).containsExactly(1024L, 2L);
+        assertThat(a.properties()).containsEntry(".index", 0);
+        assertThat(mapping.configurations().get(1).properties()).containsEntry(".index", 1);
     }
 
     @ParameterizedTest(name = "{0} -> {1}")

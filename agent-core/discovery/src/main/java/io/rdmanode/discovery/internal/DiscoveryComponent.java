@@ -8,24 +8,31 @@ import io.rdmanode.discovery.RdmaTopologyListener;
 import io.rdmanode.discovery.TopologyDiff;
 import io.rdmanode.discovery.internal.events.DiscoveryEngine;
 import io.rdmanode.discovery.internal.netlink.KernelEventListener;
-import io.rdmanode.discovery.internal.netlink.NetlinkException;
 import io.rdmanode.discovery.internal.netlink.RdmaNetnsModeReader;
 import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
 import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
+import io.rdmanode.discovery.internal.verbs.VerbsEventHints;
 import io.rdmanode.discovery.internal.verbs.VerbsTopologySource;
 import io.rdmanode.health.HealthCheck;
 import io.rdmanode.health.HealthStatus;
 import io.rdmanode.health.StatusSection;
+import io.rdmanode.netlink.NetlinkException;
+import io.rdmanode.verbs.RdmaVerbs;
+import io.rdmanode.verbs.VerbsException;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.osgi.service.component.ComponentConstants;
+import org.osgi.service.component.ComponentContext;
 import org.osgi.service.component.ComponentServiceObjects;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
@@ -35,8 +42,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The discovery service: picks the backend from configuration, keeps the snapshot current from kernel events
- * (live host) and a periodic rescan, and reports itself in {@code /status} and {@code /readyz}. A backend
- * change (or a new root) deactivates and reactivates the component: consumers see a fresh service.
+ * (live host: uevent, rtnetlink and, with the verbs bundle, verbs async events) and a periodic rescan, and
+ * reports itself in {@code /status}, {@code /readyz} and {@code /metrics}. Tuning keys apply in place
+ * ({@link #modified}); a backend change or a new root restarts the component: consumers see a fresh service.
  */
 @Component(service = {RdmaDiscovery.class, StatusSection.class, HealthCheck.class}, immediate = true,
            configurationPid = DiscoveryComponent.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)
@@ -58,8 +66,20 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
         @AttributeDefinition(description = "/dev mount point (character device nodes)")
         String devRoot() default "/dev";
 
-        @AttributeDefinition(description = "Safety-net full rescan period, milliseconds (0 = off)", min = "0")
+        @AttributeDefinition(description = "Safety-net full rescan period, milliseconds (0 = off); applied live",
+                min = "0")
         long rescanInterval() default 30000;
+
+        @AttributeDefinition(description = "Quiet time collecting a burst of kernel or verbs events into one"
+                + " incremental scan, milliseconds; applied live", min = "0", max = "1000")
+        long eventDebounce() default DiscoveryEngine.DEFAULT_DEBOUNCE_MS;
+    }
+
+    /** What a running instance cannot change in place: another source or another tree is another topology. */
+    private record Identity(String backend, String sysfsRoot, String devRoot) {
+        static Identity of(Config c) {
+            return new Identity(c.backend(), c.sysfsRoot(), c.devRoot());
+        }
     }
 
     private final DiscoveryEngine engine;
@@ -67,16 +87,35 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
             new java.util.concurrent.ConcurrentHashMap<>();
     private final KernelEventListener events;
     private final String eventsState;
+    private final Identity identity;
+    private final ComponentContext context;
+    private final boolean liveHost;
+    private final boolean verbsBackend;
+    private final VerbsEventHints verbsEvents;
+    private volatile RdmaVerbs verbs;
+    private final DiscoveryMetrics metrics;
 
     @Activate
-    public DiscoveryComponent(Config config) {
+    public DiscoveryComponent(Config config, ComponentContext context) {
+        this.identity = Identity.of(config);
+        this.context = context;
         SysfsRoot root = SysfsRoot.of(config.sysfsRoot(), config.devRoot());
         Supplier<NetnsMode> netns = root.isLiveHost() ? RdmaNetnsModeReader::read
                 : () -> NetnsMode.unknown("sysfsRoot " + root.sys() + " is a recording: RDMA netlink would describe"
                         + " the running kernel, not it");
         SysfsTopologySource sysfs = new SysfsTopologySource(root, netns);
-        TopologySource source = "verbs".equals(config.backend()) ? new VerbsTopologySource(sysfs) : sysfs;
+        this.liveHost = root.isLiveHost();
+        this.verbsBackend = "verbs".equals(config.backend());
+        TopologySource source = verbsBackend ? new VerbsTopologySource(sysfs, () -> verbs) : sysfs;
         this.engine = new DiscoveryEngine(source, config.rescanInterval());
+        engine.retune(config.rescanInterval(), config.eventDebounce());
+        this.verbsEvents = new VerbsEventHints(engine::requestScan);
+        engine.addListener((snapshot, diff) -> {
+            RdmaVerbs v = verbs;
+            if (v != null && !diff.devicesAdded().isEmpty()) {
+                v.refreshAsyncEventDevices();                   // a new device's port events, from now on
+            }
+        });
         KernelEventListener listener = null;
         String state;
         if (root.isLiveHost()) {
@@ -92,14 +131,87 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
         }
         this.events = listener;
         this.eventsState = state;
+        this.metrics = DiscoveryMetrics.register(context == null ? null : context.getBundleContext(), this::figures);
+    }
+
+    /**
+     * Tuning keys (rescan interval, event debounce) apply in place: the engine keeps its snapshot, revision,
+     * listeners and event sources, and the service registration stays, so consumers (device-plugin servers with
+     * their sockets and kubelet registrations) are not rebuilt for a tuning edit. Another backend or root is
+     * another topology: the component has SCR restart it, as a static change would. SCR holds this component's
+     * lock while it calls here and disabling needs it, so the restart runs on its own short-lived thread.
+     */
+    @Modified
+    void modified(Config config) {
+        if (!Identity.of(config).equals(identity)) {
+            LOG.info("discovery backend or roots changed ({} -> {}): restarting the component", identity,
+                    Identity.of(config));
+            String name = (String) context.getProperties().get(ComponentConstants.COMPONENT_NAME);
+            Thread restart = new Thread(() -> {
+                context.disableComponent(name);
+                context.enableComponent(name);
+            }, "rdma-agent-discovery-restart");
+            restart.setDaemon(true);
+            restart.start();
+            return;
+        }
+        engine.retune(config.rescanInterval(), config.eventDebounce());
+        LOG.info("discovery tuning applied rescanInterval={}ms eventDebounce={}ms", config.rescanInterval(),
+                config.eventDebounce());
     }
 
     @Deactivate
     void stop() {
+        metrics.close();
+        RdmaVerbs v = verbs;
+        if (v != null) {
+            v.removeAsyncEventListener(verbsEvents);
+        }
         if (events != null) {
             events.close();
         }
         engine.close();
+    }
+
+    /**
+     * The verbs bundle is optional: the sysfs backend needs nothing from it. When it is there, every device's
+     * async events (port up/down, GID changes, device fatal) trigger a rescan of that device on a live host,
+     * and the verbs backend queries through it. Dynamic and greedy, so that the verbs bundle starting after
+     * discovery (or being updated) changes no service registration.
+     */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+               policyOption = ReferencePolicyOption.GREEDY)
+    void bindVerbs(RdmaVerbs v) {
+        verbs = v;
+        if (liveHost) {
+            try {
+                v.addAsyncEventListener(verbsEvents);
+            } catch (VerbsException e) {
+                LOG.info("verbs async events unavailable ({}): InfiniBand port changes wait for the periodic rescan",
+                        e.getMessage());
+            }
+        }
+        if (verbsBackend) {
+            engine.rescanSoon();
+        }
+    }
+
+    void unbindVerbs(RdmaVerbs v) {
+        v.removeAsyncEventListener(verbsEvents);
+        if (verbs == v) {
+            verbs = null;
+            if (verbsBackend) {
+                engine.rescanSoon();
+            }
+        }
+    }
+
+    /** Figures for /status and /metrics. */
+    DiscoveryMetrics.Figures figures() {
+        HostSnapshot s = engine.snapshot();
+        DiscoveryEngine.Counters c = engine.counters();
+        return new DiscoveryMetrics.Figures(s.revision(), s.devices().size(), s.problems().size(), c.fullScans(),
+                c.incrementalScans(), c.failedScans(), c.kernelEvents(), verbsEvents.received());
     }
 
     /**
@@ -187,6 +299,10 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
         status.put("scans", Map.of("full", counters.fullScans(), "incremental", counters.incrementalScans(),
                 "failed", counters.failedScans()));
         status.put("kernelEvents", counters.kernelEvents());
+        RdmaVerbs v = verbs;
+        status.put("verbsEvents", Map.of("received", verbsEvents.received(), "devices",
+                v == null ? java.util.List.of() : v.asyncEventDevices().stream().sorted().toList()));
+        status.put("tuning", Map.of("rescanInterval", engine.rescanInterval(), "eventDebounce", engine.debounce()));
         return status;
     }
 

@@ -35,6 +35,8 @@ public final class StatusView {
             dm.put("name", d.name());
             d.pciFunction().ifPresent(p -> dm.put("pci", p.toString()));
             d.parentNetdev().ifPresent(p -> dm.put("parent", p));
+            d.parentPciFunction().ifPresent(p -> dm.put("parentPci", p.toString()));
+            dm.put("netDevices", d.netDevices());
             d.fwVersion().ifPresent(f -> dm.put("fw", f));
             dm.put("uverbs", charDevice(d.uverbs()));
             List<Object> ports = new ArrayList<>();

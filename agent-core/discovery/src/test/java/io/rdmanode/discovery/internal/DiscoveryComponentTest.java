@@ -33,7 +33,7 @@ class DiscoveryComponentTest {
     void twoConsumersShareOneServiceAndSeeTheSameRevision() throws Exception {
         Ttar.unpack(Path.of(getClass().getResource("/fixtures/sysfs/cx5-roce-sriov.ttar").toURI()), tmp);
         DiscoveryComponent c = new DiscoveryComponent(config(Map.of("sysfsRoot", tmp.resolve("sys").toString(),
-                "devRoot", tmp.resolve("dev").toString(), "rescanInterval", 0L)));
+                "devRoot", tmp.resolve("dev").toString(), "rescanInterval", 0L)), null);
         try {
             RdmaDiscovery service = c;
             List<Long> a = new CopyOnWriteArrayList<>();
@@ -87,5 +87,6 @@ class DiscoveryComponentTest {
         assertThat(c.sysfsRoot()).isEqualTo("/sys");
         assertThat(c.devRoot()).isEqualTo("/dev");
         assertThat(c.rescanInterval()).isEqualTo(30000L);
+        assertThat(c.eventDebounce()).isEqualTo(15L);
     }
 }

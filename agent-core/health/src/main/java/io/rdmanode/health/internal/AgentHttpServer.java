@@ -79,7 +79,8 @@ public final class AgentHttpServer {
     @Activate
     public AgentHttpServer(Config config, BundleContext context) {
         AgentInfo agent = AgentInfo.of(context.getProperty(VERSION_PROPERTY),
-                context.getProperty(STARTED_AT_PROPERTY), Instant.now());
+                context.getProperty(STARTED_AT_PROPERTY), Instant.now())
+                .withCds(context.getProperty(AgentInfo.CDS_PROPERTY));
         HealthSources sources = new OsgiHealthSources(context, () -> checks, () -> scr, agent);
         this.server = new HealthHttpServer(new InetSocketAddress(config.host(), config.port()), config.threads(),
                 sources, Clock.systemUTC());

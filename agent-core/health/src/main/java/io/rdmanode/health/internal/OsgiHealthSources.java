@@ -17,6 +17,7 @@ final class OsgiHealthSources implements HealthSources {
     private final Supplier<ServiceComponentRuntime> scr;
     private final AgentInfo agent;
     private final HealthCheck unresolvedBundles;
+    private final HealthCheck startup;
 
     OsgiHealthSources(BundleContext context, Supplier<List<HealthCheck>> checks,
                       Supplier<ServiceComponentRuntime> scr, AgentInfo agent) {
@@ -25,6 +26,8 @@ final class OsgiHealthSources implements HealthSources {
         this.scr = scr;
         this.agent = agent;
         this.unresolvedBundles = new UnresolvedBundlesCheck(context::getBundles);
+        boolean signalled = context.getProperty(StartupCheck.SIGNAL_PROPERTY) != null;
+        this.startup = new StartupCheck(context::getBundles, () -> !signalled || launcherDone(context));
     }
 
     @Override
@@ -32,7 +35,16 @@ final class OsgiHealthSources implements HealthSources {
         List<HealthCheck> current = checks.get();
         List<HealthCheck> all = new java.util.ArrayList<>(current == null ? List.of() : current);
         all.add(unresolvedBundles);
+        all.add(startup);
         return all;
+    }
+
+    private static boolean launcherDone(BundleContext context) {
+        try {
+            return context.getServiceReferences((String) null, StartupCheck.COMPLETE_FILTER) != null;
+        } catch (org.osgi.framework.InvalidSyntaxException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     @Override

@@ -47,6 +47,9 @@ final class StatusDocument {
         member.put("uptimeSeconds", Math.max(0, Duration.between(agent.startedAt(), now).toSeconds()));
         member.put("java", agent.java());
         member.put("pid", agent.pid());
+        if (agent.cds() != null) {
+            member.put("cds", agent.cds());
+        }
         return member;
     }
 

@@ -20,13 +20,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One resource's gRPC server: owns the socket file, the registration with kubelet, serving again and
- * re-registering after a kubelet restart, and bounded shutdown. {@link #reconcile()} runs on the host's
- * registrar thread only; {@link #devicesChanged()} and {@link #close()} may come from any thread.
+ * re-registering after a kubelet restart, and bounded shutdown. {@link #reconcileCoalesced()} runs on the host's
+ * registrar threads, one call at a time per server (servers register in parallel); {@link #devicesChanged()}
+ * and {@link #close()} may come from any thread. Closing cancels a {@code Register} call in flight.
  */
 final class DevicePluginServer implements ServedResource {
 
@@ -35,7 +38,8 @@ final class DevicePluginServer implements ServedResource {
 
     private final DevicePlugin plugin;
     private final String resource;
-    private final HostSettings settings;
+    private final Supplier<HostSettings> tuning;        // timeouts may change while serving (@Modified)
+    private final HostSettings settings;                // directories and mode: fixed for the host's life
     private final UdsTransport transport;
     private final Path socket;
     private final Runnable onClose;
@@ -49,12 +53,16 @@ final class DevicePluginServer implements ServedResource {
     private volatile boolean registered;
     private volatile boolean closed;
     private volatile String lastError = "";
-    private int failureStreak;
+    private volatile ManagedChannel inFlight;          // the Register call's channel, cancelled by close()
+    private final AtomicInteger reconcileRequests = new AtomicInteger();
+    private volatile int failureStreak;
 
-    DevicePluginServer(DevicePlugin plugin, HostSettings settings, UdsTransport transport, Runnable onClose) {
+    DevicePluginServer(DevicePlugin plugin, Supplier<HostSettings> tuning, UdsTransport transport,
+                       Runnable onClose) {
         this.plugin = plugin;
         this.resource = plugin.resourceName();
-        this.settings = settings;
+        this.tuning = tuning;
+        this.settings = tuning.get();
         this.transport = transport;
         this.socket = settings.socketDir().resolve(ResourceNames.socketFileName(resource));
         this.onClose = onClose;
@@ -81,10 +89,28 @@ final class DevicePluginServer implements ServedResource {
     }
 
     /**
+     * {@link #reconcile()}, never twice at once for this server: a call that arrives while one runs makes the
+     * running one go round again (after a kubelet restart the watch fires for every file it touched) and
+     * returns at once. Returns false when a retry is needed soon.
+     */
+    boolean reconcileCoalesced() {
+        if (reconcileRequests.getAndIncrement() != 0) {
+            return true;
+        }
+        int requests = 1;
+        boolean done;
+        do {
+            done = reconcile();
+            requests = reconcileRequests.addAndGet(-requests);
+        } while (requests != 0);
+        return done;
+    }
+
+    /**
      * Serves again when the socket is gone and registers when kubelet's socket is new or registration failed.
      * Returns false when a retry is needed soon.
      */
-    boolean reconcile() {
+    private boolean reconcile() {
         Optional<String> kubelet;
         synchronized (lock) {
             if (closed) {
@@ -125,7 +151,7 @@ final class DevicePluginServer implements ServedResource {
                 return true;
             }
         }
-        return register(kubelet.get());
+        return register();
     }
 
     /**
@@ -165,19 +191,28 @@ final class DevicePluginServer implements ServedResource {
         }
     }
 
-    private boolean register(String kubeletId) {
+    private boolean register() {
         ManagedChannel channel = transport.dial(settings.kubeletSocket());
+        inFlight = channel;
         try {
+            if (closed) {
+                return true;                           // close() came between the check and the dial
+            }
             RegisterRequest request = RegisterRequest.newBuilder().setVersion(API_VERSION)
                     .setEndpoint(socket.getFileName().toString()).setResourceName(resource)
                     .setOptions(ProtoMapping.options(plugin.options())).build();
             RegistrationGrpc.newBlockingStub(channel)
-                    .withDeadlineAfter(settings.registrationTimeout(), TimeUnit.MILLISECONDS).register(request);
+                    .withDeadlineAfter(tuning.get().registrationTimeout(), TimeUnit.MILLISECONDS).register(request);
+            // The kubelet that answered is the one behind kubelet.sock now, not necessarily the one whose file
+            // was there before the dial: a restarting kubelet deletes our socket first and replaces kubelet.sock
+            // afterwards, and a dial in between reaches the new kubelet. Had that kubelet been replaced again
+            // since it answered, it would have deleted our socket as well, and that brings us back here.
+            Optional<String> dialled = SocketIdentity.of(settings.kubeletSocket());
             synchronized (lock) {
                 if (closed) {
                     return true;
                 }
-                registeredWith = Optional.of(kubeletId);
+                registeredWith = dialled;
                 registered = true;
             }
             stats.registrations.increment();
@@ -187,9 +222,15 @@ final class DevicePluginServer implements ServedResource {
                     settings.kubeletSocket());
             return true;
         } catch (StatusRuntimeException e) {
+            if (closed) {
+                LOG.debug("registration of resource={} cancelled: the resource is closed", resource);
+                return true;
+            }
             stats.registrationFailures.increment();
-            return failed("register with " + settings.kubeletSocket() + " failed: " + e.getStatus());
+            return failed("register with " + settings.kubeletSocket() + " failed: "
+                    + GrpcErrors.oneLine(e.getStatus()));
         } finally {
+            inFlight = null;
             channel.shutdownNow();
         }
     }
@@ -241,10 +282,10 @@ final class DevicePluginServer implements ServedResource {
         }
         streams.completeAll();
         server.shutdown();
+        long timeout = tuning.get().shutdownTimeout();
         try {
-            if (!server.awaitTermination(settings.shutdownTimeout(), TimeUnit.MILLISECONDS)) {
-                LOG.warn("forcing stop resource={}: calls still running after {} ms", resource,
-                        settings.shutdownTimeout());
+            if (!server.awaitTermination(timeout, TimeUnit.MILLISECONDS)) {
+                LOG.warn("forcing stop resource={}: calls still running after {} ms", resource, timeout);
                 server.shutdownNow().awaitTermination(1, TimeUnit.SECONDS);
             }
         } catch (InterruptedException e) {
@@ -285,6 +326,12 @@ final class DevicePluginServer implements ServedResource {
             }
             closed = true;
             registered = false;
+            // A Register still in flight would make kubelet dial back to this socket, wait out gRPC's 1 s
+            // back-off once it is gone and attach to whichever server binds the name next: cancel it.
+            ManagedChannel pending = inFlight;
+            if (pending != null) {
+                pending.shutdownNow();
+            }
             stopServer();
         }
         onClose.run();

@@ -44,6 +44,16 @@ public record HostSettings(Path pluginDir, Path kubeletSocket, long registration
                 ioThreads, mode, registryDir);
     }
 
+    /**
+     * Whether {@code other} puts the sockets in the same places the same way: everything but the timeouts and
+     * the resync interval, which a running host takes over in place.
+     */
+    public boolean sameSockets(HostSettings other) {
+        return pluginDir.equals(other.pluginDir) && kubeletSocket.equals(other.kubeletSocket)
+                && ioThreads == other.ioThreads && registration == other.registration
+                && registryDir.equals(other.registryDir);
+    }
+
     public boolean watcher() {
         return registration == Registration.WATCHER;
     }

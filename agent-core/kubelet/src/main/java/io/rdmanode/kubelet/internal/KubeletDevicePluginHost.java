@@ -11,11 +11,13 @@ import java.nio.file.Files;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -24,21 +26,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The device-plugin host as a plain class: shared transport, one registrar thread that serves sockets again
- * and (re-)registers, the directory watch that wakes it, and a periodic safety-net check.
+ * The device-plugin host as a plain class: shared transport, a registrar that serves sockets again and
+ * (re-)registers every resource in parallel (one slow or closing resource never holds up the others), the
+ * directory watch that wakes it, and a periodic safety-net check. Timeouts and the resync interval can be
+ * changed while serving ({@link #retune}); directories and the registration mode are fixed for its life.
  */
 public final class KubeletDevicePluginHost implements DevicePluginHost, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(KubeletDevicePluginHost.class);
     private static final long FIRST_RETRY_MILLIS = 50;
 
-    private final HostSettings settings;
+    private final HostSettings settings;                 // directories and mode, fixed
+    private volatile HostSettings tuning;                // the same plus the current timeouts
     private final ExecutorService rpc;
-    private final ScheduledExecutorService registrar;
+    private final ScheduledExecutorService registrar;    // timers only: the work runs on `workers`
+    private final ExecutorService workers;
+    private volatile ScheduledFuture<?> resync;
     private final UdsTransport transport;
     private final PluginDirWatcher watcher;
     private final Map<String, DevicePluginServer> servers = new ConcurrentSkipListMap<>();
     private final AtomicBoolean reconcilePending = new AtomicBoolean();
+    private final Optional<String> problem;
 
     /**
      * The device-plugins directory belongs to kubelet and is not created here; while it is missing, plugins
@@ -48,15 +56,54 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
      */
     public KubeletDevicePluginHost(HostSettings settings) throws IOException {
         this.settings = settings.resolved();
+        this.tuning = this.settings;
         LOG.info("device-plugin host registration={} sockets in {}", this.settings.registration(),
                 this.settings.socketDir());
+        this.problem = ResourceNames.socketDirProblem(this.settings.socketDir());
+        problem.ifPresent(p -> LOG.error("cannot serve device plugins: {}", p));
+        if (problem.isEmpty()) {
+            StaleSockets.clean(this.settings.socketDir());
+        }
         this.rpc = Executors.newCachedThreadPool(named("rdma-agent-kubelet-rpc-"));
         this.registrar = Executors.newSingleThreadScheduledExecutor(named("rdma-agent-kubelet-registrar"));
+        this.workers = Executors.newCachedThreadPool(named("rdma-agent-kubelet-register-"));
         this.transport = new UdsTransport(this.settings.ioThreads(), "rdma-agent-kubelet-io", rpc);
         this.watcher = new PluginDirWatcher(this.settings.socketDir(), this::reconcileAllSoon);
         watcher.start();
-        registrar.scheduleWithFixedDelay(this::reconcileAll, this.settings.resyncInterval(),
-                this.settings.resyncInterval(), TimeUnit.MILLISECONDS);
+        this.resync = scheduleResync(this.settings.resyncInterval());
+    }
+
+    private ScheduledFuture<?> scheduleResync(long interval) {
+        return registrar.scheduleWithFixedDelay(this::reconcileAll, interval, interval, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Applies new timeouts and resync interval in place: no socket is closed and nothing registers again. Only
+     * the fields that {@link HostSettings#sameSockets} leaves out may differ from the running settings.
+     *
+     * @throws IllegalArgumentException when the directories, kubelet socket, mode or I/O threads differ
+     */
+    public void retune(HostSettings next) {
+        HostSettings resolved = next.resolved();
+        if (!settings.sameSockets(resolved)) {
+            throw new IllegalArgumentException("only timeouts and the resync interval change in place");
+        }
+        HostSettings before = tuning;
+        tuning = resolved;
+        if (before.resyncInterval() != resolved.resyncInterval()) {
+            resync.cancel(false);
+            resync = scheduleResync(resolved.resyncInterval());
+        }
+        LOG.info("device-plugin host retuned registrationTimeout={}ms shutdownTimeout={}ms resyncInterval={}ms",
+                resolved.registrationTimeout(), resolved.shutdownTimeout(), resolved.resyncInterval());
+    }
+
+    UdsTransport transport() {
+        return transport;
+    }
+
+    HostSettings tuning() {
+        return tuning;
     }
 
     @Override
@@ -65,7 +112,11 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
         ResourceNames.problem(resource).ifPresent(p -> {
             throw new IllegalArgumentException(p);
         });
-        DevicePluginServer server = new DevicePluginServer(plugin, settings, transport,
+        if (problem.isPresent()) {
+            throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, resource,
+                    "cannot serve resource " + resource + ": " + problem.get());
+        }
+        DevicePluginServer server = new DevicePluginServer(plugin, this::tuning, transport,
                 () -> servers.remove(resource));
         if (servers.putIfAbsent(resource, server) != null) {
             throw new IllegalArgumentException("resource " + resource + " is already served");
@@ -90,14 +141,15 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
         }
     }
 
+    /** Every server on its own worker: a Register waiting on kubelet delays no other resource. */
     private void reconcileAll() {
-        servers.values().forEach(this::reconcile);
+        servers.values().forEach(server -> submit(() -> reconcile(server), 0));
     }
 
     private void reconcile(DevicePluginServer server) {
         try {
-            if (!server.reconcile()) {
-                long delay = Math.min(settings.resyncInterval(),
+            if (!server.reconcileCoalesced()) {
+                long delay = Math.min(tuning.resyncInterval(),
                         FIRST_RETRY_MILLIS << Math.min(server.failureStreak(), 10));
                 submit(() -> reconcile(server), delay);
             }
@@ -108,7 +160,11 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
 
     private void submit(Runnable task, long delayMillis) {
         try {
-            registrar.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+            if (delayMillis <= 0) {
+                workers.execute(task);
+            } else {
+                registrar.schedule(() -> submit(task, 0), delayMillis, TimeUnit.MILLISECONDS);
+            }
         } catch (RejectedExecutionException e) {
             LOG.debug("host stopping; registration check dropped");
         }
@@ -129,6 +185,7 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("registration", settings.registration().name().toLowerCase(java.util.Locale.ROOT));
         m.put("socketDir", settings.socketDir().toString());
+        problem.ifPresent(p -> m.put("error", p));
         if (!settings.watcher()) {
             m.put("kubeletSocket", settings.kubeletSocket().toString());
             m.put("kubeletSocketPresent", kubeletPresent());
@@ -168,19 +225,29 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
         return m;
     }
 
-    /** Stops every server (each bounded by the shutdown timeout), the watch, the registrar and the event loops. */
+    /** Why no plugin can be served (the socket directory is too long for {@code sun_path}); empty when fine. */
+    public Optional<String> problem() {
+        return problem;
+    }
+
+    /**
+     * Stops every server (each bounded by the shutdown timeout, Register calls in flight cancelled), the watch,
+     * the registrar and the event loops.
+     */
     @Override
     public void close() {
         watcher.close();
         registrar.shutdownNow();
         List.copyOf(servers.values()).forEach(DevicePluginServer::close);
+        workers.shutdownNow();
+        long timeout = tuning.shutdownTimeout();
         try {
-            registrar.awaitTermination(settings.shutdownTimeout(), TimeUnit.MILLISECONDS);
+            workers.awaitTermination(timeout, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         rpc.shutdown();
-        transport.close(settings.shutdownTimeout());
+        transport.close(timeout);
         rpc.shutdownNow();
     }
 

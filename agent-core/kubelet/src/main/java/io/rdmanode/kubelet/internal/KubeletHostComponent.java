@@ -17,6 +17,7 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
@@ -24,10 +25,15 @@ import org.osgi.service.metatype.annotations.Option;
 
 /**
  * The device-plugin host as an OSGi service, with its {@code kubelet} health check (READY: every served
- * resource is registered, or kubelet is not there yet) and {@code /status} section. A settings change restarts the host, and with it
- * every plugin bundle's servers (SCR reactivates the dependents).
+ * resource is registered, or kubelet is not there yet) and {@code /status} section.
+ *
+ * <p>Settings changes ({@link #modified}): the timeouts and the resync interval are tuning and apply in place,
+ * because closing a socket makes kubelet mark the resource unallocatable until it is registered again (and
+ * kubelet 1.26 may kill a pod it re-admits in that window). The directories, the kubelet socket, the mode and
+ * the I/O threads decide where the sockets are: a change there restarts the host, and with it every plugin
+ * bundle's servers (its {@link DevicePluginHost} service is withdrawn and offered again).
  */
-@Component(service = {DevicePluginHost.class, HealthCheck.class, StatusSection.class},
+@Component(service = {HealthCheck.class, StatusSection.class}, immediate = true,
         configurationPid = KubeletHostComponent.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = KubeletHostComponent.Config.class)
 public final class KubeletHostComponent implements DevicePluginHost, HealthCheck, StatusSection {
@@ -37,7 +43,11 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
     @ObjectClassDefinition(name = "Kubelet device-plugin host",
             description = "Where kubelet's device-plugin sockets live and how registration behaves")
     public @interface Config {
-        @AttributeDefinition(description = "kubelet's device-plugins directory; plugin sockets are created here")
+        // MetaType bounds a String's length (checked by the config bridge before anything applies, with file,
+        // line and key); the host checks the byte length again, for non-ASCII paths, and reports in /readyz.
+        @AttributeDefinition(description = "kubelet's device-plugins directory; plugin sockets are created here."
+                + " At most " + ResourceNames.MAX_SOCKET_DIR + " characters: every socket path must fit sun_path ("
+                + ResourceNames.SUN_PATH_MAX + " bytes)", min = "1", max = "" + ResourceNames.MAX_SOCKET_DIR)
         String pluginDir() default "/var/lib/kubelet/device-plugins";
 
         @AttributeDefinition(description = "kubelet's registration socket, relative to pluginDir")
@@ -65,21 +75,80 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
                     @Option(label = "watcher", value = "watcher")})
         String registration() default "auto";
 
-        @AttributeDefinition(description = "kubelet's plugin-watcher directory")
+        @AttributeDefinition(description = "kubelet's plugin-watcher directory. At most "
+                + ResourceNames.MAX_SOCKET_DIR + " characters, as pluginDir", min = "1",
+                max = "" + ResourceNames.MAX_SOCKET_DIR)
         String pluginsRegistryDir() default "/var/lib/kubelet/plugins_registry";
     }
 
-    private final KubeletDevicePluginHost host;
-    private final org.osgi.framework.ServiceRegistration<?> metrics;
+    private final org.osgi.framework.BundleContext context;
+    private volatile KubeletDevicePluginHost host;
+    private org.osgi.framework.ServiceRegistration<?> metrics;          // guarded by this
+    private org.osgi.framework.ServiceRegistration<?> hostService;      // guarded by this
 
     @Activate
     public KubeletHostComponent(Config config, org.osgi.framework.BundleContext context) throws IOException {
+        this.context = context;
+        start(settings(config));
+    }
+
+    static HostSettings settings(Config config) {
         Path dir = Path.of(config.pluginDir());
-        this.host = new KubeletDevicePluginHost(new HostSettings(dir, dir.resolve(config.kubeletSocket()),
+        return new HostSettings(dir, dir.resolve(config.kubeletSocket()),
                 config.registrationTimeout(), config.shutdownTimeout(), config.resyncInterval(),
                 config.ioThreads(), HostSettings.Registration.valueOf(config.registration().toUpperCase(Locale.ROOT)),
-                Path.of(config.pluginsRegistryDir())));
-        this.metrics = registerMetrics(context, host);
+                Path.of(config.pluginsRegistryDir()));
+    }
+
+    /**
+     * The host, its metrics and its {@link DevicePluginHost} service. The service is registered here rather
+     * than by SCR so that a restart of the host ({@link #modified}) withdraws it and offers it again: the plugin
+     * components holding it are deactivated and activated on the new host, as a reactivation of this component
+     * would do, while its health check and status section stay.
+     */
+    private synchronized void start(HostSettings settings) throws IOException {
+        KubeletDevicePluginHost started = new KubeletDevicePluginHost(settings);
+        this.host = started;
+        this.metrics = registerMetrics(context, started);
+        this.hostService = context.registerService(DevicePluginHost.class, started, null);
+    }
+
+    private synchronized void close() {
+        if (hostService != null) {
+            hostService.unregister();          // the plugin components close their servers now
+            hostService = null;
+        }
+        if (metrics != null) {
+            metrics.unregister();
+            metrics = null;
+        }
+        host.close();
+    }
+
+    /**
+     * Tuning (timeouts, resync interval) applies in place: no socket closes, nothing registers again. A change
+     * that moves the sockets (directories, kubelet socket, mode, I/O threads) restarts the host: its service is
+     * withdrawn (the plugin components stop serving), the host stops, a new one starts and is offered again.
+     */
+    @Modified
+    void modified(Config config) throws IOException {
+        HostSettings next = settings(config);
+        try {
+            host.retune(next);
+        } catch (IllegalArgumentException socketsMoved) {
+            org.slf4j.LoggerFactory.getLogger(KubeletHostComponent.class).info(
+                    "device-plugin sockets move (directories, kubelet socket, mode or I/O threads changed): restarting"
+                            + " the host");
+            synchronized (this) {
+                close();
+                start(next);
+            }
+        }
+    }
+
+    /** Test access: the settings in force. */
+    HostSettings tuning() {
+        return host.tuning();
     }
 
     /**
@@ -100,10 +169,7 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
 
     @Deactivate
     void stop() {
-        if (metrics != null) {
-            metrics.unregister();
-        }
-        host.close();
+        close();
     }
 
     @Override
@@ -128,6 +194,9 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
 
     @Override
     public HealthStatus check() {
+        if (host.problem().isPresent()) {
+            return HealthStatus.failing("cannot serve device plugins: " + host.problem().get());
+        }
         Map<String, String> unregistered = host.unregistered();
         if (unregistered.isEmpty()) {
             return HealthStatus.ok(host.figures().size() + " resource(s) registered with kubelet");

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.kubelet.internal;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -35,8 +39,62 @@ public final class ResourceNames {
         return Optional.empty();
     }
 
-    /** The plugin's socket file name in the device-plugins directory, e.g. {@code rdma-node-agent.rdma_hca_a.sock}. */
+    /** Every socket file of ours starts with this; the start-up clean-up touches nothing else. */
+    public static final String SOCKET_PREFIX = "rdma-node-agent.";
+    public static final String SOCKET_SUFFIX = ".sock";
+    /**
+     * Longest socket file name, in bytes. A resource name may have 317 characters but {@code sun_path} holds 107
+     * bytes for the whole path, so names are bounded: kubelet's {@code /var/lib/kubelet/device-plugins/} (32)
+     * plus 48 leaves room, and the agent's own view of the directory may be 58 bytes long.
+     */
+    public static final int MAX_SOCKET_NAME = 48;
+    /** {@code sun_path} is 108 bytes on Linux, one of them the terminating NUL. */
+    public static final int SUN_PATH_MAX = 107;
+    /** Longest socket directory, in bytes: a directory, '/', a name of {@link #MAX_SOCKET_NAME}. */
+    public static final int MAX_SOCKET_DIR = SUN_PATH_MAX - 1 - MAX_SOCKET_NAME;
+    private static final int HASH_CHARS = 8;
+
+    /**
+     * The plugin's socket file name, e.g. {@code rdma-node-agent.rdma_hca_a.sock}: the resource name with '/' as
+     * '_' (a domain holds no '_', so distinct names stay distinct) while that fits {@link #MAX_SOCKET_NAME};
+     * otherwise its head and a hash of the whole name, so that it is still stable across restarts and readable.
+     */
     public static String socketFileName(String resourceName) {
-        return "rdma-node-agent." + resourceName.replace('/', '_') + ".sock";
+        String plain = SOCKET_PREFIX + resourceName.replace('/', '_') + SOCKET_SUFFIX;
+        if (plain.getBytes(StandardCharsets.UTF_8).length <= MAX_SOCKET_NAME) {
+            return plain;
+        }
+        String hash = "-" + sha256Hex(resourceName).substring(0, HASH_CHARS);
+        int room = MAX_SOCKET_NAME - SOCKET_PREFIX.length() - SOCKET_SUFFIX.length() - hash.length();
+        String head = resourceName.replace('/', '_').substring(0, room);    // names are ASCII: chars are bytes
+        return SOCKET_PREFIX + head + hash + SOCKET_SUFFIX;
+    }
+
+    /**
+     * Why no plugin socket can be created in {@code dir}: the longest socket name would not fit {@code sun_path}
+     * (bind fails with ENAMETOOLONG). Empty when every socket fits.
+     */
+    public static Optional<String> socketDirProblem(Path dir) {
+        int bytes = dir.toString().getBytes(StandardCharsets.UTF_8).length;
+        int max = MAX_SOCKET_DIR;
+        if (bytes <= max) {
+            return Optional.empty();
+        }
+        return Optional.of("directory '" + dir + "' is " + bytes + " bytes long; plugin socket paths must fit"
+                + " sun_path (" + SUN_PATH_MAX + " bytes) with names of up to " + MAX_SOCKET_NAME
+                + " bytes, so the directory may have at most " + max + " bytes");
+    }
+
+    private static String sha256Hex(String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            StringBuilder hex = new StringBuilder();
+            for (byte b : digest) {
+                hex.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
+            }
+            return hex.toString();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        }
     }
 }

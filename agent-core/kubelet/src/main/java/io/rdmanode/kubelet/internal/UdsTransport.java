@@ -19,6 +19,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * gRPC over Unix domain sockets with Netty epoll (java-stack.md §3): one event loop group shared by every
@@ -28,6 +29,8 @@ public final class UdsTransport implements AutoCloseable {
 
     private final EventLoopGroup group;
     private final Executor executor;
+    /** Tests only: runs just before a dial, to make a kubelet restart land at the worst moment. */
+    volatile Consumer<Path> beforeDial = socket -> { };
 
     /**
      * @param threads  event loop threads
@@ -52,6 +55,7 @@ public final class UdsTransport implements AutoCloseable {
     }
 
     public ManagedChannel dial(Path socket) {
+        beforeDial.accept(socket);
         // grpc-java sends the socket path as :authority over UDS, which strict HTTP/2 servers reject.
         return NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
                 .channelType(EpollDomainSocketChannel.class).eventLoopGroup(group).executor(executor)

@@ -55,6 +55,9 @@ public final class FakeKubelet implements AutoCloseable {
     private final Map<String, PluginConnection> plugins = new ConcurrentHashMap<>();
     private volatile Server server;
     private volatile long startedNanos;
+    private final Map<String, java.util.concurrent.CountDownLatch> held = new ConcurrentHashMap<>();
+    private final List<String> cancelledRegistrations = new CopyOnWriteArrayList<>();
+    private final List<String> arrivedRegistrations = new CopyOnWriteArrayList<>();
 
     public FakeKubelet(Path dir) {
         this.dir = dir;
@@ -90,19 +93,70 @@ public final class FakeKubelet implements AutoCloseable {
     /** Stop, delete every socket and file but the checkpoint (kubelet's device manager does), start again. */
     public synchronized void restart() {
         stop();
+        deletePluginFiles();
+        start();
+    }
+
+    /** The kubelet process dies: nothing answers on kubelet.sock any more, but the file stays. */
+    public synchronized void kill() {
+        if (server != null) {
+            server.shutdownNow();
+            awaitQuietly(server);
+            server = null;
+        }
+        plugins.values().forEach(PluginConnection::close);
+        plugins.clear();
+    }
+
+    /**
+     * The first half of a restart as kubelet 1.26 orders it: the new kubelet deletes every plugin socket while
+     * the old {@code kubelet.sock} file is still there; {@link #replaceSocket()} is the second half.
+     */
+    public synchronized void deletePluginFiles() {
         try (Stream<Path> files = Files.list(dir)) {
             files.filter(p -> !Files.isDirectory(p))
                     .filter(p -> !p.getFileName().toString().equals("kubelet_internal_checkpoint"))
+                    .filter(p -> !p.equals(socket()))
                     .forEach(FakeKubelet::deleteQuietly);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The second half of a restart: a new kubelet.sock (and a new server behind it) replaces the old one. */
+    public synchronized void replaceSocket() {
+        stop();
         start();
     }
 
     /** {@link System#nanoTime()} when kubelet.sock was last created. */
     public long startedNanos() {
         return startedNanos;
+    }
+
+    /**
+     * {@code Register} calls for {@code resource} arrive but get no answer until {@link #release} (a kubelet
+     * busy elsewhere); a call the plugin cancels meanwhile is recorded in {@link #cancelledRegistrations()}.
+     */
+    public void hold(String resource) {
+        held.put(resource, new java.util.concurrent.CountDownLatch(1));
+    }
+
+    public void release(String resource) {
+        var latch = held.remove(resource);
+        if (latch != null) {
+            latch.countDown();
+        }
+    }
+
+    /** Resources whose Register call arrived (answered or not), in arrival order. */
+    public List<String> arrivedRegistrations() {
+        return List.copyOf(arrivedRegistrations);
+    }
+
+    /** Resources whose held Register call the plugin cancelled. */
+    public List<String> cancelledRegistrations() {
+        return List.copyOf(cancelledRegistrations);
     }
 
     public List<Registration> registrations() {
@@ -151,6 +205,11 @@ public final class FakeKubelet implements AutoCloseable {
         @Override
         public void register(RegisterRequest request, StreamObserver<io.rdmanode.kubelet.internal.v1beta1.Empty> out) {
             long now = System.nanoTime();
+            arrivedRegistrations.add(request.getResourceName());
+            var latch = held.get(request.getResourceName());
+            if (latch != null && !awaitOrCancelled(latch, request.getResourceName())) {
+                return;
+            }
             if (!request.getVersion().equals("v1beta1")) {
                 out.onError(Status.INVALID_ARGUMENT.withDescription("unsupported API version "
                         + request.getVersion()).asRuntimeException());
@@ -279,6 +338,23 @@ public final class FakeKubelet implements AutoCloseable {
 
         void close() {
             channel.shutdownNow();
+        }
+    }
+
+    /** False when the caller cancelled the call while it was held. */
+    private boolean awaitOrCancelled(java.util.concurrent.CountDownLatch latch, String resource) {
+        io.grpc.Context context = io.grpc.Context.current();
+        try {
+            while (!latch.await(5, TimeUnit.MILLISECONDS)) {
+                if (context.isCancelled()) {
+                    cancelledRegistrations.add(resource);
+                    return false;
+                }
+            }
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

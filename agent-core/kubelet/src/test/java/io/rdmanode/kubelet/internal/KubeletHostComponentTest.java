@@ -29,6 +29,11 @@ class KubeletHostComponentTest {
     /** Services the component registers itself (its metrics collector), captured by a minimal bundle context. */
     private final List<Object> registered = new java.util.concurrent.CopyOnWriteArrayList<>();
 
+
+    private static KubeletHostComponent.Config config(Map<String, Object> properties) {
+        return Converters.standardConverter().convert(properties).to(KubeletHostComponent.Config.class);
+    }
+
     private KubeletHostComponent component(Map<String, Object> properties) throws Exception {
         BundleContext context = (BundleContext) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {BundleContext.class}, (proxy, method, args) -> {
@@ -44,8 +49,7 @@ class KubeletHostComponentTest {
                     }
                     throw new UnsupportedOperationException(method.getName());
                 });
-        return new KubeletHostComponent(Converters.standardConverter().convert(properties)
-                .to(KubeletHostComponent.Config.class), context);
+        return new KubeletHostComponent(config(properties), context);
     }
 
     @Test
@@ -120,5 +124,70 @@ class KubeletHostComponentTest {
         assertThat(defaults.kubeletSocket()).isEqualTo("kubelet.sock");
         assertThat(defaults.registration()).isEqualTo("auto");
         assertThat(defaults.pluginsRegistryDir()).isEqualTo("/var/lib/kubelet/plugins_registry");
+    }
+
+    /** Issue 8 item 18: a kubelet that refuses connections makes /readyz say so in one line, not 4 KB of Netty. */
+    @Test
+    void notReadyTextIsOneLineWithTheCauseWhenKubeletRefusesConnections() throws Exception {
+        KubeletHostComponent host = component(Map.of("pluginDir", dir.toString(), "resyncInterval", 200L,
+                "registration", "classic"));
+        try (var dead = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+            dead.bind(java.net.UnixDomainSocketAddress.of(dir.resolve("kubelet.sock")));
+            dead.close();                                   // the file stays; connecting is refused
+            host.serve(new TestPlugin("rdma/a", List.of(new Device("a-0", true, List.of()))));
+
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !host.check().ok());
+            String text = host.check().message();
+            assertThat(text).contains("rdma/a").containsIgnoringCase("connection refused").doesNotContain("\n")
+                    .doesNotContain("\tat ").doesNotContain("Exception:");
+            assertThat(text.length()).isLessThan(400);
+        } finally {
+            host.stop();
+        }
+    }
+
+    /**
+     * Issue 9 item 4: timeouts and the resync interval apply in place, so a save that changes them closes no
+     * socket and registers nothing again; moving the sockets restarts the component.
+     */
+    @Test
+    void tuningAppliesInPlaceAndOnlyMovingTheSocketsRestarts() throws Exception {
+        Map<String, Object> first = Map.of("pluginDir", dir.toString(), "registration", "classic");
+        KubeletHostComponent host = component(first);
+        Object hostService = registered.stream().filter(s -> s instanceof io.rdmanode.kubelet.DevicePluginHost)
+                .findFirst().orElseThrow();
+        try (FakeKubelet kubelet = new FakeKubelet(dir).start()) {
+            host.serve(new TestPlugin("rdma/a", List.of(new Device("a-0", true, List.of()))));
+            kubelet.awaitRegistrations("rdma/a", 1, Duration.ofSeconds(5));
+            Path socket = dir.resolve(ResourceNames.socketFileName("rdma/a"));
+            var identity = SocketIdentity.of(socket);
+            var connection = kubelet.plugin("rdma/a");
+
+            host.modified(config(Map.of("pluginDir", dir.toString(), "registration", "classic",
+                    "registrationTimeout", 7000L, "shutdownTimeout", 1000L, "resyncInterval", 150L)));
+
+            assertThat(host.tuning().registrationTimeout()).isEqualTo(7000);
+            assertThat(host.tuning().resyncInterval()).isEqualTo(150);
+            // Several resyncs at the new interval later, still the same socket, stream and registration.
+            Awaitility.await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(5))
+                    .until(() -> kubelet.registrations("rdma/a") == 1);
+            assertThat(SocketIdentity.of(socket)).isEqualTo(identity);
+            assertThat(connection.streamEnd()).isNull();
+            assertThat(registered).contains(hostService);
+
+            // Moving the directory restarts the host: the service is withdrawn (the plugin components stop
+            // serving) and a new host is offered, serving in the new directory.
+            Path elsewhere = java.nio.file.Files.createDirectories(dir.resolve("elsewhere"));
+            host.modified(config(Map.of("pluginDir", elsewhere.toString(), "registration", "classic")));
+            assertThat(registered).doesNotContain(hostService)
+                    .anySatisfy(s -> assertThat(s).isInstanceOf(io.rdmanode.kubelet.DevicePluginHost.class));
+            assertThat(socket).doesNotExist();
+            try (FakeKubelet moved = new FakeKubelet(elsewhere).start()) {
+                host.serve(new TestPlugin("rdma/a", List.of(new Device("a-0", true, List.of()))));
+                moved.awaitRegistrations("rdma/a", 1, Duration.ofSeconds(5));
+            }
+        } finally {
+            host.stop();
+        }
     }
 }

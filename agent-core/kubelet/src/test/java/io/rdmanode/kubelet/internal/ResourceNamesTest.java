@@ -3,6 +3,12 @@ package io.rdmanode.kubelet.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -27,5 +33,40 @@ class ResourceNamesTest {
         } else {
             assertThat(ResourceNames.problem(name)).hasValueSatisfying(p -> assertThat(p).contains(problem));
         }
+    }
+
+    /** The longest name kubelet accepts: a 253-character domain and a 63-character name. */
+    static String longestResourceName(char last) {
+        String label = "d".repeat(62) + ".";
+        String domain = (label.repeat(4) + "abc").substring(0, 253);
+        return domain + "/" + "n".repeat(62) + last;
+    }
+
+    @Test
+    void socketNamesFitSunPathForEveryAcceptedResourceNameAndStayDistinct() {
+        String a = longestResourceName('a');
+        String b = longestResourceName('b');
+        assertThat(ResourceNames.problem(a)).isEmpty();
+        Set<String> names = new HashSet<>();
+        for (String resource : new String[] {a, b, "rdma/hca_a", "example.com/" + "n".repeat(63)}) {
+            String name = ResourceNames.socketFileName(resource);
+            assertThat(name.getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(ResourceNames.MAX_SOCKET_NAME);
+            assertThat(name).startsWith("rdma-node-agent.").endsWith(".sock");
+            assertThat(Path.of("/var/lib/kubelet/device-plugins", name).toString().length())
+                    .isLessThanOrEqualTo(ResourceNames.SUN_PATH_MAX);
+            assertThat(ResourceNames.socketFileName(resource)).isEqualTo(name);      // stable
+            names.add(name);
+        }
+        assertThat(names).hasSize(4);
+        assertThat(ResourceNames.socketFileName("rdma/hca_a")).isEqualTo("rdma-node-agent.rdma_hca_a.sock");
+    }
+
+    @Test
+    void refusesADirectoryInWhichNoSocketFits() {
+        assertThat(ResourceNames.socketDirProblem(Path.of("/var/lib/kubelet/device-plugins"))).isEmpty();
+        assertThat(ResourceNames.socketDirProblem(Path.of("/host/var/lib/kubelet/plugins_registry"))).isEmpty();
+        Path deep = Path.of("/" + "d".repeat(70));
+        assertThat(ResourceNames.socketDirProblem(deep)).hasValueSatisfying(p -> assertThat(p)
+                .contains(deep.toString()).contains("71 bytes").contains("sun_path").contains("at most 58"));
     }
 }

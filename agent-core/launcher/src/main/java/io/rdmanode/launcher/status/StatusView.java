@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.StreamSupport;
 
@@ -31,7 +32,7 @@ public final class StatusView {
         addTable(parts, "POOLS", pools(status));
         addTable(parts, "NETNS PLACEMENTS", placements(status));
         addTable(parts, "BUNDLES NOT ACTIVE", inactiveBundles(status.path("bundles")));
-        addTable(parts, "COMPONENTS NOT ACTIVE", inactiveComponents(status.path("components")));
+        addTable(parts, "COMPONENTS NOT WORKING", inactiveComponents(status.path("components")));
         return parts.stream().filter(p -> !p.isEmpty()).collect(Collectors.joining("\n"));
     }
 
@@ -120,12 +121,18 @@ public final class StatusView {
             for (JsonNode pool : section.getValue().path("pools")) {
                 String resource = pool.path("resource").asText(pool.path("name").asText());
                 JsonNode served = resources.getOrDefault(resource, pool);
-                table.row(plugin, resource, yesNo(pool.path("healthy")), yesNo(served.path("registered")),
+                // Shared pools say healthy as a flag and list matched HCAs; SR-IOV pools count VFs.
+                JsonNode healthy = pool.path("healthy");
+                String healthyCell = healthy.isNumber() ? (healthy.asLong() > 0 ? "yes" : "no") : yesNo(healthy);
+                String matched = pool.has("matched") ? names(pool.path("matched"))
+                        : pool.path("vfs").isNumber() ? pool.path("vfs").asText() + " VFs" : "-";
+                int unusable = pool.has("unusable") ? pool.path("unusable").size() : pool.path("unhealthy").size();
+                table.row(plugin, resource, healthyCell, yesNo(served.path("registered")),
                         served.path("devices").isNumber()
                                 ? served.path("healthy").asText("?") + "/" + served.path("devices").asText()
                                 : "-",
-                        served.path("allocations").asText("-"), names(pool.path("matched")),
-                        pool.path("unusable").size(), pool.path("excluded").size());
+                        served.path("allocations").asText("-"), matched, unusable,
+                        pool.has("excluded") ? String.valueOf(pool.path("excluded").size()) : "-");
             }
         }
         return table;
@@ -163,7 +170,10 @@ public final class StatusView {
     private static TextTable inactiveComponents(JsonNode components) {
         TextTable table = new TextTable("COMPONENT", "BUNDLE", "STATE", "DETAIL");
         for (JsonNode component : components) {
-            if (!"ACTIVE".equals(component.path("state").asText())) {
+            String state = component.path("state").asText();
+            // SATISFIED is a delayed service nobody has asked for yet, UNSATISFIED_CONFIGURATION a feature whose
+            // section is not in the file (cni, freeflow): both as intended. The rest needs a look.
+            if (!Set.of("ACTIVE", "SATISFIED", "UNSATISFIED_CONFIGURATION").contains(state)) {
                 table.row(component.path("name").asText(), component.path("bundle").asText(),
                         component.path("state").asText(), component.path("detail").asText());
             }

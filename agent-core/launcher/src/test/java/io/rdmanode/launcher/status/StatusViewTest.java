@@ -26,6 +26,8 @@ class StatusViewTest {
                 .containsPattern("kubelet +READY +kubelet refused the connection")
                 .containsPattern("metrics +0\\.1\\.0\\.SNAPSHOT +RESOLVED")
                 .containsPattern("MetricsEndpoint +io.rdmanode.metrics +UNSATISFIED_REFERENCE +missing reference")
+                .doesNotContain("UNSATISFIED_CONFIGURATION")
+                .containsPattern("sriov +rdma/sriov_rdma +yes +- +- +- +12 VFs +2 +-")
                 .containsPattern("ml/trainer-0 +0000:3b:00.2 +mlx5_2 +/var/run/netns/cni-1234 +attached");
     }
 

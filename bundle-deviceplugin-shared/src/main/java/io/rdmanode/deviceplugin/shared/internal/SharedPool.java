@@ -1,10 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.shared.internal;
 
+import io.rdmanode.deviceplugin.CandidateDevice;
+import io.rdmanode.deviceplugin.CdiDevice;
+import io.rdmanode.deviceplugin.CdiSpec;
+import io.rdmanode.deviceplugin.DeviceFile;
+import io.rdmanode.deviceplugin.DevicePluginLayer;
+import io.rdmanode.deviceplugin.Granularity;
+import io.rdmanode.deviceplugin.PoolView;
+import io.rdmanode.deviceplugin.ResourcePool;
+import io.rdmanode.deviceplugin.Selection;
 import io.rdmanode.discovery.HostSnapshot;
+import io.rdmanode.discovery.NetnsMode;
 import io.rdmanode.kubelet.ContainerAllocation;
+import io.rdmanode.kubelet.ContainerAllocation.DeviceNode;
 import io.rdmanode.kubelet.Device;
-import io.rdmanode.kubelet.DevicePlugin;
 import io.rdmanode.kubelet.DevicePluginException;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -12,47 +22,44 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
 
 /**
- * A pool of shared HCAs as a kubelet device plugin: {@code rdmaHcaMax} interchangeable IDs, each standing
- * for "all the pool's HCAs, shared". Every ID carries the pool's health and the NUMA nodes of its HCAs;
- * Allocate hands out the character devices of every matched HCA, container path equal to host path.
- * Thread-safe: {@link #update} runs on the discovery thread, the rest on RPC threads.
+ * A pool of shared HCAs as a {@link ResourcePool}: {@code rdmaHcaMax} interchangeable IDs, each standing for
+ * "all the pool's usable HCAs, shared". Every ID carries the pool's health and the NUMA nodes of its HCAs;
+ * Allocate hands out the character devices of every matched HCA that can work (a port ACTIVE, uverbs present):
+ * container path {@code /dev/infiniband/<name>}, host path under the layer's {@code hostDevRoot}. The pool is
+ * Unhealthy only when no matched HCA is usable. Thread-safe: {@link #compute} runs on the discovery thread, the
+ * rest on RPC threads.
  */
-public final class SharedPool implements DevicePlugin {
+public final class SharedPool implements ResourcePool {
+
+    static final String PERMISSIONS = "rw";
+    static final String CDI_KIND = "rdmanode.io/hca";
+
+    /** The nodes of the latest view, so Allocate does not rebuild them. */
+    private record Computed(PoolView view, List<DeviceNode> nodes) { }
 
     private final PoolSettings settings;
-    private final Optional<CdiSpecWriter> cdi;
-    private volatile PoolState state;
-    private volatile List<Device> devices = List.of();
+    private final DevicePluginLayer layer;
+    private final Optional<CdiSpec> cdi;
+    private final Optional<CdiRuntime.Finding> cdiRuntime;
+    private volatile Computed current;
 
-    public SharedPool(PoolSettings settings, HostSnapshot host) {
+    public SharedPool(PoolSettings settings, DevicePluginLayer layer, Optional<CdiRuntime.Finding> cdiRuntime) {
         this.settings = settings;
-        this.cdi = settings.cdiSpecDir().map(dir -> new CdiSpecWriter(dir, settings.name()));
-        update(host);
-    }
-
-    /** Recomputes the pool on {@code host}; true when anything about it changed. */
-    public synchronized boolean update(HostSnapshot host) {
-        PoolState previous = state;
-        PoolState next = PoolState.of(settings, host);
-        state = next;
-        if (!next.sameAdvertisement(previous)) {
-            List<Device> list = new ArrayList<>(settings.rdmaHcaMax());
-            for (int i = 0; i < settings.rdmaHcaMax(); i++) {
-                list.add(new Device(settings.deviceId(i), next.healthy(), next.numaNodes()));
-            }
-            devices = List.copyOf(list);
-        }
-        return !next.sameContent(previous);
-    }
-
-    public PoolState state() {
-        return state;
+        this.layer = layer;
+        this.cdi = settings.cdiSpecDir().map(dir -> layer.cdiSpec(dir, CDI_KIND, settings.name()));
+        this.cdiRuntime = cdiRuntime;
     }
 
     public PoolSettings settings() {
         return settings;
+    }
+
+    @Override
+    public String name() {
+        return settings.name();
     }
 
     @Override
@@ -61,12 +68,72 @@ public final class SharedPool implements DevicePlugin {
     }
 
     @Override
-    public List<Device> devices() {
-        return devices;
+    public PoolView compute(HostSnapshot host) {
+        List<CandidateDevice> candidates = layer.candidates(host, Granularity.HCA);
+        Selection selection = settings.selectors().select(candidates);
+        Map<String, String> unusable = new LinkedHashMap<>();
+        TreeSet<Long> numa = new TreeSet<>();
+        List<DeviceFile> files = new ArrayList<>();
+        for (CandidateDevice c : selection.matched()) {
+            c.numaNode().ifPresent(n -> numa.add(n.longValue()));
+            Optional<String> problem = c.health().problem();
+            if (problem.isPresent()) {
+                unusable.put(c.key(), problem.get());         // left out of Allocate (issue #8.5)
+            } else {
+                files.addAll(c.deviceFiles());
+            }
+        }
+        if (unusable.size() < selection.matched().size()) {
+            files.add(layer.rdmaCm(host));
+        }
+        List<DeviceNode> nodes = layer.paths().nodes(files, PERMISSIONS);
+        List<String> missing = files.stream().filter(f -> !f.present())
+                .map(f -> f.agentPath() + ": " + f.absentReason().orElse("")).toList();
+        String reason = reason(host, selection, unusable);
+        boolean healthy = reason.isEmpty();
+        List<Long> numaNodes = List.copyOf(numa);
+        List<Device> devices = new ArrayList<>(settings.rdmaHcaMax());
+        for (int i = 0; i < settings.rdmaHcaMax(); i++) {
+            devices.add(new Device(settings.deviceId(i), healthy, numaNodes));
+        }
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("rdmaHcaMax", settings.rdmaHcaMax());
+        details.put("numaNodes", numaNodes);
+        details.put("deviceNodes", nodes.stream().map(DeviceNode::hostPath).toList());
+        if (!unusable.isEmpty()) {
+            details.put("leftOutOfAllocate", List.copyOf(unusable.keySet()));
+        }
+        if (!missing.isEmpty()) {
+            details.put("missingDeviceNodes", missing);
+        }
+        details.put("cdi", cdi.map(c -> (Object) c.file().toString()).orElse(false));
+        cdiRuntime.ifPresent(f -> details.put("cdiRuntime", f.toStatus()));
+        PoolView view = new PoolView(host.revision(), devices, selection, unusable, healthy, reason, details);
+        current = new Computed(view, nodes);
+        return view;
+    }
+
+    private static String reason(HostSnapshot host, Selection selection, Map<String, String> unusable) {
+        if (host.netnsMode().mode() == NetnsMode.Mode.EXCLUSIVE) {
+            return "RDMA netns mode is exclusive: an HCA belongs to one network namespace and cannot be shared"
+                    + " between pods (rdma system set netns shared)";
+        }
+        if (!host.backend().available()) {
+            return "discovery backend " + host.backend().backend() + " unavailable: "
+                    + host.backend().unavailableReason().orElse("");
+        }
+        if (selection.matched().isEmpty()) {
+            return host.devices().isEmpty() ? "matches no RDMA device: the host has none"
+                    : "matches no RDMA device: " + selection.exclusionReasons();
+        }
+        if (unusable.size() == selection.matched().size()) {
+            return "no usable HCA: " + unusable;
+        }
+        return "";
     }
 
     @Override
-    public ContainerAllocation allocate(List<String> deviceIds) {
+    public ContainerAllocation allocate(PoolView view, List<String> deviceIds) {
         List<String> unknown = deviceIds.stream().filter(id -> !known(id)).toList();
         if (!unknown.isEmpty()) {
             throw new DevicePluginException(DevicePluginException.Code.INVALID_ARGUMENT, resourceName(),
@@ -74,34 +141,40 @@ public final class SharedPool implements DevicePlugin {
                             + resourceName() + " (pool " + settings.name() + " has " + settings.deviceId(0) + " to "
                             + settings.deviceId(settings.rdmaHcaMax() - 1) + ")");
         }
-        PoolState s = state;
-        if (!s.healthy()) {
+        Computed c = current;
+        if (!c.view().healthy()) {
             throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, resourceName(),
-                    "pool " + settings.name() + " (" + resourceName() + ") cannot serve: " + s.reason());
+                    "pool " + settings.name() + " (" + resourceName() + ") cannot serve: " + c.view().reason());
         }
         Map<String, String> annotations = new LinkedHashMap<>();
         List<String> cdiDevices = new ArrayList<>();
-        List<ContainerAllocation.DeviceNode> nodes = s.deviceNodes();
+        List<DeviceNode> nodes = c.nodes();
         if (cdi.isPresent()) {
+            CdiSpec spec = cdi.get();
             try {
-                cdi.get().write(s.deviceNodes());
+                spec.write(List.of(new CdiDevice(settings.name(), c.nodes(), Map.of())));
             } catch (IOException e) {
                 throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, resourceName(),
-                        "cannot write CDI spec " + cdi.get().file() + " for pool " + settings.name() + ": "
+                        "cannot write CDI spec " + spec.file() + " for pool " + settings.name() + ": "
                                 + e.getMessage(), e);
             }
-            annotations.put(cdi.get().annotationKey(), cdi.get().qualifiedName());
-            cdiDevices.add(cdi.get().qualifiedName());
+            annotations.put(spec.annotationKey(), spec.qualifiedName(settings.name()));
+            cdiDevices.add(spec.qualifiedName(settings.name()));
             nodes = List.of();                    // the runtime adds them from the spec
         }
         return new ContainerAllocation(Map.of(), List.of(), nodes, annotations, cdiDevices);
     }
 
     /** Removes the CDI spec, if one was written. */
-    public void close() throws IOException {
-        if (cdi.isPresent()) {
-            cdi.get().delete();
-        }
+    @Override
+    public void stopped() {
+        cdi.ifPresent(spec -> {
+            try {
+                spec.close();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException("cannot delete CDI spec " + spec.file(), e);
+            }
+        });
     }
 
     private boolean known(String id) {
@@ -115,30 +188,5 @@ public final class SharedPool implements DevicePlugin {
             return false;
         }
         return Integer.parseInt(n) < settings.rdmaHcaMax();
-    }
-
-    /** The {@code /status} view of this pool. */
-    public Map<String, Object> status() {
-        PoolState s = state;
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("name", settings.name());
-        m.put("resource", resourceName());
-        m.put("rdmaHcaMax", settings.rdmaHcaMax());
-        m.put("healthy", s.healthy());
-        if (!s.healthy()) {
-            m.put("reason", s.reason());
-        }
-        m.put("matched", s.matched());
-        m.put("numaNodes", s.numaNodes());
-        m.put("deviceNodes", s.deviceNodes().stream().map(ContainerAllocation.DeviceNode::hostPath).toList());
-        if (!s.unhealthy().isEmpty()) {
-            m.put("unusable", s.unhealthy());
-        }
-        if (!s.missingDeviceNodes().isEmpty()) {
-            m.put("missingDeviceNodes", s.missingDeviceNodes());
-        }
-        m.put("excluded", s.excluded());
-        m.put("cdi", cdi.map(c -> (Object) c.file().toString()).orElse(false));
-        return m;
     }
 }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.shared.internal;
 
+import io.rdmanode.deviceplugin.DevicePluginLayer;
+import io.rdmanode.deviceplugin.Selectors;
+import io.rdmanode.deviceplugin.ServedPool;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.kubelet.DevicePluginHost;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -20,7 +22,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One shared-HCA pool ({@code deviceplugin.shared.pools = [ {name = ..., ...} ]}): serves it through the
- * device-plugin host ({@link ServedPool}) and shows it in the bundle's status. Any configuration change means a new
+ * device-plugin host through the device-plugin layer ({@link ServedPool}: recomputed on topology changes) and
+ * shows it in the bundle's status. Any configuration change means a new
  * socket and registration, so there is no {@code @Modified}: SCR deactivates and activates again, which is
  * what live reload of a pool is.
  */
@@ -44,8 +47,9 @@ public final class SharedPoolDevicePlugin {
         @AttributeDefinition(description = "extended resource domain, as in rdma/hca_a")
         String resourcePrefix() default "rdma";
 
-        @AttributeDefinition(description = "how many pods may share the pool's HCAs at once (device IDs advertised)",
-                min = "1", max = "100000")
+        @AttributeDefinition(description = "device IDs advertised: how many containers requesting one ID each may"
+                + " share the pool's HCAs at once (kubelet allocates per container; init containers' IDs are reused"
+                + " by the pod's app containers)", min = "1", max = "100000")
         int rdmaHcaMax() default 1000;
 
         @AttributeDefinition(description = "PCI vendor ids, e.g. 15b3")
@@ -70,36 +74,49 @@ public final class SharedPoolDevicePlugin {
         String cdiSpecDir() default "/var/run/cdi";
     }
 
+    /** Where the node's runtime configuration is looked for (the CDI check); "/" unless a test says otherwise. */
+    static final Path NODE_ROOT = Path.of("/");
+
     private final String name;
     private final SharedPoolRegistry registry;
     private final ServedPool serving;                  // null when the pool's configuration was refused
-    private final SharedPoolRegistry.PoolView view;
 
     @Activate
     public SharedPoolDevicePlugin(Config config, @Reference RdmaDiscovery discovery,
-                                  @Reference DevicePluginHost host, @Reference SharedPoolRegistry registry) {
+                                  @Reference DevicePluginHost host, @Reference DevicePluginLayer layer,
+                                  @Reference SharedPoolRegistry registry) {
+        this(config, discovery, host, layer, registry, NODE_ROOT);
+    }
+
+    SharedPoolDevicePlugin(Config config, RdmaDiscovery discovery, DevicePluginHost host, DevicePluginLayer layer,
+                           SharedPoolRegistry registry, Path nodeRoot) {
         this.name = config.name();
         this.registry = registry;
         ServedPool started = null;
-        SharedPoolRegistry.PoolView shown;
         try {
-            started = new ServedPool(settings(config), discovery, host);
-            shown = started::status;
+            PoolSettings settings = settings(config);
+            Optional<CdiRuntime.Finding> cdiRuntime = Optional.empty();
+            if (settings.cdiSpecDir().isPresent()) {
+                CdiRuntime.Finding f = CdiRuntime.detect(nodeRoot);
+                cdiRuntime = Optional.of(f);
+                LOG.warn("pool uses CDI pool={} specDir={}: {}; detected {}: {}", name, settings.cdiSpecDir().get(),
+                        CdiRuntime.REQUIREMENT, f.verdict(), f.detail());
+            }
+            started = layer.serve(new SharedPool(settings, layer, cdiRuntime), discovery, host);
+            registry.add(name, started);
         } catch (IllegalArgumentException e) {
             // Input MetaType cannot check (resource name syntax, ID length, a resource name taken by another
             // pool): refused with the reason in the log, /status and /readyz rather than a failed activation
             // whose cause SCR wraps.
             String problem = e.getMessage();
             LOG.error("pool refused pool={}: {}", name, problem);
-            shown = () -> Map.of("name", name, "refused", problem);
+            registry.refused(name, problem);
         }
         this.serving = started;
-        this.view = shown;
-        registry.add(name, view);
     }
 
     static PoolSettings settings(Config c) {
-        Selectors selectors = new Selectors(List.of(c.selectors_vendors()), List.of(c.selectors_deviceIDs()),
+        Selectors selectors = Selectors.of(List.of(c.selectors_vendors()), List.of(c.selectors_deviceIDs()),
                 List.of(c.selectors_drivers()), List.of(c.selectors_ifNames()), List.of(c.selectors_linkTypes()));
         String resourceName = c.resourceName().isEmpty() ? c.name() : c.resourceName();
         return new PoolSettings(c.name(), c.resourcePrefix(), resourceName, c.rdmaHcaMax(), selectors,
@@ -108,12 +125,17 @@ public final class SharedPoolDevicePlugin {
 
     /** The pool being served; empty when its configuration was refused. */
     Optional<SharedPool> pool() {
-        return Optional.ofNullable(serving).map(ServedPool::pool);
+        return Optional.ofNullable(serving).map(s -> (SharedPool) s.pool());
+    }
+
+    /** The served pool; empty when its configuration was refused. */
+    Optional<ServedPool> served() {
+        return Optional.ofNullable(serving);
     }
 
     @Deactivate
     void stop() {
-        registry.remove(name, view);
+        registry.remove(name);
         if (serving != null) {
             serving.close();
         }

@@ -2,7 +2,11 @@
 package io.rdmanode.deviceplugin.shared.internal;
 
 import io.grpc.ManagedChannel;
+import io.rdmanode.deviceplugin.DevicePaths;
+import io.rdmanode.deviceplugin.DevicePluginLayer;
+import io.rdmanode.deviceplugin.LayerSettings;
 import io.rdmanode.discovery.HostSnapshot;
+import io.rdmanode.discovery.testing.RecordedHostDiscovery;
 import io.rdmanode.discovery.RdmaTopologyListener;
 import io.rdmanode.discovery.TopologyDiff;
 import io.rdmanode.kubelet.internal.FakeKubelet;
@@ -39,18 +43,19 @@ public final class DevicePluginBenchmark {
         int calls = args.length > 0 ? Integer.parseInt(args[0]) : 400;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 40;
         Path dir = Files.createTempDirectory("dp-bench");
-        FixtureDiscovery discovery = FixtureDiscovery.unpack("cx5-roce-sriov", dir.resolve("host"));
+        RecordedHostDiscovery discovery = RecordedHostDiscovery.unpack("cx5-roce-sriov", dir.resolve("host"));
         Path plugins = Files.createDirectories(dir.resolve("dp"));
         FakeKubelet kubelet = new FakeKubelet(plugins).start();
         KubeletDevicePluginHost host = new KubeletDevicePluginHost(new HostSettings(plugins,
                 plugins.resolve("kubelet.sock"), 5000, 5000, 60_000, 2));
-        SharedPoolRegistry registry = new SharedPoolRegistry();
+        DevicePluginLayer layer = DevicePluginLayer.create(new LayerSettings(DevicePaths.DEFAULT, List.of()));
+        SharedPoolRegistry registry = new SharedPoolRegistry(layer);
         long[] listenerAt = new long[1];
         discovery.addListener((RdmaTopologyListener) (HostSnapshot s, TopologyDiff d) -> listenerAt[0] = System.nanoTime());
         new SharedPoolDevicePlugin(Pools.config("hca_all", "rdmaHcaMax", 1000, "selectors.vendors",
-                new String[] {"15b3"}), discovery, host, registry);
+                new String[] {"15b3"}), discovery, host, layer, registry);
         new SharedPoolDevicePlugin(Pools.config("pf0", "rdmaHcaMax", 100, "selectors.ifNames",
-                new String[] {"ens1f0"}), discovery, host, registry);
+                new String[] {"ens1f0"}), discovery, host, layer, registry);
         kubelet.awaitRegistrations("rdma/hca_all", 1, Duration.ofSeconds(10));
         kubelet.awaitRegistrations("rdma/pf0", 1, Duration.ofSeconds(10));
         System.out.printf("java %s, %d CPUs, load average %s%n", System.getProperty("java.version"),
@@ -119,7 +124,7 @@ public final class DevicePluginBenchmark {
         return all;
     }
 
-    private static void deviceChange(FixtureDiscovery discovery, FakeKubelet kubelet, long[] listenerAt, int rounds) {
+    private static void deviceChange(RecordedHostDiscovery discovery, FakeKubelet kubelet, long[] listenerAt, int rounds) {
         FakeKubelet.PluginConnection pf0 = kubelet.plugin("rdma/pf0");
         long[] total = new long[rounds];
         long[] scan = new long[rounds];

@@ -4,14 +4,15 @@ package io.rdmanode.deviceplugin.shared.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
+import io.rdmanode.deviceplugin.DevicePaths;
+import io.rdmanode.deviceplugin.DevicePluginLayer;
+import io.rdmanode.deviceplugin.LayerSettings;
 import io.rdmanode.discovery.NetnsMode;
-import io.rdmanode.kubelet.internal.FakeKubelet;
-import io.rdmanode.kubelet.internal.HostSettings;
-import io.rdmanode.kubelet.internal.KubeletDevicePluginHost;
-import io.rdmanode.kubelet.internal.v1beta1.AllocateResponse;
-import io.rdmanode.kubelet.internal.v1beta1.ListAndWatchResponse;
+import io.rdmanode.discovery.testing.RecordedHostDiscovery;
+import io.rdmanode.kubelet.ContainerAllocation;
+import io.rdmanode.kubelet.Device;
+import io.rdmanode.kubelet.DevicePluginException;
+import io.rdmanode.kubelet.testing.KubeletTestbed;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,42 +31,40 @@ class SharedPoolDevicePluginTest {
 
     @TempDir
     Path dir;
-    private FixtureDiscovery discovery;
-    private FakeKubelet kubelet;
-    private KubeletDevicePluginHost host;
-    private final SharedPoolRegistry registry = new SharedPoolRegistry();
+    private RecordedHostDiscovery discovery;
+    private KubeletTestbed kubelet;
+    private final DevicePluginLayer layer = DevicePluginLayer.create(
+            new LayerSettings(new DevicePaths(Path.of("/node/dev")), List.of()));
+    private final SharedPoolRegistry registry = new SharedPoolRegistry(layer);
 
     @BeforeEach
     void start() throws IOException {
-        discovery = FixtureDiscovery.unpack("cx5-roce-sriov", dir.resolve("host"));
-        Path plugins = Files.createDirectories(dir.resolve("device-plugins"));
-        host = new KubeletDevicePluginHost(new HostSettings(plugins, plugins.resolve("kubelet.sock"), 2000, 2000,
-                60_000, 1));
-        kubelet = new FakeKubelet(plugins).start();
+        discovery = RecordedHostDiscovery.unpack("cx5-roce-sriov", dir.resolve("host"));
+        kubelet = KubeletTestbed.start(dir);
     }
 
     @AfterEach
     void stop() {
-        host.close();
         kubelet.close();
     }
 
     private SharedPoolDevicePlugin activate(String name, Object... keyValues) {
-        return new SharedPoolDevicePlugin(Pools.config(name, keyValues), discovery, host, registry);
+        return new SharedPoolDevicePlugin(Pools.config(name, keyValues), discovery, kubelet.host(), layer, registry,
+                dir.resolve("node"));
     }
 
     @Test
     void registersThePoolAndAdvertisesItsIdsWithTopology() {
         activate("hca_a", "rdmaHcaMax", 3, "selectors.deviceIDs", new String[] {"1017"});
 
-        FakeKubelet.Registration r = kubelet.awaitRegistrations("rdma/hca_a", 1, WAIT);
-        ListAndWatchResponse list = kubelet.plugin("rdma/hca_a").latest(WAIT);
+        String endpoint = kubelet.awaitRegistrations("rdma/hca_a", 1, WAIT);
+        List<Device> list = kubelet.plugin("rdma/hca_a").latest(WAIT);
 
-        assertThat(r.endpoint()).isEqualTo("rdma-node-agent.rdma_hca_a.sock");
-        assertThat(list.getDevicesList()).extracting(d -> d.getID()).containsExactly("hca_a-0", "hca_a-1", "hca_a-2");
-        assertThat(list.getDevicesList()).allSatisfy(d -> {
-            assertThat(d.getHealth()).isEqualTo("Healthy");
-            assertThat(d.getTopology().getNodesList()).extracting(n -> n.getID()).containsExactly(0L, 1L);
+        assertThat(endpoint).isEqualTo("rdma-node-agent.rdma_hca_a.sock");
+        assertThat(list).extracting(Device::id).containsExactly("hca_a-0", "hca_a-1", "hca_a-2");
+        assertThat(list).allSatisfy(d -> {
+            assertThat(d.healthy()).isTrue();
+            assertThat(d.numaNodes()).containsExactly(0L, 1L);
         });
     }
 
@@ -74,20 +73,21 @@ class SharedPoolDevicePluginTest {
         activate("hca_a", "rdmaHcaMax", 3, "selectors.ifNames", new String[] {"ens2f0"});
         kubelet.awaitRegistrations("rdma/hca_a", 1, WAIT);
 
-        AllocateResponse response = kubelet.plugin("rdma/hca_a").allocate(List.of("hca_a-1"));
+        List<ContainerAllocation> response = kubelet.plugin("rdma/hca_a").allocate("rdma/hca_a", List.of("hca_a-1"));
 
-        Path ib = dir.resolve("host/dev/infiniband");
-        assertThat(response.getContainerResponses(0).getDevicesList())
-                .extracting(d -> d.getHostPath(), d -> d.getContainerPath(), d -> d.getPermissions())
+        // Host paths under the layer's hostDevRoot (/node/dev), container paths /dev/...; never where the agent
+        // read the devices (<dir>/host/dev).
+        assertThat(response.get(0).devices())
+                .extracting(d -> d.hostPath(), d -> d.containerPath(), d -> d.permissions())
                 .containsExactly(
-                        org.assertj.core.groups.Tuple.tuple(ib + "/uverbs20", ib + "/uverbs20", "rw"),
-                        org.assertj.core.groups.Tuple.tuple(ib + "/umad20", ib + "/umad20", "rw"),
-                        org.assertj.core.groups.Tuple.tuple(ib + "/issm20", ib + "/issm20", "rw"),
-                        org.assertj.core.groups.Tuple.tuple(ib + "/rdma_cm", ib + "/rdma_cm", "rw"));
-        assertThatThrownBy(() -> kubelet.plugin("rdma/hca_a").allocate(List.of("hca_a-1", "hca_a-7")))
-                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-                    assertThat(e.getStatus().getDescription()).contains("'hca_a-7'").contains("rdma/hca_a");
+                        org.assertj.core.groups.Tuple.tuple("/node/dev/infiniband/uverbs20", "/dev/infiniband/uverbs20", "rw"),
+                        org.assertj.core.groups.Tuple.tuple("/node/dev/infiniband/umad20", "/dev/infiniband/umad20", "rw"),
+                        org.assertj.core.groups.Tuple.tuple("/node/dev/infiniband/issm20", "/dev/infiniband/issm20", "rw"),
+                        org.assertj.core.groups.Tuple.tuple("/node/dev/infiniband/rdma_cm", "/dev/infiniband/rdma_cm", "rw"));
+        assertThatThrownBy(() -> kubelet.plugin("rdma/hca_a").allocate("rdma/hca_a", List.of("hca_a-1", "hca_a-7")))
+                .isInstanceOfSatisfying(DevicePluginException.class, e -> {
+                    assertThat(e.code()).isEqualTo(DevicePluginException.Code.INVALID_ARGUMENT);
+                    assertThat(e.getMessage()).contains("'hca_a-7'").contains("rdma/hca_a");
                 });
     }
 
@@ -95,19 +95,17 @@ class SharedPoolDevicePluginTest {
     void pushesAPortGoingDownAndUpToListAndWatch() {
         activate("pf0", "rdmaHcaMax", 2, "selectors.ifNames", new String[] {"ens1f0"});
         kubelet.awaitRegistrations("rdma/pf0", 1, WAIT);
-        kubelet.plugin("rdma/pf0").awaitUpdate(u -> u.getDevices(0).getHealth().equals("Healthy"), WAIT);
+        kubelet.plugin("rdma/pf0").awaitDevices(u -> u.get(0).healthy(), WAIT);
 
         discovery.portState("mlx5_0", 1, "1: DOWN");
         discovery.rescan();
-        kubelet.plugin("rdma/pf0").awaitUpdate(u -> u.getDevicesList().stream()
-                .allMatch(d -> d.getHealth().equals("Unhealthy")), WAIT);
+        kubelet.plugin("rdma/pf0").awaitDevices(u -> u.stream().noneMatch(Device::healthy), WAIT);
         assertThat(registry.status().toString()).contains("no usable HCA").contains("mlx5_0");
 
         discovery.portState("mlx5_0", 1, "4: ACTIVE");
         discovery.rescan();
-        kubelet.plugin("rdma/pf0").awaitUpdate(u -> u.getDevicesList().stream()
-                .allMatch(d -> d.getHealth().equals("Healthy")), WAIT);
-        assertThat(kubelet.plugin("rdma/pf0").updates()).hasSize(3);
+        kubelet.plugin("rdma/pf0").awaitDevices(u -> u.stream().allMatch(Device::healthy), WAIT);
+        assertThat(kubelet.plugin("rdma/pf0").updates()).isEqualTo(3);
     }
 
     @Test
@@ -117,8 +115,7 @@ class SharedPoolDevicePluginTest {
         activate("hca_a", "rdmaHcaMax", 2, "selectors.vendors", new String[] {"15b3"});
         kubelet.awaitRegistrations("rdma/hca_a", 1, WAIT);
 
-        assertThat(kubelet.plugin("rdma/hca_a").latest(WAIT).getDevicesList())
-                .allSatisfy(d -> assertThat(d.getHealth()).isEqualTo("Unhealthy"));
+        assertThat(kubelet.plugin("rdma/hca_a").latest(WAIT)).allSatisfy(d -> assertThat(d.healthy()).isFalse());
         assertThat(registry.status().toString()).contains("exclusive");
     }
 
@@ -131,20 +128,20 @@ class SharedPoolDevicePluginTest {
         assertThat(poolNames()).containsExactly("hca_a", "hca_b");
 
         // Changed pool: SCR deactivates the old component and activates one with the new configuration.
-        FakeKubelet.PluginConnection oldA = kubelet.plugin("rdma/hca_a");
+        KubeletTestbed.Plugin oldA = kubelet.plugin("rdma/hca_a");
         a.stop();
         a = activate("hca_a", "rdmaHcaMax", 5, "selectors.deviceIDs", new String[] {"1017"});
         kubelet.awaitRegistrations("rdma/hca_a", 2, WAIT);
-        assertThat(kubelet.plugin("rdma/hca_a").latest(WAIT).getDevicesCount()).isEqualTo(5);
-        assertThat(oldA.streamEnd()).isNotNull();
+        assertThat(kubelet.plugin("rdma/hca_a").latest(WAIT)).hasSize(5);
+        assertThat(oldA.streamEnded()).isTrue();
 
         // Removed pool: its stream ends and its socket goes.
-        FakeKubelet.PluginConnection oldB = kubelet.plugin("rdma/hca_b");
-        Path socketB = dir.resolve("device-plugins/rdma-node-agent.rdma_hca_b.sock");
+        KubeletTestbed.Plugin oldB = kubelet.plugin("rdma/hca_b");
+        Path socketB = kubelet.pluginDir().resolve("rdma-node-agent.rdma_hca_b.sock");
         assertThat(socketB).exists();
         b.stop();
         assertThat(socketB).doesNotExist();
-        org.awaitility.Awaitility.await().atMost(WAIT).until(() -> oldB.streamEnd() != null);
+        org.awaitility.Awaitility.await().atMost(WAIT).until(oldB::streamEnded);
 
         // Added pool.
         activate("hca_c", "resourceName", "shared_c", "rdmaHcaMax", 1, "selectors.vendors", new String[] {"15b3"});
@@ -161,11 +158,11 @@ class SharedPoolDevicePluginTest {
         kubelet.awaitRegistrations("rdma/hca_b", 1, WAIT);
 
         for (int i = 2; i <= 4; i++) {
-            kubelet.restart();
+            kubelet.restartKubelet();
             kubelet.awaitRegistrations("rdma/hca_a", i, Duration.ofSeconds(1));
             kubelet.awaitRegistrations("rdma/hca_b", i, Duration.ofSeconds(1));
         }
-        assertThat(kubelet.plugin("rdma/hca_b").latest(WAIT).getDevicesCount()).isEqualTo(2);
+        assertThat(kubelet.plugin("rdma/hca_b").latest(WAIT)).hasSize(2);
     }
 
     @Test
@@ -177,8 +174,8 @@ class SharedPoolDevicePluginTest {
 
         assertThat(discovery.listenerCount()).isZero();
         assertThat(poolNames()).isEmpty();
-        assertThat(host.figures()).isEmpty();
-        assertThat(dir.resolve("device-plugins/rdma-node-agent.rdma_hca_a.sock")).doesNotExist();
+        assertThat(kubelet.host().figures()).isEmpty();
+        assertThat(kubelet.pluginDir().resolve("rdma-node-agent.rdma_hca_a.sock")).doesNotExist();
     }
 
     @Test
@@ -205,7 +202,34 @@ class SharedPoolDevicePluginTest {
 
         assertThat(bad.pool()).isEmpty();
         assertThat(registry.check().message()).contains("resourceName 'bad name'");
-        assertThat(host.figures()).isEmpty();
+        assertThat(kubelet.host().figures()).isEmpty();
+    }
+
+    @Test
+    void aCdiPoolSaysInStatusWhatTheRuntimeNeedsAndWhatWasFoundOnTheNode() throws IOException {
+        Path containerd = Files.createDirectories(dir.resolve("node/etc/containerd")).resolve("config.toml");
+        Files.writeString(containerd, "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\"]\n");
+        activate("hca_a", "selectors.vendors", new String[] {"15b3"}, "cdi", true, "cdiSpecDir",
+                dir.resolve("cdi").toString());
+        kubelet.awaitRegistrations("rdma/hca_a", 1, WAIT);
+
+        assertThat(registry.status().toString()).contains("containerd >= 1.7", "CRI-O >= 1.23", "detected=disabled",
+                "does not set enable_cdi");
+        List<ContainerAllocation> a = kubelet.plugin("rdma/hca_a").allocate("rdma/hca_a", List.of("hca_a-0"));
+        assertThat(a.get(0).cdiDevices()).containsExactly("rdmanode.io/hca=hca_a");
+        assertThat(dir.resolve("cdi/rdmanode.io-hca_hca_a.json")).exists();
+    }
+
+    @Test
+    void showsMatchedExcludedUnusableAndAllocationsInStatus() {
+        activate("pf0", "selectors.ifNames", new String[] {"ens1f0", "ens1f0v7"});
+        kubelet.awaitRegistrations("rdma/pf0", 1, WAIT);
+        kubelet.plugin("rdma/pf0").allocate("rdma/pf0", List.of("pf0-2"));
+
+        String status = registry.status().toString();
+        assertThat(status).contains("matched=[mlx5_0, mlx5_8]", "unusable={mlx5_8=no port ACTIVE",
+                "leftOutOfAllocate=[mlx5_8]", "allocations={count=1, failures=0, last=[pf0-2]}",
+                "mlx5_9=netdevs [ens2f0] not in ifNames [ens1f0, ens1f0v7]");
     }
 
     @SuppressWarnings("unchecked")

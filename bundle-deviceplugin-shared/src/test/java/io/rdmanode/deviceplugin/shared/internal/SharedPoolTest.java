@@ -4,7 +4,12 @@ package io.rdmanode.deviceplugin.shared.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.rdmanode.deviceplugin.DevicePaths;
+import io.rdmanode.deviceplugin.DevicePluginLayer;
+import io.rdmanode.deviceplugin.LayerSettings;
+import io.rdmanode.deviceplugin.PoolView;
 import io.rdmanode.discovery.NetnsMode;
+import io.rdmanode.discovery.testing.RecordedHostDiscovery;
 import io.rdmanode.kubelet.ContainerAllocation;
 import io.rdmanode.kubelet.ContainerAllocation.DeviceNode;
 import io.rdmanode.kubelet.Device;
@@ -12,56 +17,64 @@ import io.rdmanode.kubelet.DevicePluginException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+/** The shared pool as a pure function of a recorded host, and its Allocate answer. */
 class SharedPoolTest {
+
+    static final DevicePluginLayer LAYER = DevicePluginLayer.create(new LayerSettings(DevicePaths.DEFAULT, List.of()));
 
     @TempDir
     Path dir;
 
-    @Test
-    void advertisesRdmaHcaMaxIdsWithTheNumaNodesOfTheMatchedHcas() {
-        FixtureDiscovery host = FixtureDiscovery.unpack("cx5-roce-sriov", dir);
-        SharedPool pool = new SharedPool(Pools.settings("hca_a", "rdmaHcaMax", 5, "selectors.deviceIDs",
-                new String[] {"1017"}), host.snapshot());
-
-        assertThat(pool.resourceName()).isEqualTo("rdma/hca_a");
-        assertThat(pool.state().matched()).containsExactly("mlx5_0", "mlx5_9");
-        assertThat(pool.devices()).extracting(Device::id).containsExactly("hca_a-0", "hca_a-1", "hca_a-2", "hca_a-3",
-                "hca_a-4");
-        assertThat(pool.devices()).allSatisfy(d -> {
-            assertThat(d.healthy()).isTrue();
-            assertThat(d.numaNodes()).containsExactly(0L, 1L);
-        });
-        assertThat(pool.state().excluded()).containsEntry("mlx5_1", "device ID 1018 not in deviceIDs [1017]");
+    static SharedPool pool(String name, Object... keyValues) {
+        return new SharedPool(Pools.settings(name, keyValues), LAYER, Optional.empty());
     }
 
     @Test
-    void allocatesEveryCharacterDeviceOfTheMatchedHcasWithContainerPathEqualToHostPath() {
-        FixtureDiscovery host = FixtureDiscovery.unpack("cx5-roce-sriov", dir);
-        SharedPool pool = new SharedPool(Pools.settings("hca_a", "selectors.ifNames", new String[] {"ens1f0"}),
-                host.snapshot());
+    void advertisesRdmaHcaMaxIdsWithTheNumaNodesOfTheMatchedHcas() {
+        RecordedHostDiscovery host = RecordedHostDiscovery.unpack("cx5-roce-sriov", dir);
+        SharedPool pool = pool("hca_a", "rdmaHcaMax", 5, "selectors.deviceIDs", new String[] {"1017"});
+        PoolView v = pool.compute(host.snapshot());
 
-        ContainerAllocation a = pool.allocate(List.of("hca_a-0", "hca_a-999"));
+        assertThat(pool.resourceName()).isEqualTo("rdma/hca_a");
+        assertThat(v.selection().matchedKeys()).containsExactly("mlx5_0", "mlx5_9");
+        assertThat(v.devices()).extracting(Device::id).containsExactly("hca_a-0", "hca_a-1", "hca_a-2", "hca_a-3",
+                "hca_a-4");
+        assertThat(v.devices()).allSatisfy(d -> {
+            assertThat(d.healthy()).isTrue();
+            assertThat(d.numaNodes()).containsExactly(0L, 1L);
+        });
+        assertThat(v.selection().exclusionReasons()).containsEntry("mlx5_1", "device ID 1018 not in deviceIDs [1017]");
+    }
 
-        Path ib = dir.resolve("dev/infiniband");
+    @Test
+    void allocatesEveryCharacterDeviceOfTheMatchedHcasAtTheNodesDevPathsNotWhereTheAgentReads() {
+        RecordedHostDiscovery host = RecordedHostDiscovery.unpack("cx5-roce-sriov", dir);
+        SharedPool pool = pool("hca_a", "selectors.ifNames", new String[] {"ens1f0"});
+        PoolView v = pool.compute(host.snapshot());
+
+        ContainerAllocation a = pool.allocate(v, List.of("hca_a-0", "hca_a-999"));
+
+        // Issue #8.2: discovery read <dir>/dev; kubelet and the runtime get /dev/infiniband/... on both sides.
         assertThat(a.devices()).containsExactly(
-                new DeviceNode(ib.resolve("uverbs0").toString(), ib.resolve("uverbs0").toString(), "rw"),
-                new DeviceNode(ib.resolve("umad0").toString(), ib.resolve("umad0").toString(), "rw"),
-                new DeviceNode(ib.resolve("issm0").toString(), ib.resolve("issm0").toString(), "rw"),
-                new DeviceNode(ib.resolve("rdma_cm").toString(), ib.resolve("rdma_cm").toString(), "rw"));
+                new DeviceNode("/dev/infiniband/uverbs0", "/dev/infiniband/uverbs0", "rw"),
+                new DeviceNode("/dev/infiniband/umad0", "/dev/infiniband/umad0", "rw"),
+                new DeviceNode("/dev/infiniband/issm0", "/dev/infiniband/issm0", "rw"),
+                new DeviceNode("/dev/infiniband/rdma_cm", "/dev/infiniband/rdma_cm", "rw"));
         assertThat(a.cdiDevices()).isEmpty();
         assertThat(a.annotations()).isEmpty();
     }
 
     @Test
     void refusesUnknownIdsNamingEachOfThem() {
-        FixtureDiscovery host = FixtureDiscovery.unpack("cx5-roce-sriov", dir);
-        SharedPool pool = new SharedPool(Pools.settings("hca_a", "rdmaHcaMax", 10, "selectors.vendors",
-                new String[] {"15b3"}), host.snapshot());
+        RecordedHostDiscovery host = RecordedHostDiscovery.unpack("cx5-roce-sriov", dir);
+        SharedPool pool = pool("hca_a", "rdmaHcaMax", 10, "selectors.vendors", new String[] {"15b3"});
+        PoolView v = pool.compute(host.snapshot());
 
-        assertThatThrownBy(() -> pool.allocate(List.of("hca_a-3", "hca_a-10", "hca_b-1", "hca_a-03")))
+        assertThatThrownBy(() -> pool.allocate(v, List.of("hca_a-3", "hca_a-10", "hca_b-1", "hca_a-03")))
                 .isInstanceOfSatisfying(DevicePluginException.class, e -> {
                     assertThat(e.code()).isEqualTo(DevicePluginException.Code.INVALID_ARGUMENT);
                     assertThat(e.getMessage()).contains("'hca_a-10'", "'hca_b-1'", "'hca_a-03'", "rdma/hca_a")
@@ -71,81 +84,85 @@ class SharedPoolTest {
 
     @Test
     void isUnhealthyWhenEveryMatchedHcaHasItsPortsDown() {
-        FixtureDiscovery host = FixtureDiscovery.unpack("cx5-roce-sriov", dir);
-        SharedPool pool = new SharedPool(Pools.settings("vf7", "selectors.ifNames", new String[] {"ens1f0v7"}),
-                host.snapshot());
+        RecordedHostDiscovery host = RecordedHostDiscovery.unpack("cx5-roce-sriov", dir);
+        SharedPool pool = pool("vf7", "selectors.ifNames", new String[] {"ens1f0v7"});
+        PoolView v = pool.compute(host.snapshot());
 
-        assertThat(pool.state().matched()).containsExactly("mlx5_8");
-        assertThat(pool.state().healthy()).isFalse();
-        assertThat(pool.state().reason()).contains("no usable HCA").contains("mlx5_8").contains("DOWN");
-        assertThat(pool.devices()).allSatisfy(d -> assertThat(d.healthy()).isFalse());
-        assertThatThrownBy(() -> pool.allocate(List.of("vf7-0")))
+        assertThat(v.selection().matchedKeys()).containsExactly("mlx5_8");
+        assertThat(v.healthy()).isFalse();
+        assertThat(v.reason()).contains("no usable HCA").contains("mlx5_8").contains("DOWN");
+        assertThat(v.devices()).allSatisfy(d -> assertThat(d.healthy()).isFalse());
+        assertThatThrownBy(() -> pool.allocate(v, List.of("vf7-0")))
                 .isInstanceOfSatisfying(DevicePluginException.class,
                         e -> assertThat(e.code()).isEqualTo(DevicePluginException.Code.UNAVAILABLE));
 
         host.portState("mlx5_8", 1, "4: ACTIVE");
-        assertThat(pool.update(host.rescan())).isTrue();
-        assertThat(pool.state().healthy()).isTrue();
-        assertThat(pool.devices()).allSatisfy(d -> assertThat(d.healthy()).isTrue());
+        PoolView up = pool.compute(host.rescan());
+        assertThat(up.sameContent(v)).isFalse();
+        assertThat(up.healthy()).isTrue();
+        assertThat(up.devices()).allSatisfy(d -> assertThat(d.healthy()).isTrue());
     }
 
     @Test
-    void staysHealthyWhileOneMatchedHcaIsUsable() {
-        FixtureDiscovery host = FixtureDiscovery.unpack("cx5-roce-sriov", dir);
-        SharedPool pool = new SharedPool(Pools.settings("pf0", "selectors.ifNames",
-                new String[] {"ens1f0", "ens1f0v7"}), host.snapshot());
+    void leavesAnHcaWhosePortsAreAllDownOutOfAllocateAndSaysSo() {
+        RecordedHostDiscovery host = RecordedHostDiscovery.unpack("cx5-roce-sriov", dir);
+        SharedPool pool = pool("pf0", "selectors.ifNames", new String[] {"ens1f0", "ens1f0v7"});
+        PoolView v = pool.compute(host.snapshot());
 
-        assertThat(pool.state().healthy()).isTrue();
-        assertThat(pool.state().unhealthy()).containsOnlyKeys("mlx5_8");
-        assertThat(pool.update(host.rescan())).isFalse();
+        assertThat(v.healthy()).isTrue();
+        assertThat(v.unusable()).containsOnlyKeys("mlx5_8");
+        assertThat(v.unusable().get("mlx5_8")).contains("no port ACTIVE");
+        assertThat(v.details()).containsEntry("leftOutOfAllocate", List.of("mlx5_8"));
+        // Issue #8.5: mlx5_8 (port DOWN) is matched but its uverbs8 is not handed out; mlx5_0's are.
+        ContainerAllocation a = pool.allocate(v, List.of("pf0-0"));
+        assertThat(a.devices()).extracting(DeviceNode::containerPath).contains("/dev/infiniband/uverbs0")
+                .doesNotContain("/dev/infiniband/uverbs8", "/dev/infiniband/umad8");
+        assertThat(pool.compute(host.rescan()).sameContent(v)).isTrue();
     }
 
     @Test
     void reportsExclusiveNetnsModeAsUnhealthyInsteadOfRefusingToStart() {
-        FixtureDiscovery host = FixtureDiscovery.unpack("cx5-roce-sriov", dir);
+        RecordedHostDiscovery host = RecordedHostDiscovery.unpack("cx5-roce-sriov", dir);
         host.netnsMode(NetnsMode.Mode.EXCLUSIVE);
-        SharedPool pool = new SharedPool(Pools.settings("hca_a", "selectors.vendors", new String[] {"15b3"}),
-                host.rescan());
+        PoolView v = pool("hca_a", "selectors.vendors", new String[] {"15b3"}).compute(host.rescan());
 
-        assertThat(pool.state().healthy()).isFalse();
-        assertThat(pool.state().reason()).contains("exclusive");
-        assertThat(pool.status()).containsEntry("healthy", false).containsKey("reason");
+        assertThat(v.healthy()).isFalse();
+        assertThat(v.reason()).contains("exclusive");
     }
 
     @Test
     void saysWhichSelectorExcludedWhichDeviceWhenItMatchesNothing() {
-        FixtureDiscovery host = FixtureDiscovery.unpack("cx6-ib", dir);
-        SharedPool pool = new SharedPool(Pools.settings("roce", "selectors.vendors", new String[] {"15b3"},
-                "selectors.linkTypes", new String[] {"ether"}), host.snapshot());
+        RecordedHostDiscovery host = RecordedHostDiscovery.unpack("cx6-ib", dir);
+        PoolView v = pool("roce", "selectors.vendors", new String[] {"15b3"}, "selectors.linkTypes",
+                new String[] {"ether"}).compute(host.snapshot());
 
-        assertThat(pool.state().matched()).isEmpty();
-        assertThat(pool.state().healthy()).isFalse();
-        assertThat(pool.state().reason()).startsWith("matches no RDMA device")
+        assertThat(v.selection().matched()).isEmpty();
+        assertThat(v.healthy()).isFalse();
+        assertThat(v.reason()).startsWith("matches no RDMA device")
                 .contains("mlx5_0=link layers [infiniband] not in linkTypes [ether]");
-        assertThat(pool.status()).extractingByKey("excluded").asString().contains("mlx5_0");
+        assertThat(v.selection().exclusionReasons()).containsKey("mlx5_0");
     }
 
     @Test
     void matchesSoftRoceByDriverlessSelectors() {
-        FixtureDiscovery host = FixtureDiscovery.unpack("rxe", dir);
-        SharedPool pool = new SharedPool(Pools.settings("soft", "selectors.linkTypes", new String[] {"ether"}),
-                host.snapshot());
-        SharedPool byVendor = new SharedPool(Pools.settings("hw", "selectors.vendors", new String[] {"15b3"}),
-                host.snapshot());
+        RecordedHostDiscovery host = RecordedHostDiscovery.unpack("rxe", dir);
+        PoolView soft = pool("soft", "selectors.linkTypes", new String[] {"ether"}).compute(host.snapshot());
+        PoolView byVendor = pool("hw", "selectors.vendors", new String[] {"15b3"}).compute(host.snapshot());
 
-        assertThat(pool.state().matched()).isNotEmpty();
-        assertThat(pool.devices().get(0).numaNodes()).isEmpty();
-        assertThat(byVendor.state().excluded().values()).allSatisfy(r -> assertThat(r).contains("no PCI function"));
+        assertThat(soft.selection().matched()).isNotEmpty();
+        assertThat(soft.devices().get(0).numaNodes()).isEmpty();
+        assertThat(byVendor.selection().exclusionReasons().values())
+                .allSatisfy(r -> assertThat(r).contains("no PCI function"));
     }
 
     @Test
     void writesACdiSpecAndAnswersWithCdiNamesWhenCdiIsOn() throws Exception {
-        FixtureDiscovery host = FixtureDiscovery.unpack("cx6-ib", dir.resolve("host"));
+        RecordedHostDiscovery host = RecordedHostDiscovery.unpack("cx6-ib", dir.resolve("host"));
         Path cdiDir = dir.resolve("cdi");
-        SharedPool pool = new SharedPool(Pools.settings("ib", "selectors.linkTypes", new String[] {"infiniband"},
-                "cdi", true, "cdiSpecDir", cdiDir.toString()), host.snapshot());
+        SharedPool pool = pool("ib", "selectors.linkTypes", new String[] {"infiniband"}, "cdi", true,
+                "cdiSpecDir", cdiDir.toString());
 
-        ContainerAllocation a = pool.allocate(List.of("ib-0"));
+        ContainerAllocation a = pool.allocate(pool.compute(host.snapshot()), List.of("ib-0"));
 
         assertThat(a.cdiDevices()).containsExactly("rdmanode.io/hca=ib");
         assertThat(a.annotations()).containsEntry("cdi.k8s.io/rdmanode.io_hca_ib", "rdmanode.io/hca=ib");
@@ -153,11 +170,11 @@ class SharedPoolTest {
         Path spec = cdiDir.resolve("rdmanode.io-hca_ib.json");
         String json = Files.readString(spec);
         assertThat(json).contains("\"kind\":\"rdmanode.io/hca\"", "\"name\":\"ib\"",
-                "\"path\":\"" + dir.resolve("host/dev/infiniband/uverbs0") + "\"", "rdma_cm");
+                "\"path\":\"/dev/infiniband/uverbs0\"", "\"hostPath\":\"/dev/infiniband/uverbs0\"", "rdma_cm");
         try (var files = Files.list(cdiDir)) {
             assertThat(files).containsExactly(spec);          // no temp files left behind
         }
-        pool.close();
+        pool.stopped();
         assertThat(spec).doesNotExist();
     }
 

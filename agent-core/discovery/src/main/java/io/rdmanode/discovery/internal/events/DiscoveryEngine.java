@@ -27,7 +27,7 @@ public final class DiscoveryEngine implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DiscoveryEngine.class);
     /** A burst of uevents (one per VF when sriov_numvfs changes) settles within a few ms. */
-    static final long DEBOUNCE_MS = 15;
+    public static final long DEFAULT_DEBOUNCE_MS = 15;
 
     private final TopologySource source;
     private final ScheduledExecutorService scanner;
@@ -36,6 +36,9 @@ public final class DiscoveryEngine implements AutoCloseable {
     private final Object lock = new Object();
     private ScanHints pending = new ScanHints();
     private ScheduledFuture<?> pendingRun;
+    private ScheduledFuture<?> periodic;                 // guarded by lock
+    private volatile long rescanIntervalMs;
+    private volatile long debounceMs = DEFAULT_DEBOUNCE_MS;
     private volatile HostSnapshot current;
     private final java.util.concurrent.atomic.LongAdder fullScans = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder incrementalScans = new java.util.concurrent.atomic.LongAdder();
@@ -60,10 +63,44 @@ public final class DiscoveryEngine implements AutoCloseable {
         LOG.info("discovery started backend={} devices={} pciFunctions={} netdevs={} problems={}", source.name(),
                 current.devices().size(), current.pciFunctions().size(), current.netDevices().size(),
                 current.problems().size());
-        if (rescanIntervalMs > 0) {
-            scanner.scheduleWithFixedDelay(() -> runSafely(ScanHints.fullScan()), rescanIntervalMs,
-                    rescanIntervalMs, TimeUnit.MILLISECONDS);
+        retune(rescanIntervalMs, DEFAULT_DEBOUNCE_MS);
+    }
+
+    /**
+     * Applies new tuning in place: the periodic rescan is rescheduled (its next run one new interval from now),
+     * the debounce applies to the next event. The snapshot, its revision and the listeners stay as they are,
+     * which is why a tuning edit needs no restart of the component (and of its consumers).
+     */
+    public void retune(long newRescanIntervalMs, long newDebounceMs) {
+        synchronized (lock) {
+            debounceMs = newDebounceMs;
+            if (periodic != null && newRescanIntervalMs == rescanIntervalMs) {
+                return;
+            }
+            if (periodic != null) {
+                periodic.cancel(false);
+                periodic = null;
+            }
+            rescanIntervalMs = newRescanIntervalMs;
+            if (newRescanIntervalMs > 0) {
+                periodic = scanner.scheduleWithFixedDelay(() -> runSafely(ScanHints.fullScan()), newRescanIntervalMs,
+                        newRescanIntervalMs, TimeUnit.MILLISECONDS);
+            }
         }
+    }
+
+    /** The periodic full rescan's period in milliseconds; 0 when off. */
+    public long rescanInterval() {
+        return rescanIntervalMs;
+    }
+
+    public long debounce() {
+        return debounceMs;
+    }
+
+    /** Schedules a full rescan (a backend's dependency came or went), without counting a kernel event. */
+    public void rescanSoon() {
+        requestScan(ScanHints.fullScan());
     }
 
     public HostSnapshot snapshot() {
@@ -97,10 +134,15 @@ public final class DiscoveryEngine implements AutoCloseable {
     /** Called from event threads: merges hints and schedules one incremental scan after a short quiet time. */
     public void hint(ScanHints hints) {
         kernelEvents.increment();
+        requestScan(hints);
+    }
+
+    /** Like {@link #hint} for sources that are not kernel notifications (verbs async events count their own). */
+    public void requestScan(ScanHints hints) {
         synchronized (lock) {
             pending.mergeFrom(hints);
-            if (pendingRun == null || pendingRun.isDone()) {
-                pendingRun = scanner.schedule(this::runPending, DEBOUNCE_MS, TimeUnit.MILLISECONDS);
+            if (pendingRun == null) {
+                pendingRun = scanner.schedule(this::runPending, debounceMs, TimeUnit.MILLISECONDS);
             }
         }
     }
@@ -110,6 +152,9 @@ public final class DiscoveryEngine implements AutoCloseable {
         synchronized (lock) {
             h = pending;
             pending = new ScanHints();
+            // From here a new hint schedules a new run: one that came while this scan runs (after its hints
+            // were taken) would otherwise wait for the next event. The scan thread runs them one after another.
+            pendingRun = null;
         }
         if (!h.isEmpty()) {
             runSafely(h);

@@ -69,6 +69,10 @@ public final class TopologyDiffs {
         if (!before.rdmaCm().equals(after.rdmaCm())) {
             other.add("rdma_cm " + (after.rdmaCm().present() ? "present" : "absent"));
         }
+        if (!before.backend().equals(after.backend())) {       // e.g. the verbs service came or went
+            other.add("backend " + after.backend().backend() + (after.backend().available() ? " available"
+                    : " unavailable: " + after.backend().unavailableReason().orElse("")));
+        }
         if (!before.problems().equals(after.problems())) {
             other.add("problems: " + after.problems().size());
         }

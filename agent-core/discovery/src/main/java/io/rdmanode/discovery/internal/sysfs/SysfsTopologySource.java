@@ -167,23 +167,51 @@ public final class SysfsTopologySource implements TopologySource {
     }
 
     private HostSnapshot assemble() {
-        Map<String, String> rdmaOfNetdev = new TreeMap<>();
+        List<RdmaDevice> rdma = new ArrayList<>(devices.size());
         for (RdmaDevice d : devices.values()) {
+            rdma.add(d.withTopology(netDevicesOf(d), d.parentNetdev().map(netdevs::get)
+                    .flatMap(NetDevice::pciFunction)));
+        }
+        Map<String, String> rdmaOfNetdev = new TreeMap<>();
+        for (RdmaDevice d : rdma) {
             d.parentNetdev().ifPresent(n -> rdmaOfNetdev.putIfAbsent(n, d.name()));
             d.ports().forEach(p -> p.netdev().ifPresent(n -> rdmaOfNetdev.putIfAbsent(n, d.name())));
         }
+        for (RdmaDevice d : rdma) {
+            d.netDevices().forEach(n -> rdmaOfNetdev.putIfAbsent(n, d.name()));     // bond members
+        }
         List<NetDevice> nets = new ArrayList<>(netdevs.size());
         for (NetDevice n : netdevs.values()) {
-            String rdma = rdmaOfNetdev.get(n.name());
-            if (rdma == null && n.pciFunction().isPresent()) {
+            String rdmaName = rdmaOfNetdev.get(n.name());
+            if (rdmaName == null && n.pciFunction().isPresent()) {
                 PciFunction f = pci.get(n.pciFunction().get());
-                rdma = f == null || f.rdmaDevices().isEmpty() ? null : f.rdmaDevices().get(0);
+                rdmaName = f == null || f.rdmaDevices().isEmpty() ? null : f.rdmaDevices().get(0);
             }
             nets.add(new NetDevice(n.name(), n.ifindex(), n.mac(), n.operState(), n.linkType(), n.pciFunction(),
-                    java.util.Optional.ofNullable(rdma)));
+                    java.util.Optional.ofNullable(rdmaName), n.bondMaster(), n.bondMembers()));
         }
-        return new HostSnapshot(0, Instant.now(), BackendStatus.available(name()), List.copyOf(devices.values()),
+        return new HostSnapshot(0, Instant.now(), BackendStatus.available(name()), rdma,
                 List.copyOf(pci.values()), nets, rdmaCm, netnsMode.get(), List.copyOf(problems.values()));
+    }
+
+    /**
+     * Ports' netdevs, the PCI function's netdevs and a soft device's parent, then every member of a bond among
+     * them: {@code mlx5_bond_0}'s GIDs name {@code bond0} and its PCI function (PF0) names one member only, but
+     * a pool selecting the other member must match it too. Bonds are followed downwards only: a member's bond
+     * is not the device's unless the device itself names the bond.
+     */
+    private List<String> netDevicesOf(RdmaDevice d) {
+        java.util.TreeSet<String> names = new java.util.TreeSet<>();
+        d.ports().forEach(p -> p.netdev().ifPresent(names::add));
+        d.parentNetdev().ifPresent(names::add);
+        d.pciFunction().map(pci::get).ifPresent(f -> names.addAll(f.netDevices()));
+        for (String n : List.copyOf(names)) {
+            NetDevice net = netdevs.get(n);
+            if (net != null) {
+                names.addAll(net.bondMembers());
+            }
+        }
+        return List.copyOf(names);
     }
 
 }

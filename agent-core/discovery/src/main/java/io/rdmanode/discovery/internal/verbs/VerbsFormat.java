@@ -3,7 +3,8 @@ package io.rdmanode.discovery.internal.verbs;
 
 import io.rdmanode.discovery.Gid;
 import io.rdmanode.discovery.RdmaPort.LinkLayer;
-import java.nio.ByteOrder;
+import io.rdmanode.verbs.IbvGid;
+import io.rdmanode.verbs.IbvPort;
 import java.util.Optional;
 
 /**
@@ -13,44 +14,6 @@ import java.util.Optional;
 final class VerbsFormat {
 
     private VerbsFormat() {
-    }
-
-    /** A {@code __be64} returned in a host register ({@code ibv_get_device_guid}). */
-    static String guid(long beInHostOrder) {
-        long value = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? Long.reverseBytes(beInHostOrder)
-                : beInHostOrder;
-        return String.format("%04x:%04x:%04x:%04x", (value >>> 48) & 0xffff, (value >>> 32) & 0xffff,
-                (value >>> 16) & 0xffff, value & 0xffff);
-    }
-
-    /** A {@code __be64} as its 8 bytes in memory: {@code xxxx:xxxx:xxxx:xxxx} ({@code node_guid}). */
-    static String guid(byte[] be) {
-        return groups(be);
-    }
-
-    /** A 16-byte {@code union ibv_gid}: {@code fe80:0000:0000:0000:c043:e3ff:fec8:a6d0} ({@code gids/N}). */
-    static String gid(byte[] raw) {
-        return groups(raw);
-    }
-
-    static boolean isZero(byte[] raw) {
-        for (byte b : raw) {
-            if (b != 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static String groups(byte[] bytes) {
-        StringBuilder s = new StringBuilder(bytes.length * 5 / 2);
-        for (int i = 0; i < bytes.length; i += 2) {
-            if (i > 0) {
-                s.append(':');
-            }
-            s.append(String.format("%02x%02x", bytes[i] & 0xff, bytes[i + 1] & 0xff));
-        }
-        return s.toString();
     }
 
     /**
@@ -95,8 +58,8 @@ final class VerbsFormat {
      */
     static LinkLayer linkLayer(int code) {
         return switch (code) {
-            case LibIbverbs.LINK_LAYER_UNSPECIFIED, LibIbverbs.LINK_LAYER_INFINIBAND -> LinkLayer.INFINIBAND;
-            case LibIbverbs.LINK_LAYER_ETHERNET -> LinkLayer.ETHERNET;
+            case IbvPort.LINK_LAYER_UNSPECIFIED, IbvPort.LINK_LAYER_INFINIBAND -> LinkLayer.INFINIBAND;
+            case IbvPort.LINK_LAYER_ETHERNET -> LinkLayer.ETHERNET;
             default -> LinkLayer.UNKNOWN;
         };
     }
@@ -110,9 +73,9 @@ final class VerbsFormat {
             return layer == LinkLayer.INFINIBAND ? Gid.Type.IB : Gid.Type.UNKNOWN;
         }
         return switch (code.get()) {
-            case LibIbverbs.GID_TYPE_IB -> Gid.Type.IB;
-            case LibIbverbs.GID_TYPE_ROCE_V1 -> Gid.Type.ROCE_V1;
-            case LibIbverbs.GID_TYPE_ROCE_V2 -> Gid.Type.ROCE_V2;
+            case IbvGid.TYPE_IB -> Gid.Type.IB;
+            case IbvGid.TYPE_ROCE_V1 -> Gid.Type.ROCE_V1;
+            case IbvGid.TYPE_ROCE_V2 -> Gid.Type.ROCE_V2;
             default -> Gid.Type.UNKNOWN;
         };
     }

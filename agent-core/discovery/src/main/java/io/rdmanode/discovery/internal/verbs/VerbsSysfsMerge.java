@@ -10,6 +10,10 @@ import io.rdmanode.discovery.RdmaPort;
 import io.rdmanode.discovery.RdmaPort.LinkLayer;
 import io.rdmanode.discovery.RdmaPort.PhysState;
 import io.rdmanode.discovery.RdmaPort.PortState;
+import io.rdmanode.verbs.IbvDevice;
+import io.rdmanode.verbs.IbvDeviceListing;
+import io.rdmanode.verbs.IbvGid;
+import io.rdmanode.verbs.IbvPort;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -32,7 +36,7 @@ final class VerbsSysfsMerge {
 
     record Result(List<RdmaDevice> devices, List<Problem> problems) { }
 
-    static Result merge(Verbs.Listing verbs, HostSnapshot sysfs) {
+    static Result merge(IbvDeviceListing verbs, HostSnapshot sysfs) {
         Map<Integer, String> netdevOfIfindex = new HashMap<>();
         for (NetDevice n : sysfs.netDevices()) {
             netdevOfIfindex.put(n.ifindex(), n.name());
@@ -40,7 +44,7 @@ final class VerbsSysfsMerge {
         List<Problem> problems = new ArrayList<>(sysfs.problems());
         verbs.failures().forEach((name, message) -> problems.add(new Problem("rdma device " + name, message)));
         List<RdmaDevice> devices = new ArrayList<>();
-        for (VerbsDevice v : verbs.devices()) {
+        for (IbvDevice v : verbs.devices()) {
             Optional<RdmaDevice> d = sysfs.device(v.name());
             if (d.isPresent()) {
                 devices.add(describe(v, d.get(), netdevOfIfindex, problems));
@@ -49,7 +53,7 @@ final class VerbsSysfsMerge {
                         + " but the sysfs backend does not (is sysfsRoot a recording of another host?)"));
             }
         }
-        Set<String> listed = verbs.devices().stream().map(VerbsDevice::name).collect(Collectors.toSet());
+        Set<String> listed = verbs.devices().stream().map(IbvDevice::name).collect(Collectors.toSet());
         listed.addAll(verbs.failures().keySet());
         for (RdmaDevice d : sysfs.devices()) {
             if (!listed.contains(d.name())) {
@@ -62,10 +66,10 @@ final class VerbsSysfsMerge {
         return new Result(devices, problems);
     }
 
-    private static RdmaDevice describe(VerbsDevice v, RdmaDevice sysfs, Map<Integer, String> netdevOfIfindex,
+    private static RdmaDevice describe(IbvDevice v, RdmaDevice sysfs, Map<Integer, String> netdevOfIfindex,
                                        List<Problem> problems) {
         List<RdmaPort> ports = new ArrayList<>();
-        for (VerbsDevice.Port vp : v.ports()) {
+        for (IbvPort vp : v.ports()) {
             Optional<RdmaPort> sp = sysfs.port(vp.number());
             if (sp.isEmpty()) {
                 problems.add(new Problem("rdma device " + v.name(), "libibverbs reports port " + vp.number()
@@ -76,13 +80,14 @@ final class VerbsSysfsMerge {
         }
         return new RdmaDevice(v.name(), sysfs.nodeType(), Optional.of(v.nodeGuid()),
                 Optional.of(v.fwVer()).filter(f -> !f.isBlank()), sysfs.driver(), sysfs.pciFunction(),
-                sysfs.parentNetdev(), ports, sysfs.uverbs(), sysfs.hwCounterFiles());
+                sysfs.parentNetdev(), ports, sysfs.uverbs(), sysfs.hwCounterFiles(), sysfs.netDevices(),
+                sysfs.parentPciFunction());
     }
 
-    private static RdmaPort port(VerbsDevice.Port vp, RdmaPort sysfs, Map<Integer, String> netdevOfIfindex) {
+    private static RdmaPort port(IbvPort vp, RdmaPort sysfs, Map<Integer, String> netdevOfIfindex) {
         LinkLayer layer = VerbsFormat.linkLayer(vp.linkLayer());
         List<Gid> gids = new ArrayList<>();
-        for (VerbsDevice.GidEntry g : vp.gids()) {
+        for (IbvGid g : vp.gids()) {
             Optional<String> netdev = Optional.ofNullable(netdevOfIfindex.get(g.ndevIfindex()));
             if (g.type().isEmpty()) {                   // ibv_query_gid only: no ifindex either
                 netdev = sysfs.gids().stream().filter(s -> s.index() == g.index() && s.value().equals(g.value()))

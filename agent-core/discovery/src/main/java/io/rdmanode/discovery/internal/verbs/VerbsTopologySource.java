@@ -8,10 +8,15 @@ import io.rdmanode.discovery.RdmaDevice;
 import io.rdmanode.discovery.internal.ScanHints;
 import io.rdmanode.discovery.internal.TopologySource;
 import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
+import io.rdmanode.verbs.IbvDevice;
+import io.rdmanode.verbs.IbvDeviceListing;
+import io.rdmanode.verbs.RdmaVerbs;
+import io.rdmanode.verbs.VerbsException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,9 +25,9 @@ import org.slf4j.LoggerFactory;
  * The verbs backend, called from one thread like every {@link TopologySource}: the RDMA devices are those
  * libibverbs can open (what a workload could use), described by {@code ibv_query_device},
  * {@code ibv_query_port} and the GID queries, with the sysfs backend's facts for what verbs does not have
- * (PCI, SR-IOV, netdevs, char devices, counters; see {@link VerbsSysfsMerge}). libibverbs is loaded when the
- * source is built, i.e. on the component's activation; without it, or when it finds no device, every snapshot
- * says the backend is unavailable and why, and the agent keeps running.
+ * (PCI, SR-IOV, netdevs, char devices, counters; see {@link VerbsSysfsMerge}). libibverbs comes from the verbs
+ * bundle's {@link RdmaVerbs} service; without it, without the library, or when it finds no device, every
+ * snapshot says the backend is unavailable and why, and the agent keeps running.
  */
 public final class VerbsTopologySource implements TopologySource {
 
@@ -31,28 +36,22 @@ public final class VerbsTopologySource implements TopologySource {
     static final String NO_DEVICE = "libibverbs found no RDMA device (is ib_uverbs loaded? is"
             + " /sys/class/infiniband_verbs populated?)";
 
+    static final String NO_VERBS_SERVICE = "no io.rdmanode.verbs.RdmaVerbs service (is the verbs bundle installed"
+            + " and started?)";
+
     private final SysfsTopologySource sysfs;
-    private final Verbs verbs;
-    private final String loadFailure;
+    private final Supplier<RdmaVerbs> verbs;
     private HostSnapshot lastSysfs;
-    private Map<String, VerbsDevice> known = Map.of();
+    private Map<String, IbvDevice> known = Map.of();
     private Optional<String> reported;                  // null until the first snapshot
 
-    public VerbsTopologySource(SysfsTopologySource sysfs) {
-        this(sysfs, Verbs.LIBRARY);
-    }
-
-    VerbsTopologySource(SysfsTopologySource sysfs, String library) {
+    /**
+     * @param verbs the verbs service as bound right now; null while there is none (the verbs bundle is
+     *              optional for discovery: the sysfs backend needs nothing from it)
+     */
+    public VerbsTopologySource(SysfsTopologySource sysfs, Supplier<RdmaVerbs> verbs) {
         this.sysfs = sysfs;
-        Verbs loaded = null;
-        String failure = null;
-        try {
-            loaded = Verbs.load(library);
-        } catch (VerbsException e) {
-            failure = e.getMessage();
-        }
-        this.verbs = loaded;
-        this.loadFailure = failure;
+        this.verbs = verbs;
     }
 
     @Override
@@ -77,7 +76,7 @@ public final class VerbsTopologySource implements TopologySource {
         if (hints.isFull() || before == null) {
             return logged(merge(s, name -> Optional.empty()));
         }
-        Map<String, VerbsDevice> previous = known;
+        Map<String, IbvDevice> previous = known;
         return logged(merge(s, name -> hints.rdmaDevices().contains(name) || !s.device(name).equals(before.device(name))
                 ? Optional.empty() : Optional.ofNullable(previous.get(name))));
     }
@@ -96,24 +95,26 @@ public final class VerbsTopologySource implements TopologySource {
         return s;
     }
 
-    private HostSnapshot merge(HostSnapshot s, Function<String, Optional<VerbsDevice>> cached) {
+    private HostSnapshot merge(HostSnapshot s, Function<String, Optional<IbvDevice>> cached) {
         lastSysfs = s;
         known = Map.of();
-        if (verbs == null) {
-            return with(s, BackendStatus.unavailable(name(), loadFailure), List.of(), s.problems());
+        RdmaVerbs v = verbs.get();
+        if (v == null || v.unavailableReason().isPresent()) {
+            return with(s, BackendStatus.unavailable(name(), v == null ? NO_VERBS_SERVICE
+                    : v.unavailableReason().get()), List.of(), s.problems());
         }
-        Verbs.Listing listing;
+        IbvDeviceListing listing;
         try {
-            listing = verbs.devices(cached);
+            listing = v.devices(cached);
         } catch (VerbsException e) {
             return with(s, BackendStatus.unavailable(name(), e.getMessage()), List.of(), s.problems());
         }
-        known = listing.devices().stream().collect(Collectors.toMap(VerbsDevice::name, d -> d));
+        known = listing.devices().stream().collect(Collectors.toMap(IbvDevice::name, d -> d));
         VerbsSysfsMerge.Result merged = VerbsSysfsMerge.merge(listing, s);
         return with(s, status(listing), merged.devices(), merged.problems());
     }
 
-    private BackendStatus status(Verbs.Listing listing) {
+    private BackendStatus status(IbvDeviceListing listing) {
         if (!listing.devices().isEmpty()) {
             return BackendStatus.available(name());
         }
@@ -123,7 +124,8 @@ public final class VerbsTopologySource implements TopologySource {
 
     /** Device contexts opened so far (diagnostics: incremental updates should open only what changed). */
     long contextsOpened() {
-        return verbs == null ? 0 : verbs.contextsOpened();
+        RdmaVerbs v = verbs.get();
+        return v == null ? 0 : v.contextsOpened();
     }
 
     private static HostSnapshot with(HostSnapshot s, BackendStatus status, List<RdmaDevice> devices,

@@ -43,6 +43,34 @@ class DiscoveryEngineTest {
         engine.close();
     }
 
+    /**
+     * An event that arrives while the scan of the previous one is still running (here: from a listener, on the
+     * scan thread, the tightest case) gets its own scan instead of waiting for the next event.
+     */
+    @Test
+    void anEventDuringAScanIsScannedToo() throws Exception {
+        Path mlx5_0 = root.sys().resolve("class/infiniband/mlx5_0/ports/1/state");
+        Path mlx5_3 = root.sys().resolve("class/infiniband/mlx5_3/ports/1/state");
+        engine.addListener((s, d) -> {
+            if (s.revision() == 2) {
+                try {
+                    Files.writeString(mlx5_3, "1: DOWN\n");
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                engine.requestScan(new ScanHints().rdmaDevice("mlx5_3"));
+            }
+        });
+        Files.writeString(mlx5_0, "1: DOWN\n");
+
+        engine.requestScan(new ScanHints().rdmaDevice("mlx5_0"));
+
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+                .until(() -> engine.snapshot().revision() == 3);
+        assertThat(engine.snapshot().device("mlx5_3").orElseThrow().port(1).orElseThrow().state())
+                .isEqualTo(RdmaPort.PortState.DOWN);
+    }
+
     @Test
     void unchangedHostKeepsItsRevision() {
         assertThat(engine.snapshot().revision()).isEqualTo(1);

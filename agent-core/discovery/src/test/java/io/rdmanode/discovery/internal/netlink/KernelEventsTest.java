@@ -5,7 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmanode.discovery.NetnsMode;
 import io.rdmanode.discovery.internal.ScanHints;
+import io.rdmanode.netlink.LinkEvent;
+import io.rdmanode.netlink.NetlinkException;
+import io.rdmanode.netlink.RdmaLink;
+import io.rdmanode.netlink.RdmaNetlink;
+import io.rdmanode.netlink.RdmaNetnsMode;
+import io.rdmanode.netlink.Uevent;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -30,7 +38,7 @@ class KernelEventsTest {
         }
         byte[] b = msg.toString().getBytes(StandardCharsets.UTF_8);
 
-        Optional<ScanHints> h = KernelEvents.fromUevent(b, b.length);
+        Optional<ScanHints> h = KernelEvents.fromUevent(Uevent.parse(b, b.length));
 
         assertThat(h).hasValueSatisfying(x -> assertThat(x.toString()).contains(expected));
     }
@@ -38,21 +46,55 @@ class KernelEventsTest {
     @Test
     void ignoresOtherSubsystems() {
         byte[] b = "add@/devices/virtual/block/loop0\0SUBSYSTEM=block\0".getBytes(StandardCharsets.UTF_8);
-        assertThat(KernelEvents.fromUevent(b, b.length)).isEmpty();
+        assertThat(KernelEvents.fromUevent(Uevent.parse(b, b.length))).isEmpty();
     }
 
     @Test
-    void readsNetnsModeReplyAndErrors() {
-        byte[] shared = new byte[24];
-        java.nio.ByteBuffer.wrap(shared).order(java.nio.ByteOrder.nativeOrder()).putInt(24).putShort((short) 5126)
-                .putShort((short) 0).putInt(1).putInt(0).putShort((short) 5).putShort((short) 66).put((byte) 1);
-        assertThat(RdmaNetnsModeReader.parse(shared, 24)).isEqualTo(NetnsMode.of(NetnsMode.Mode.SHARED));
-        shared[20] = 0;
-        assertThat(RdmaNetnsModeReader.parse(shared, 24).mode()).isEqualTo(NetnsMode.Mode.EXCLUSIVE);
-        byte[] err = new byte[36];
-        java.nio.ByteBuffer.wrap(err).order(java.nio.ByteOrder.nativeOrder()).putInt(36).putShort((short) 2)
-                .putShort((short) 0).putInt(1).putInt(0).putInt(-22);
-        assertThat(RdmaNetnsModeReader.parse(err, 36).reason()).hasValueSatisfying(r -> assertThat(r).contains("5.3"));
+    void linkEventsNameTheirNetdev() {
+        assertThat(KernelEvents.fromLinks(List.of(new LinkEvent(LinkEvent.Kind.DEL, 7, "eth9"))))
+                .hasValueSatisfying(x -> assertThat(x.toString()).contains("net=[eth9]"));
+        assertThat(KernelEvents.fromLinks(List.of(new LinkEvent(LinkEvent.Kind.NEW, 7, "")))).isEmpty();
+    }
+
+    @Test
+    void netnsModeFromRdmaNetlinkAndItsErrors() {
+        assertThat(RdmaNetnsModeReader.read(rdma(() -> RdmaNetnsMode.SHARED))).isEqualTo(NetnsMode.of(NetnsMode.Mode.SHARED));
+        assertThat(RdmaNetnsModeReader.read(rdma(() -> RdmaNetnsMode.EXCLUSIVE)).mode())
+                .isEqualTo(NetnsMode.Mode.EXCLUSIVE);
+        assertThat(RdmaNetnsModeReader.read(rdma(() -> {
+            throw new NetlinkException("RDMA netlink SYS_GET: EINVAL", NetlinkException.EINVAL);
+        })).reason()).hasValueSatisfying(r -> assertThat(r).contains("5.3"));
+    }
+
+    private static RdmaNetlink rdma(java.util.function.Supplier<RdmaNetnsMode> mode) {
+        return new RdmaNetlink() {
+            @Override
+            public List<RdmaLink> links() {
+                return List.of();
+            }
+
+            @Override
+            public List<RdmaLink> linksIn(Path netns) {
+                return List.of();
+            }
+
+            @Override
+            public RdmaNetnsMode netnsMode() {
+                return mode.get();
+            }
+
+            @Override
+            public void setNetnsMode(RdmaNetnsMode m) {
+            }
+
+            @Override
+            public void moveToNetns(String device, Path netns) {
+            }
+
+            @Override
+            public void returnFromNetns(String device, Path podNetns) {
+            }
+        };
     }
 
     @Test

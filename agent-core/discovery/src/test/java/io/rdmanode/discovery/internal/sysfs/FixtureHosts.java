@@ -11,7 +11,7 @@ import java.util.List;
  * The synthesized hosts behind the {@code .ttar} fixtures (see each {@code .PROVENANCE.md}) and the generated
  * scale host. Values follow the kernel ABI documents, the mlx5 sysfs layout and the testbed's rxe reference.
  */
-final class FixtureHosts {
+public final class FixtureHosts {
 
     static final List<String> PMA_COUNTERS = List.of("excessive_buffer_overrun_errors", "link_downed",
             "link_error_recovery", "local_link_integrity_errors", "port_rcv_constraint_errors", "port_rcv_data",
@@ -123,8 +123,61 @@ final class FixtureHosts {
         b.charDevice(null, "infiniband_mad", "issm" + n, name, 1, 231, 64 + n);
     }
 
+    /**
+     * A ConnectX-7 dual-port RoCE NIC in LAG mode: mlx5_core registers one RDMA device, {@code mlx5_bond_0}, on
+     * PF0 once both PFs are enslaved to {@code bond0} (802.3ad); its GIDs name {@code bond0}, PF1 has no RDMA
+     * device of its own. NUMA 0, firmware 28.39.1002.
+     */
+    static void cx7RoceBond(Path root) {
+        HostTreeBuilder b = new HostTreeBuilder(root);
+        b.netdev(null, "lo", 1, "00:00:00:00:00:00", "unknown", 772);
+        String bridge = "pci0000:16/0000:16:02.0";
+        Path pf0 = b.pciFunction(bridge, "0000:17:00.0", "0x15b3", "0x1021", "0x15b3", "0x0041", "0x020000",
+                "mlx5_core", 0, 31);
+        Path pf1 = b.pciFunction(bridge, "0000:17:00.1", "0x15b3", "0x1021", "0x15b3", "0x0041", "0x020000",
+                "mlx5_core", 0, 32);
+        Path n0 = b.netdev(pf0, "ens1f0np0", 4, "a0:88:c2:31:5e:40", "up", 1);
+        Path n1 = b.netdev(pf1, "ens1f1np1", 5, "a0:88:c2:31:5e:40", "up", 1);   // a bond member takes the bond's MAC
+        b.bond("bond0", 6, "a0:88:c2:31:5e:40", "802.3ad 4", List.of(n0, n1));
+        String guid = "a088:c203:0031:5e40";
+        List<GidSpec> gids = List.of(
+                new GidSpec(0, "fe80:0000:0000:0000:a288:c2ff:fe31:5e40", "IB/RoCE v1", "bond0"),
+                new GidSpec(1, "fe80:0000:0000:0000:a288:c2ff:fe31:5e40", "RoCE v2", "bond0"),
+                new GidSpec(2, "0000:0000:0000:0000:0000:ffff:0a00:0011", "IB/RoCE v1", "bond0"),
+                new GidSpec(3, "0000:0000:0000:0000:0000:ffff:0a00:0011", "RoCE v2", "bond0"));
+        PortSpec port = new PortSpec(1, "4: ACTIVE", "5: LinkUp", "Ethernet", "400 Gb/sec (4X NDR)", "0x0", gids,
+                PMA_COUNTERS, MLX5_HW_COUNTERS);
+        b.rdmaDevice(pf0, "mlx5_bond_0", "1: CA", guid, "28.39.1002", null, List.of(port), List.of());
+        b.charDevice(pf0, "infiniband_verbs", "uverbs0", "mlx5_bond_0", 0, 231, 192);
+        b.charDevice(pf0, "infiniband_mad", "umad0", "mlx5_bond_0", 1, 231, 0);
+        b.charDevice(pf0, "infiniband_mad", "issm0", "mlx5_bond_0", 1, 231, 64);
+        b.rdmaCm(124);
+    }
+
+    /**
+     * Soft-RoCE on a PCI NIC: {@code rxe0} on {@code eth0}, an Intel X710 port (8086:1572, i40e) on NUMA 1. The
+     * rxe device itself has no PCI function; its hardware facts come from its parent's.
+     */
+    static void rxeOnPciNic(Path root) {
+        HostTreeBuilder b = new HostTreeBuilder(root);
+        b.netdev(null, "lo", 1, "00:00:00:00:00:00", "unknown", 772);
+        Path fn = b.pciFunction("pci0000:5d/0000:5d:00.0", "0000:5e:00.0", "0x8086", "0x1572", "0x8086", "0x0006",
+                "0x020000", "i40e", 1, 52);
+        b.netdev(fn, "eth0", 2, "3c:fd:fe:b2:71:a0", "up", 1);
+        String guid = "3efd:feff:feb2:71a0";
+        List<GidSpec> gids = List.of(new GidSpec(0, "fe80:0000:0000:0000:" + guid, "RoCE v2", "eth0"),
+                new GidSpec(1, "0000:0000:0000:0000:0000:ffff:c0a8:0a05", "RoCE v2", "eth0"));
+        PortSpec port = new PortSpec(1, "4: ACTIVE", "5: LinkUp", "Ethernet", "10 Gb/sec (1X QDR)", "0x0", gids,
+                List.of(), RXE_HW_COUNTERS);
+        b.rdmaDevice(null, "rxe0", "1: CA", guid, "", "eth0", List.of(port), List.of());
+        b.charDevice(null, "infiniband_verbs", "uverbs0", "rxe0", 0, 231, 192);
+        b.charDevice(null, "infiniband_mad", "umad0", "rxe0", 1, 231, 0);
+        b.charDevice(null, "infiniband_mad", "issm0", "rxe0", 1, 231, 64);
+        b.rdmaCm(124);
+    }
+
     /** {@code pfs} ConnectX-5 PFs with {@code vfsPerPf} VFs each, every VF with its RDMA device and netdev. */
-    static void scale(Path root, int pfs, int vfsPerPf) {
+    public static void scale(Path root, int pfs, int vfsPerPf) {
         HostTreeBuilder b = new HostTreeBuilder(root);
         int rdma = 0;
         int ifindex = 2;

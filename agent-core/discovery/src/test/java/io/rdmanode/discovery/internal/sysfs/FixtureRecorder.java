@@ -33,6 +33,10 @@ public final class FixtureRecorder {
                 "ConnectX-6 HDR InfiniBand HCA host; synthesized, see PROVENANCE.md");
         record(fixtures.resolve("rxe.ttar"), FixtureHosts::rxe,
                 "Soft-RoCE host modelled on ../shared/testbed/sysfs-rxe-reference.txt; see PROVENANCE.md");
+        record(fixtures.resolve("cx7-roce-bond.ttar"), FixtureHosts::cx7RoceBond,
+                "ConnectX-7 dual-port RoCE NIC in LAG mode (mlx5_bond_0 on bond0); constructed, see PROVENANCE.md");
+        record(fixtures.resolve("rxe-on-pci-nic.ttar"), FixtureHosts::rxeOnPciNic,
+                "Soft-RoCE rxe0 on eth0 of an Intel X710 (PCI, NUMA 1); constructed, see PROVENANCE.md");
     }
 
     static void record(Path archive, Consumer<Path> host, String comment) throws IOException {

@@ -154,6 +154,23 @@ final class HostTreeBuilder {
         return d;
     }
 
+    /**
+     * A bond over existing netdevs, as the bonding driver shows it: {@code bonding/slaves} and {@code mode},
+     * {@code lower_<member>} links on the bond, {@code master} and {@code upper_<bond>} links on each member.
+     */
+    Path bond(String name, int ifindex, String mac, String mode, List<Path> members) {
+        Path d = netdev(null, name, ifindex, mac, "up", 1);
+        file(d.resolve("bonding/slaves"), String.join(" ", members.stream().map(m -> m.getFileName().toString())
+                .toList()));
+        file(d.resolve("bonding/mode"), mode);
+        for (Path m : members) {
+            link(d.resolve("lower_" + m.getFileName()), m);
+            link(m.resolve("master"), d);
+            link(m.resolve("upper_" + name), d);
+        }
+        return d;
+    }
+
     void file(Path f, String content) {
         mkdirs(f.getParent());
         try {

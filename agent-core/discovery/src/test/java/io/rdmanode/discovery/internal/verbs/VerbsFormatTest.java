@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmanode.discovery.Gid;
 import io.rdmanode.discovery.RdmaPort.LinkLayer;
-import java.nio.ByteOrder;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -39,24 +38,6 @@ class VerbsFormatTest {
         assertThat(VerbsFormat.rate(0, 32)).isEmpty();
         assertThat(VerbsFormat.rate(3, 32)).isEmpty();
         assertThat(VerbsFormat.rate(2, 0)).as("XDR: only in active_speed_ex").isEmpty();
-    }
-
-    @Test
-    void formatsGidsAndGuidsLikeSysfs() {
-        byte[] gid = {(byte) 0xfe, (byte) 0x80, 0, 0, 0, 0, 0, 0, (byte) 0xc0, 0x43, (byte) 0xe3, (byte) 0xff,
-                (byte) 0xfe, (byte) 0xc8, (byte) 0xa6, (byte) 0xd0};
-        assertThat(VerbsFormat.gid(gid)).isEqualTo("fe80:0000:0000:0000:c043:e3ff:fec8:a6d0");
-        assertThat(VerbsFormat.isZero(gid)).isFalse();
-        assertThat(VerbsFormat.isZero(new byte[16])).isTrue();
-        byte[] guid = {(byte) 0xc0, 0x43, (byte) 0xe3, (byte) 0xff, (byte) 0xfe, (byte) 0xc8, (byte) 0xa6, (byte) 0xd0};
-        assertThat(VerbsFormat.guid(guid)).isEqualTo("c043:e3ff:fec8:a6d0");
-    }
-
-    @Test
-    void readsABigEndianGuidReturnedInARegister() {
-        long inRegister = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? 0xd0a6c8feffe343c0L
-                : 0xc043e3fffec8a6d0L;
-        assertThat(VerbsFormat.guid(inRegister)).isEqualTo("c043:e3ff:fec8:a6d0");
     }
 
     @ParameterizedTest

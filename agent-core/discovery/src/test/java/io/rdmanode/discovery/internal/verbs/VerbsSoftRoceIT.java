@@ -71,6 +71,22 @@ class VerbsSoftRoceIT {
         assertThat(out).as("an update that changed no device opens none")
                 .containsEntry("idle.update.opens", "0").containsEntry("idle.update.devices", "2");
         assertThat(out).containsEntry("open.uverbs.fds", "0");
+        // Verbs async events (issue #8 item 9): one context per device while listened to, closed afterwards;
+        // rxe1's port change reaches a discovery listener through PORT_ACTIVE / PORT_ERR alone.
+        assertThat(out).containsEntry("events.devices", "rxe0,rxe1").containsEntry("events.open.uverbs.fds", "2")
+                .containsEntry("events.closed.uverbs.fds", "0");
+        assertThat(out).containsEntry("events.up.rxe1.port.1", "ACTIVE").containsEntry("events.down.rxe1.port.1", "DOWN");
+        assertThat(out.get("events.up.received")).contains("rxe1 port 1 PORT_ACTIVE");
+        assertThat(out.get("events.down.received")).contains("rxe1 port 1 PORT_ERR");
+        assertThat(out).as("no uevent/rtnetlink source in this engine").containsEntry("events.kernel.events", "0");
+        for (String round : List.of("", "2", "3")) {
+            assertThat(out).containsEntry("events.up" + round + ".rxe1.port.1", "ACTIVE")
+                    .containsEntry("events.down" + round + ".rxe1.port.1", "DOWN");
+            System.out.printf("verbs async event -> discovery listener, round %s: up %s ms after starting ip (%s ms"
+                    + " after the event), down %s ms (%s ms)%n", round.isEmpty() ? "1" : round,
+                    out.get("events.up" + round + ".ms.from.ip"), out.get("events.up" + round + ".ms.from.event"),
+                    out.get("events.down" + round + ".ms.from.ip"), out.get("events.down" + round + ".ms.from.event"));
+        }
         // RDMA netlink (RDMA_NLDEV_CMD_SYS_GET) against the real kernel, in both modes.
         assertThat(out).containsEntry("netns.default", "SHARED").containsEntry("netns.after.exclusive", "EXCLUSIVE")
                 .containsEntry("netns.after.shared", "SHARED");
@@ -132,20 +148,38 @@ class VerbsSoftRoceIT {
     }
 
     /**
-     * SLF4J (API and the simple provider, from the local repository) copied under {@code target}, the one
-     * folder the VM sees; jnr and jffi are already there ({@code target/embed}).
+     * SLF4J (API and the simple provider), Awaitility (with Hamcrest) and the verbs bundle's classes copied under {@code target}, the one
+     * folder the VM sees; jnr and jffi are already there ({@code target/embed}, embedded by discovery for netlink).
      */
     private static Path vmLibs(Path target) throws IOException {
         Path libs = Files.createDirectories(target.resolve("verbs-vm-lib"));
-        for (Class<?> c : List.of(org.slf4j.LoggerFactory.class, org.slf4j.simple.SimpleLogger.class)) {
+        // The verbs and netlink bundles' classes are jars from the repository, or classes directories in a reactor
+        // build: packed into a jar then, since only target/ is shared with the guest.
+        for (Class<?> c : List.of(org.slf4j.LoggerFactory.class, org.slf4j.simple.SimpleLogger.class,
+                io.rdmanode.verbs.RdmaVerbs.class, io.rdmanode.netlink.Netlink.class, org.awaitility.Awaitility.class,
+                org.hamcrest.Matcher.class)) {
             try {
                 Path jar = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
+                if (Files.isDirectory(jar)) {
+                    packJar(jar, libs.resolve(c.getPackageName().replace('.', '-') + "-classes.jar"));
+                    continue;
+                }
                 Files.copy(jar, libs.resolve(jar.getFileName()), StandardCopyOption.REPLACE_EXISTING);
             } catch (URISyntaxException e) {
                 throw new IOException("cannot locate the jar of " + c.getName(), e);
             }
         }
         return libs;
+    }
+
+    private static void packJar(Path classes, Path jar) throws IOException {
+        try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar)); var walk = Files.walk(classes)) {
+            for (Path f : (Iterable<Path>) walk.filter(Files::isRegularFile)::iterator) {
+                out.putNextEntry(new java.util.jar.JarEntry(classes.relativize(f).toString()));
+                Files.copy(f, out);
+                out.closeEntry();
+            }
+        }
     }
 
     private static boolean onPath(String program) {

@@ -12,6 +12,10 @@ import io.rdmanode.discovery.RdmaPort;
 import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
 import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
 import io.rdmanode.agent.Ttar;
+import io.rdmanode.verbs.IbvDevice;
+import io.rdmanode.verbs.IbvDeviceListing;
+import io.rdmanode.verbs.IbvGid;
+import io.rdmanode.verbs.IbvPort;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -41,8 +45,8 @@ class VerbsSysfsMergeTest {
     @Test
     void describesPortsFromVerbsAndTheRestFromSysfs() {
         int tb0 = sysfs.netDevice("tb0").orElseThrow().ifindex();
-        VerbsDevice rxe0 = rxe("rxe0", List.of(new VerbsDevice.GidEntry(0, GID0, Optional.of(2), tb0),
-                new VerbsDevice.GidEntry(1, GID1, Optional.of(2), tb0)));
+        IbvDevice rxe0 = rxe("rxe0", List.of(new IbvGid(0, GID0, Optional.of(2), tb0),
+                new IbvGid(1, GID1, Optional.of(2), tb0)));
 
         VerbsSysfsMerge.Result r = VerbsSysfsMerge.merge(listing(List.of(rxe0), Map.of()), sysfs);
 
@@ -62,7 +66,7 @@ class VerbsSysfsMergeTest {
 
     @Test
     void withoutGidTypesTakesGidNetdevsFromSysfs() {
-        VerbsDevice rxe0 = rxe("rxe0", List.of(new VerbsDevice.GidEntry(0, GID0, Optional.empty(), 0)));
+        IbvDevice rxe0 = rxe("rxe0", List.of(new IbvGid(0, GID0, Optional.empty(), 0)));
 
         RdmaPort p = VerbsSysfsMerge.merge(listing(List.of(rxe0), Map.of()), sysfs).devices().get(0)
                 .port(1).orElseThrow();
@@ -73,9 +77,9 @@ class VerbsSysfsMergeTest {
 
     @Test
     void takesTheKernelsRateWhenTheSpeedIsNotInTheCompatPortAttr() {
-        VerbsDevice.Port xdr = new VerbsDevice.Port(1, 4, 5, LibIbverbs.LINK_LAYER_ETHERNET, 5, 3, 1024, 0, 1, 0,
+        IbvPort xdr = new IbvPort(1, 4, 5, IbvPort.LINK_LAYER_ETHERNET, 5, 3, 1024, 0, 1, 0,
                 List.of());
-        VerbsDevice rxe0 = new VerbsDevice("rxe0", "c043:e3ff:fec8:a6d0", "c043:e3ff:fec8:a6d0", "0.0.0", 0xffffff,
+        IbvDevice rxe0 = new IbvDevice("rxe0", "c043:e3ff:fec8:a6d0", "c043:e3ff:fec8:a6d0", "0.0.0", 0xffffff,
                 0, 0, 1, List.of(xdr));
 
         RdmaPort p = VerbsSysfsMerge.merge(listing(List.of(rxe0), Map.of()), sysfs).devices().get(0)
@@ -86,7 +90,7 @@ class VerbsSysfsMergeTest {
 
     @Test
     void reportsDevicesOnlyOneSideKnowsAndDevicesThatFailed() {
-        VerbsDevice ghost = rxe("mlx5_9", List.of());
+        IbvDevice ghost = rxe("mlx5_9", List.of());
 
         VerbsSysfsMerge.Result r = VerbsSysfsMerge.merge(listing(List.of(ghost),
                 Map.of("rxe1", "ibv_open_device rxe1: Permission denied (errno 13)")), sysfs);
@@ -99,14 +103,14 @@ class VerbsSysfsMergeTest {
     }
 
     /** rxe0 as ibv_devinfo -v shows it on the testbed: port 1 ACTIVE, LinkUp, Ethernet, 1X at FDR10 code 8. */
-    private static VerbsDevice rxe(String name, List<VerbsDevice.GidEntry> gids) {
-        VerbsDevice.Port port = new VerbsDevice.Port(1, 4, 5, LibIbverbs.LINK_LAYER_ETHERNET, 5, 3, 1024, 0, 1, 8,
+    private static IbvDevice rxe(String name, List<IbvGid> gids) {
+        IbvPort port = new IbvPort(1, 4, 5, IbvPort.LINK_LAYER_ETHERNET, 5, 3, 1024, 0, 1, 8,
                 gids);
-        return new VerbsDevice(name, "c043:e3ff:fec8:a6d0", "c043:e3ff:fec8:a6d0", "0.0.0", 0xffffff, 0, 0,
+        return new IbvDevice(name, "c043:e3ff:fec8:a6d0", "c043:e3ff:fec8:a6d0", "0.0.0", 0xffffff, 0, 0,
                 1048560, List.of(port));
     }
 
-    private static Verbs.Listing listing(List<VerbsDevice> devices, Map<String, String> failures) {
-        return new Verbs.Listing(devices, failures);
+    private static IbvDeviceListing listing(List<IbvDevice> devices, Map<String, String> failures) {
+        return new IbvDeviceListing(devices, failures);
     }
 }

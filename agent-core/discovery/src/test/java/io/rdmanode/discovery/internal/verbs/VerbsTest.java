@@ -2,25 +2,26 @@
 package io.rdmanode.discovery.internal.verbs;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.NetnsMode;
 import io.rdmanode.discovery.internal.ScanHints;
 import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
 import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
+import io.rdmanode.verbs.RdmaVerbs;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import jnr.ffi.LibraryLoader;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Real libibverbs (Debian libibverbs1) on a host without RDMA devices: the list is empty, not an error, and
- * the backend says it is unavailable and why. The full path runs in the Soft-RoCE VM ({@code VerbsSoftRoceIT}).
+ * The verbs backend over the verbs bundle's real libibverbs (Debian libibverbs1) on a host without RDMA devices:
+ * the backend says it is unavailable and why (no device, no library, no verbs service). The full path runs in the Soft-RoCE VM ({@code VerbsSoftRoceIT}).
  */
 class VerbsTest {
+
+    private static final RdmaVerbs VERBS = RdmaVerbs.load();
 
     @BeforeEach
     void needsLibibverbsAndNoRdmaDevice() {
@@ -32,18 +33,8 @@ class VerbsTest {
     }
 
     @Test
-    void listsNoDeviceCleanlyWithoutHardware() {
-        Verbs verbs = Verbs.load();
-
-        assertThat(verbs.deviceNames()).isEmpty();
-        Verbs.Listing listing = verbs.devices();
-        assertThat(listing.devices()).isEmpty();
-        assertThat(listing.failures()).isEmpty();
-    }
-
-    @Test
     void backendReportsNoDeviceAsUnavailableAndKeepsSysfsFacts() {
-        VerbsTopologySource source = new VerbsTopologySource(liveSysfs());
+        VerbsTopologySource source = new VerbsTopologySource(liveSysfs(), () -> VERBS);
 
         HostSnapshot s = source.scan();
 
@@ -57,7 +48,8 @@ class VerbsTest {
 
     @Test
     void backendWithoutTheLibraryReportsItNotFound() {
-        VerbsTopologySource source = new VerbsTopologySource(liveSysfs(), "libibverbs-not-installed.so.1");
+        RdmaVerbs missing = RdmaVerbs.load("libibverbs-not-installed.so.1");
+        VerbsTopologySource source = new VerbsTopologySource(liveSysfs(), () -> missing);
 
         HostSnapshot s = source.scan();
 
@@ -70,31 +62,10 @@ class VerbsTest {
     }
 
     @Test
-    void describesErrnoThroughLibc() {
-        assertThat(Verbs.load().describe(13)).isEqualTo("Permission denied (errno 13)");
-    }
+    void backendWithoutTheVerbsServiceSaysSo() {
+        VerbsTopologySource source = new VerbsTopologySource(liveSysfs(), () -> null);
 
-    @Test
-    void loadNamesTheMissingLibrary() {
-        assertThatThrownBy(() -> Verbs.load("libibverbs-not-installed.so.1"))
-                .isInstanceOf(VerbsException.class)
-                .hasMessage("libibverbs-not-installed.so.1 not found: cannot open shared object file:"
-                        + " No such file or directory");
-    }
-
-    /**
-     * The fallback for a libibverbs without {@code _ibv_query_gid_table} relies on jnr binding a missing symbol
-     * lazily: loading succeeds, the call fails.
-     */
-    @Test
-    void jnrFailsOnAMissingSymbolOnlyWhenItIsCalled() {
-        NotInLibibverbs lib = LibraryLoader.create(NotInLibibverbs.class).failImmediately().load(Verbs.LIBRARY);
-
-        assertThatThrownBy(lib::ibv_no_such_function_in_any_version).isInstanceOf(UnsatisfiedLinkError.class);
-    }
-
-    public interface NotInLibibverbs {
-        int ibv_no_such_function_in_any_version();
+        assertThat(source.scan().backend().unavailableReason()).contains(VerbsTopologySource.NO_VERBS_SERVICE);
     }
 
     private static SysfsTopologySource liveSysfs() {

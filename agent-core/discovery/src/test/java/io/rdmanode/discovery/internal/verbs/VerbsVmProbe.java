@@ -8,8 +8,13 @@ import io.rdmanode.discovery.Problem;
 import io.rdmanode.discovery.RdmaDevice;
 import io.rdmanode.discovery.RdmaPort;
 import io.rdmanode.discovery.internal.ScanHints;
+import io.rdmanode.discovery.internal.events.DiscoveryEngine;
 import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
 import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
+import io.rdmanode.verbs.IbvDevice;
+import io.rdmanode.verbs.IbvDeviceListing;
+import io.rdmanode.verbs.IbvPort;
+import io.rdmanode.verbs.RdmaVerbs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,7 +37,8 @@ public final class VerbsVmProbe {
         long start = System.nanoTime();
         SysfsTopologySource sysfs = new SysfsTopologySource(SysfsRoot.of("/sys", "/dev"),
                 () -> NetnsMode.unknown("not read by the probe"));
-        VerbsTopologySource verbs = new VerbsTopologySource(sysfs);
+        RdmaVerbs.Owned library = RdmaVerbs.load();
+        VerbsTopologySource verbs = new VerbsTopologySource(sysfs, () -> library);
         HostSnapshot before = verbs.scan();
         out("before.available", before.backend().available());
         out("before.reason", before.backend().unavailableReason().orElse(""));
@@ -51,12 +57,12 @@ public final class VerbsVmProbe {
         out("verbs.reason", v.backend().unavailableReason().orElse(""));
         print("verbs", v);
         print("sysfs", s);
-        Verbs raw = Verbs.load();
+        RdmaVerbs raw = RdmaVerbs.load();
         raw(raw.devices());
-        Verbs legacy = Verbs.load();
+        RdmaVerbs legacy = RdmaVerbs.load();
         legacy.useLegacyGidQuery();
-        for (VerbsDevice d : legacy.devices().devices()) {
-            for (VerbsDevice.Port p : d.ports()) {
+        for (IbvDevice d : legacy.devices().devices()) {
+            for (IbvPort p : d.ports()) {
                 out("legacy." + d.name() + ".port." + p.number() + ".gids", p.gids().stream()
                         .map(g -> g.index() + "=" + g.value()).collect(Collectors.joining(";")));
             }
@@ -74,15 +80,22 @@ public final class VerbsVmProbe {
         // so retry (up to 10 s) until the verbs view and a full sysfs scan agree.
         ScanHints linkEvents = new ScanHints().netDevice("tb0").netDevice("tb1");
         long opened = verbs.contextsOpened();
-        HostSnapshot dv;
-        HostSnapshot ds;
-        int attempts = 0;
-        do {
-            Thread.sleep(attempts++ == 0 ? 0 : 100);
-            dv = verbs.update(linkEvents);
-            ds = sysfs.scan();
-        } while (!(samePort(dv, ds, "rxe0") && samePort(dv, ds, "rxe1")) && attempts < 100);
-        out("down.attempts", attempts);
+        HostSnapshot[] last = new HostSnapshot[2];
+        java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+        try {
+            org.awaitility.Awaitility.await().pollDelay(java.time.Duration.ZERO)
+                    .pollInterval(java.time.Duration.ofMillis(100)).atMost(java.time.Duration.ofSeconds(10)).until(() -> {
+                        attempts.incrementAndGet();
+                        last[0] = verbs.update(linkEvents);
+                        last[1] = sysfs.scan();
+                        return samePort(last[0], last[1], "rxe0") && samePort(last[0], last[1], "rxe1");
+                    });
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            out("down.timeout", e.getMessage());                // the host side reports the differing views
+        }
+        HostSnapshot dv = last[0];
+        HostSnapshot ds = last[1];
+        out("down.attempts", attempts.get());
         out("down.update.opens", verbs.contextsOpened() - opened);
         print("down.verbs", dv);
         print("down.sysfs", ds);
@@ -92,8 +105,74 @@ public final class VerbsVmProbe {
         out("idle.update.opens", verbs.contextsOpened() - opened);
         out("idle.update.devices", idle.devices().size());
         out("open.uverbs.fds", openUverbsFds());
+        elapsed("before.events", start);
+        asyncEvents(verbs, library);
+        library.close();
+        out("events.closed.uverbs.fds", openUverbsFds());
         elapsed("done", start);
         out("done", true);
+    }
+
+    /**
+     * Issue #8 item 9: a discovery engine on the verbs backend with verbs async events as its only event source
+     * (no uevent, no rtnetlink, no periodic rescan), as for an InfiniBand port. {@code ip link set tb1 up} and
+     * {@code down} flip rxe1's port; the figures are from starting {@code ip} and from the event's arrival to
+     * the listener seeing the new port state. tb1 is down when this starts.
+     */
+    private static void asyncEvents(VerbsTopologySource source, RdmaVerbs library) throws Exception {
+        DiscoveryEngine engine = new DiscoveryEngine(source, 0);
+        VerbsEventHints hints = new VerbsEventHints(engine::requestScan);
+        java.util.concurrent.BlockingQueue<String> events = new java.util.concurrent.LinkedBlockingQueue<>();
+        java.util.concurrent.atomic.AtomicLong firstEventNanos = new java.util.concurrent.atomic.AtomicLong();
+        io.rdmanode.verbs.AsyncEventListener timing = e -> {
+            firstEventNanos.compareAndSet(0, System.nanoTime());
+            events.add(e.toString());
+        };
+        java.util.concurrent.BlockingQueue<Object[]> states = new java.util.concurrent.LinkedBlockingQueue<>();
+        engine.addListener((s, d) -> states.add(new Object[] {System.nanoTime(),
+                s.device("rxe1").flatMap(dev -> dev.port(1)).map(p -> p.state().toString()).orElse("")}));
+        library.addAsyncEventListener(timing);
+        library.addAsyncEventListener(hints);
+        try {
+            org.awaitility.Awaitility.await("contexts for async events").atMost(java.time.Duration.ofSeconds(20))
+                    .until(() -> library.asyncEventDevices().size() == 2);
+            out("events.devices", String.join(",", new java.util.TreeSet<>(library.asyncEventDevices())));
+            out("events.open.uverbs.fds", openUverbsFds());
+            // Three rounds: the first runs cold code paths (the guest JVM interprets and JITs under emulation).
+            for (String[] step : new String[][] {{"up", "ACTIVE", "1"}, {"down", "DOWN", "1"}, {"up", "ACTIVE", "2"},
+                    {"down", "DOWN", "2"}, {"up", "ACTIVE", "3"}, {"down", "DOWN", "3"}}) {
+                firstEventNanos.set(0);
+                events.clear();
+                states.clear();
+                long t0 = System.nanoTime();
+                run("ip", "link", "set", "tb1", step[0]);
+                long seen = 0;
+                while (seen == 0) {
+                    Object[] st = states.poll(20, java.util.concurrent.TimeUnit.SECONDS);
+                    if (st == null) {
+                        break;
+                    }
+                    if (step[1].equals(st[1])) {
+                        seen = (Long) st[0];
+                    }
+                }
+                String k = "events." + step[0] + (step[2].equals("1") ? "" : step[2]);
+                out(k + ".rxe1.port.1", seen == 0 ? "not seen" : step[1]);
+                out(k + ".received", String.join(";", events));
+                if (seen != 0) {
+                    out(k + ".ms.from.ip", (seen - t0) / 1_000_000.0);
+                    out(k + ".ms.from.event", firstEventNanos.get() == 0 ? -1
+                            : (seen - firstEventNanos.get()) / 1_000_000.0);
+                }
+            }
+            out("events.hints.received", hints.received());
+            out("events.kernel.events", engine.counters().kernelEvents());
+            out("events.incremental.scans", engine.counters().incrementalScans());
+        } finally {
+            library.removeAsyncEventListener(hints);
+            library.removeAsyncEventListener(timing);
+            engine.close();
+        }
     }
 
     /** Informational only (the host side asserts no timing): the JVM runs 8-30x slower under emulation. */
@@ -115,14 +194,10 @@ public final class VerbsVmProbe {
     }
 
     /** Polls a sysfs file (every 50 ms, up to 10 s) until the kernel's asynchronous update shows. */
-    private static void await(Path file, java.util.function.Predicate<String> done) throws Exception {
-        for (int i = 0; i < 200; i++) {
-            if (Files.exists(file) && done.test(Files.readString(file))) {
-                return;
-            }
-            Thread.sleep(50);
-        }
-        throw new IllegalStateException("timed out waiting for " + file);
+    private static void await(Path file, java.util.function.Predicate<String> done) {
+        org.awaitility.Awaitility.await("sysfs " + file).pollInterval(java.time.Duration.ofMillis(50))
+                .atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> Files.exists(file) && done.test(Files.readString(file)));
     }
 
     /**
@@ -170,9 +245,9 @@ public final class VerbsVmProbe {
         return g.index() + "=" + g.value() + "/" + g.type() + "/" + g.netdev().orElse("");
     }
 
-    private static void raw(Verbs.Listing listing) {
+    private static void raw(IbvDeviceListing listing) {
         listing.failures().forEach((name, why) -> out("raw.failure." + name, why));
-        for (VerbsDevice d : listing.devices()) {
+        for (IbvDevice d : listing.devices()) {
             String k = "raw." + d.name();
             out(k + ".node_guid", d.nodeGuid());
             out(k + ".sys_image_guid", d.sysImageGuid());
@@ -181,7 +256,7 @@ public final class VerbsVmProbe {
             out(k + ".vendor_part_id", d.vendorPartId());
             out(k + ".max_qp", d.maxQp());
             out(k + ".phys_port_cnt", d.ports().size());
-            for (VerbsDevice.Port p : d.ports()) {
+            for (IbvPort p : d.ports()) {
                 String pk = k + ".port." + p.number();
                 out(pk + ".gid_tbl_len", p.gidTblLen());
                 out(pk + ".mtu", p.maxMtu() + "/" + p.activeMtu());

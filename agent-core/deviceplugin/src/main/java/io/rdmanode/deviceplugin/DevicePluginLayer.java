@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.deviceplugin;
+
+import io.rdmanode.deviceplugin.internal.Layer;
+import io.rdmanode.discovery.HostSnapshot;
+import io.rdmanode.discovery.RdmaDiscovery;
+import io.rdmanode.kubelet.DevicePluginHost;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * The device-plugin layer, an OSGi service configured by PID {@code io.rdmanode.deviceplugin.common}
+ * ({@code deviceplugin.common { hostDevRoot, cdiSpecDirs }} in the agent's configuration; not
+ * {@code io.rdmanode.deviceplugin}, whose HOCON object {@code deviceplugin} also holds every plugin's section). Plugin bundles build candidates, select, serve pools, write CDI
+ * specs and report status through it. Thread-safe.
+ *
+ * @since 1.0
+ */
+@ProviderType
+public interface DevicePluginLayer {
+
+    /** PID of the layer's configuration. */
+    String PID = "io.rdmanode.deviceplugin.common";
+
+    LayerSettings settings();
+
+    /** Host-side device paths for Allocate ({@link LayerSettings#paths()}). */
+    default DevicePaths paths() {
+        return settings().paths();
+    }
+
+    /** The candidates of {@code host} at {@code granularity}, sorted by key. */
+    List<CandidateDevice> candidates(HostSnapshot host, Granularity granularity);
+
+    /** {@code /dev/infiniband/rdma_cm}, one per host; absent (with the reason) when the module is not loaded. */
+    DeviceFile rdmaCm(HostSnapshot host);
+
+    /**
+     * Serves {@code pool} on {@code host}, kept up to date from {@code discovery}: computes the first view,
+     * starts the server, subscribes to topology changes.
+     *
+     * @throws IllegalArgumentException when the host already serves the pool's resource name
+     */
+    ServedPool serve(ResourcePool pool, RdmaDiscovery discovery, DevicePluginHost host);
+
+    /**
+     * The CDI spec {@code <dir>/<vendor>-<class>_<owner>.json} of kind {@code vendor/class}.
+     *
+     * @throws IllegalArgumentException when the kind or owner is not valid in a CDI name
+     */
+    CdiSpec cdiSpec(Path dir, String kind, String owner);
+
+    /** A registry for one plugin bundle's {@code /status} section. */
+    StatusRegistry statusRegistry();
+
+    /** A layer outside OSGi (tests, tools); the service is the same implementation. */
+    static DevicePluginLayer create(LayerSettings settings) {
+        return new Layer(settings);
+    }
+
+    /** Why the candidate at {@code key} cannot be used, when it is not usable. */
+    default Optional<String> problem(CandidateDevice candidate) {
+        return candidate.health().problem();
+    }
+}

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.deviceplugin.internal;
+
+import io.rdmanode.deviceplugin.CandidateDevice;
+import io.rdmanode.deviceplugin.CdiSpec;
+import io.rdmanode.deviceplugin.DeviceFile;
+import io.rdmanode.deviceplugin.DevicePluginLayer;
+import io.rdmanode.deviceplugin.Granularity;
+import io.rdmanode.deviceplugin.LayerSettings;
+import io.rdmanode.deviceplugin.ResourcePool;
+import io.rdmanode.deviceplugin.ServedPool;
+import io.rdmanode.deviceplugin.StatusRegistry;
+import io.rdmanode.discovery.HostSnapshot;
+import io.rdmanode.discovery.RdmaDiscovery;
+import io.rdmanode.kubelet.DevicePluginHost;
+import java.nio.file.Path;
+import java.util.List;
+
+/** The layer's implementation, used by the OSGi component and by {@link DevicePluginLayer#create}. */
+public final class Layer implements DevicePluginLayer {
+
+    private final LayerSettings settings;
+    private final CdiSpecs cdi;
+
+    public Layer(LayerSettings settings) {
+        this.settings = settings;
+        this.cdi = new CdiSpecs();
+        settings.cdiSpecDirs().forEach(cdi::cleanOnce);
+    }
+
+    @Override
+    public LayerSettings settings() {
+        return settings;
+    }
+
+    @Override
+    public List<CandidateDevice> candidates(HostSnapshot host, Granularity granularity) {
+        return Candidates.of(host, granularity);
+    }
+
+    @Override
+    public DeviceFile rdmaCm(HostSnapshot host) {
+        return Candidates.rdmaCm(host);
+    }
+
+    @Override
+    public ServedPool serve(ResourcePool pool, RdmaDiscovery discovery, DevicePluginHost host) {
+        return new Served(pool, discovery, host);
+    }
+
+    @Override
+    public CdiSpec cdiSpec(Path dir, String kind, String owner) {
+        return cdi.spec(dir, kind, owner);
+    }
+
+    @Override
+    public StatusRegistry statusRegistry() {
+        return new Registry();
+    }
+
+    /** Stale specs removed since this layer started, for {@code /status}. */
+    public List<String> staleCdiSpecsRemoved() {
+        return cdi.removed();
+    }
+}

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.deviceplugin.internal;
+
+import io.rdmanode.deviceplugin.CandidateDevice;
+import io.rdmanode.deviceplugin.CdiSpec;
+import io.rdmanode.deviceplugin.DeviceFile;
+import io.rdmanode.deviceplugin.DevicePaths;
+import io.rdmanode.deviceplugin.DevicePluginLayer;
+import io.rdmanode.deviceplugin.Granularity;
+import io.rdmanode.deviceplugin.LayerSettings;
+import io.rdmanode.deviceplugin.ResourcePool;
+import io.rdmanode.deviceplugin.ServedPool;
+import io.rdmanode.deviceplugin.StatusRegistry;
+import io.rdmanode.discovery.HostSnapshot;
+import io.rdmanode.discovery.RdmaDiscovery;
+import io.rdmanode.health.StatusSection;
+import io.rdmanode.kubelet.DevicePluginHost;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The layer as an OSGi service ({@code deviceplugin.common { hostDevRoot = ..., cdiSpecDirs = [...] }}). Immediate, so
+ * stale CDI specs of a killed agent go at start even before a pool serves. A change of the settings replaces
+ * the service, which restarts the pools that use it (their device paths change).
+ */
+@Component(service = {DevicePluginLayer.class, StatusSection.class}, immediate = true,
+        configurationPid = DevicePluginLayer.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Designate(ocd = LayerComponent.Config.class)
+public final class LayerComponent implements DevicePluginLayer, StatusSection {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LayerComponent.class);
+
+    @ObjectClassDefinition(name = "Device-plugin layer",
+            description = "settings every device plugin shares")
+    public @interface Config {
+        @AttributeDefinition(description = "the node's /dev as kubelet and the container runtime see it: host path"
+                + " of device nodes in Allocate and CDI specs (container paths are always /dev/...). Not where the"
+                + " agent reads devices (discovery.devRoot)")
+        String hostDevRoot() default "/dev";
+
+        @AttributeDefinition(description = "CDI spec directories where this agent's specs (rdmanode.io-*.json)"
+                + " left by a killed instance are removed at start")
+        String[] cdiSpecDirs() default {"/var/run/cdi"};
+    }
+
+    private final Layer layer;
+
+    @Activate
+    public LayerComponent(Config config) {
+        this.layer = new Layer(settings(config));
+        LOG.info("device-plugin layer started hostDevRoot={} cdiSpecDirs={}", layer.settings().paths().hostDevRoot(),
+                layer.settings().cdiSpecDirs());
+    }
+
+    static LayerSettings settings(Config c) {
+        return new LayerSettings(new DevicePaths(Path.of(c.hostDevRoot())),
+                Arrays.stream(c.cdiSpecDirs()).map(Path::of).toList());
+    }
+
+    @Override
+    public LayerSettings settings() {
+        return layer.settings();
+    }
+
+    @Override
+    public List<CandidateDevice> candidates(HostSnapshot host, Granularity granularity) {
+        return layer.candidates(host, granularity);
+    }
+
+    @Override
+    public DeviceFile rdmaCm(HostSnapshot host) {
+        return layer.rdmaCm(host);
+    }
+
+    @Override
+    public ServedPool serve(ResourcePool pool, RdmaDiscovery discovery, DevicePluginHost host) {
+        return layer.serve(pool, discovery, host);
+    }
+
+    @Override
+    public CdiSpec cdiSpec(Path dir, String kind, String owner) {
+        return layer.cdiSpec(dir, kind, owner);
+    }
+
+    @Override
+    public StatusRegistry statusRegistry() {
+        return layer.statusRegistry();
+    }
+
+    @Override
+    public String name() {
+        return "deviceplugin";
+    }
+
+    @Override
+    public Object status() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("hostDevRoot", layer.settings().paths().hostDevRoot().toString());
+        m.put("cdiSpecDirs", layer.settings().cdiSpecDirs().stream().map(Path::toString).toList());
+        m.put("staleCdiSpecsRemoved", layer.staleCdiSpecsRemoved());
+        return m;
+    }
+}

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import io.rdmanode.cni.PodAttachments;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.Map;
+import javax.inject.Inject;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.BundleContext;
+
+/**
+ * The shipped bundle-cni in the framework with the shipped netlink, discovery and Jackson bundles: a `cni`
+ * section starts it, it installs the executable and serves its socket, and runtime calls through the executable
+ * reach discovery (STATUS) and RDMA netlink (ADD's netns-mode check, which fails precisely on a host without
+ * ib_core).
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class CniBundleIT extends AgentTestSupport {
+
+    @Inject
+    BundleContext context;
+
+    // Short (socket paths have 107 bytes) and the same in the driver and in the framework, where this class is
+    // loaded again: one JVM, so the pid names it.
+    private static final Path ROOT = Path.of("/tmp", "rdt-cni-it-" + ProcessHandle.current().pid());
+
+    @Configuration
+    public Option[] config() {
+        return agentOptions("agent.http.port = 0\n" + recordedHostDiscovery() + """
+                cni {
+                  binDir = "%s/bin"
+                  socket = "%s/cni.sock"
+                  stateDir = "%s/state"
+                }
+                """.formatted(ROOT, ROOT, ROOT));
+    }
+
+    @Test
+    public void executableReachesTheAgentThroughTheShippedBundles() throws Exception {
+        PodAttachments attachments = awaitService(context, PodAttachments.class, Duration.ofSeconds(20));
+        assertTrue(attachments.attachments().isEmpty());
+        Path client = ROOT.resolve("bin/rdma");
+        assertTrue(Files.isExecutable(client));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(ROOT.resolve("cni.sock"))));
+
+        String version = run(client, Map.of("CNI_COMMAND", "VERSION"), "{\"cniVersion\":\"1.1.0\"}");
+        assertTrue(version, version.startsWith("0\n") && version.contains("\"supportedVersions\":[\"1.0.0\",\"1.1.0\"]"));
+        String status = run(client, Map.of("CNI_COMMAND", "STATUS", "CNI_PATH", "/opt/cni/bin"),
+                "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"type\":\"rdma\"}");
+        assertEquals("ready: discovery on the recorded host is healthy", "0\n", status);
+
+        // A VF of the recorded ConnectX-5 host; this machine's kernel has no RDMA netlink, so ADD stops at the
+        // netns-mode check with its own code, and nothing is persisted.
+        String add = run(client, Map.of("CNI_COMMAND", "ADD", "CNI_CONTAINERID", "c1", "CNI_IFNAME", "net1",
+                "CNI_NETNS", "/proc/self/ns/net", "CNI_PATH", "/opt/cni/bin"),
+                "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"type\":\"rdma\",\"deviceID\":\"0000:3b:00.2\",\"prevResult\":{}}");
+        assertTrue(add, add.startsWith("1\n") && (add.contains("\"code\" : 101") || add.contains("\"code\" : 102")));
+        try (var files = Files.list(ROOT.resolve("state"))) {
+            assertEquals(0, files.count());
+        }
+    }
+
+    @org.junit.AfterClass
+    public static void removeRoot() throws Exception {
+        if (Files.exists(ROOT)) {
+            try (var walk = Files.walk(ROOT)) {
+                walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    /** "exit code\n" + stdout. */
+    private static String run(Path client, Map<String, String> env, String stdin) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(client.toString());
+        pb.environment().clear();
+        pb.environment().putAll(env);
+        pb.redirectError(ProcessBuilder.Redirect.DISCARD);
+        Process p = pb.start();
+        p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        return p.waitFor() + "\n" + out;
+    }
+}

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotSame;
+import static org.junit.Assert.assertSame;
+
+import io.rdmanode.discovery.RdmaDiscovery;
+import io.rdmanode.health.StatusSection;
+import io.rdmanode.probe.DiscoveryConsumer;
+import java.time.Duration;
+import java.util.Map;
+import javax.inject.Inject;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.Constants;
+import org.osgi.framework.ServiceReference;
+
+/**
+ * Issue #9 item 4 on real Felix SCR, through an edit of agent.conf: {@code discovery.rescanInterval} is applied
+ * by the running component (same service, same consumer instances: a device plugin would keep its socket and
+ * registration), while another {@code sysfsRoot} restarts discovery and its consumers get a new service.
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class DiscoveryTuningIT extends AgentTestSupport {
+
+    private static final String BASE = "agent.http.port = 0\nprobe.greeting = hello\n";
+
+    @Inject
+    BundleContext context;
+
+    @Configuration
+    public Option[] config() {
+        return agentOptions(BASE + recordedHostDiscovery());
+    }
+
+    @Test
+    public void aRescanIntervalEditKeepsServiceAndConsumersWhileANewRootReplacesThem() throws Exception {
+        awaitService(context, DiscoveryConsumer.class, Duration.ofSeconds(10));
+        // Held from here on (no unget): a delayed component whose last user lets go is deactivated by SCR.
+        DiscoveryConsumer consumer = consumer("A");
+        long serviceId = discoveryServiceId();
+        RdmaDiscovery discovery = consumer.discovery();
+
+        writeConfig(BASE + recordedHostSection().replace("rescanInterval = 0", "rescanInterval = 45s"));
+        await("rescanInterval 45000 in /status", Duration.ofSeconds(10), this::tuning,
+                () -> Long.valueOf(45_000).equals(tuning().get("rescanInterval")));
+
+        assertEquals("the same discovery service", serviceId, discoveryServiceId());
+        assertSame("the same consumer instance (not reactivated)", consumer, consumer(consumer.consumerName()));
+        assertSame(discovery, consumer.discovery());
+
+        String root = recordedHost().toString();
+        writeConfig(BASE + recordedHostSection().replace(root + "/sys", root + "/./sys"));
+        await("a new discovery service after the sysfsRoot change", Duration.ofSeconds(10),
+                this::discoveryServiceId, () -> discoveryServiceId() != serviceId && discoveryServiceId() != -1);
+        await("the consumer reactivated on the new service", Duration.ofSeconds(10),
+                () -> consumer(consumer.consumerName()), () -> {
+                    DiscoveryConsumer now = consumer(consumer.consumerName());
+                    return now != null && now != consumer && now.discovery() != discovery;
+                });
+        assertNotSame(discovery, consumer(consumer.consumerName()).discovery());
+    }
+
+    private long discoveryServiceId() {
+        ServiceReference<RdmaDiscovery> ref = context.getServiceReference(RdmaDiscovery.class);
+        return ref == null ? -1 : (Long) ref.getProperty(Constants.SERVICE_ID);
+    }
+
+    private DiscoveryConsumer consumer(String name) {
+        try {
+            for (ServiceReference<DiscoveryConsumer> ref : context.getServiceReferences(DiscoveryConsumer.class, null)) {
+                DiscoveryConsumer c = context.getService(ref);
+                if (c != null && c.consumerName().equals(name)) {
+                    return c;
+                }
+            }
+        } catch (org.osgi.framework.InvalidSyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+        return null;
+    }
+
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> tuning() {
+        try {
+            for (ServiceReference<StatusSection> ref : context.getServiceReferences(StatusSection.class, null)) {
+                StatusSection s = context.getService(ref);
+                if (s != null && "discovery".equals(s.name())) {
+                    Object t = ((Map<String, Object>) s.status()).get("tuning");
+                    return t instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+                }
+            }
+        } catch (org.osgi.framework.InvalidSyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+        return Map.of();
+    }
+}

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+
+import io.rdmanode.kubelet.DevicePluginHost;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.jar.JarEntry;
+import java.util.jar.JarInputStream;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+import javax.inject.Inject;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.FrameworkEvent;
+import org.osgi.framework.wiring.FrameworkWiring;
+
+/**
+ * Both device plugins inside real Felix with the shipped bundles, on the recorded ConnectX-5 host: the SR-IOV
+ * pools split the 16 VFs first match wins and answer Allocate with the VF's nodes, a pool edit applies live,
+ * a bad pool edit is refused naming file, line and key, and the SR-IOV bundle is replaced by a new build
+ * (update and refresh, as the launcher does) while the shared plugin keeps answering Allocate throughout.
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class SriovDevicePluginIT extends AgentTestSupport {
+
+    private static final Duration WAIT = Duration.ofSeconds(15);
+
+    @Inject
+    BundleContext context;
+
+    Path pluginDir() {
+        return workDir().resolve("dp");
+    }
+
+    String config(String sriovPools) {
+        return """
+                agent.http.port = 0
+                kubelet { pluginDir = "%s", registration = classic }
+                deviceplugin.common.hostDevRoot = "%s"
+                deviceplugin.shared.pools = [ { name = hca_a, rdmaHcaMax = 4, selectors { deviceIDs = ["1017"] } } ]
+                deviceplugin.sriov.pools = [
+                %s
+                ]
+                """.formatted(pluginDir(), recordedHost().resolve("dev"), sriovPools) + recordedHostSection();
+    }
+
+    String pools(String range, String policy) {
+        String devinfo = workDir().resolve("devinfo").toString();
+        return """
+                  { name = pf0_low, policy = %s, deviceInfoDir = "%s", selectors { pfNames = ["ens1f0#%s"] } }
+                  { name = vfs, deviceInfoDir = "%s", selectors { isRdma = true } }
+                """.formatted(policy, devinfo, range, devinfo);
+    }
+
+    @Configuration
+    public Option[] options() throws Exception {
+        RecordedHost.unpack(recordedHost());
+        Files.createDirectories(pluginDir());
+        try (var files = Files.list(pluginDir())) {
+            for (Path f : files.toList()) {
+                Files.delete(f);
+            }
+        }
+        return agentOptions(config(pools("0-3", "pack")));
+    }
+
+    @Test
+    public void bothPluginsServeReloadRefuseBadEditsAndSurviveAHotSwap() throws Exception {
+        awaitService(context, DevicePluginHost.class, WAIT);
+        try (RawKubelet kubelet = new RawKubelet(pluginDir()).start()) {
+            awaitCounts(kubelet, 4, 12);
+            assertEquals(4, kubelet.devices("rdma/hca_a").size());
+            List<String> paths = kubelet.allocate("rdma/pf0_low", "0000:3b:00.3");
+            Path ib = recordedHost().resolve("dev/infiniband");
+            assertEquals(List.of(ib + "/uverbs2", ib + "/umad2", ib + "/issm2", ib + "/rdma_cm"), paths);
+            assertTrue(Files.exists(workDir().resolve("devinfo/rdma-pf0_low-0000:3b:00.3-device.json")));
+
+            writeConfig(config(pools("0-1", "pack")));                   // live: the range shrinks
+            awaitCounts(kubelet, 2, 14);
+
+            writeConfig(config(pools("0-1", "packed")));                  // refused: not an option
+            await("the bad edit rejected", WAIT, () -> safe(this::rejected), () -> safe(this::rejected)
+                    .contains("packed"));
+            String problems = rejected();
+            assertTrue(problems, problems.contains("agent.conf:6") && problems.contains("pf0_low")
+                    && problems.contains("policy"));
+            assertEquals(2, kubelet.devices("rdma/pf0_low").size());
+
+            hotSwapSriovWhileSharedServes(kubelet);
+            awaitCounts(kubelet, 2, 14);
+            assertEquals("shared plugin not re-registered by the swap", 1, kubelet.registrations("rdma/hca_a"));
+        }
+    }
+
+    private void awaitCounts(RawKubelet kubelet, int low, int rest) throws InterruptedException {
+        await(low + " + " + rest + " VFs listed", WAIT,
+                () -> kubelet.devices("rdma/pf0_low").size() + " + " + kubelet.devices("rdma/vfs").size(),
+                () -> kubelet.devices("rdma/pf0_low").size() == low && kubelet.devices("rdma/vfs").size() == rest);
+    }
+
+    private void hotSwapSriovWhileSharedServes(RawKubelet kubelet) throws Exception {
+        Bundle sriov = bundle("io.rdmanode.deviceplugin.sriov");
+        Path newBuild = rebuilt("deviceplugin-sriov", "2");
+        AtomicInteger failures = new AtomicInteger();
+        AtomicInteger answers = new AtomicInteger();
+        AtomicBoolean polling = new AtomicBoolean(true);
+        Thread poller = new Thread(() -> {
+            while (polling.get()) {
+                try {
+                    kubelet.allocate("rdma/hca_a", "hca_a-1");
+                    answers.incrementAndGet();
+                } catch (Exception e) {
+                    failures.incrementAndGet();
+                }
+            }
+        }, "sriov-swap-shared-allocate");
+        poller.start();
+        long start = System.nanoTime();
+        try (InputStream in = Files.newInputStream(newBuild)) {
+            sriov.update(in);
+        }
+        refresh(sriov);
+        await("the new SR-IOV build active", WAIT, () -> sriov.getHeaders().get("X-Build"),
+                () -> "2".equals(sriov.getHeaders().get("X-Build")) && sriov.getState() == Bundle.ACTIVE);
+        long swapMs = (System.nanoTime() - start) / 1_000_000;
+        Thread.sleep(200);                     // a few more shared Allocates after the swap
+        polling.set(false);
+        poller.join();
+        System.out.println("sriov bundle swapped in " + swapMs + " ms; shared Allocate answered " + answers.get()
+                + " times meanwhile, failed " + failures.get());
+        assertEquals("failed shared Allocates during the swap", 0, failures.get());
+        assertTrue("shared Allocate answered during the swap", answers.get() > 0);
+    }
+
+    @SuppressWarnings("unchecked")
+    private String rejected() throws Exception {
+        Object last = configStatus(context).get("lastRejected");
+        return last instanceof Map<?, ?> m ? String.join("\n", (List<String>) m.get("problems")) : "";
+    }
+
+    private interface Call {
+        String get() throws Exception;
+    }
+
+    private static String safe(Call call) {
+        try {
+            return call.get();
+        } catch (Exception e) {
+            return e.toString();
+        }
+    }
+
+    private Bundle bundle(String symbolicName) {
+        for (Bundle b : context.getBundles()) {
+            if (symbolicName.equals(b.getSymbolicName())) {
+                return b;
+            }
+        }
+        throw new AssertionError(symbolicName + " not installed");
+    }
+
+    /** The bundle's own jar from the distribution's bundles/ with one manifest header added. */
+    private Path rebuilt(String name, String build) throws Exception {
+        Path original;
+        try (var jars = Files.list(Path.of(System.getProperty("itest.bundles")))) {
+            original = jars.filter(p -> p.getFileName().toString().contains(name)).findFirst().orElseThrow();
+        }
+        Path copy = workDir().resolve(name + "-build-" + build + ".jar");
+        try (JarInputStream in = new JarInputStream(Files.newInputStream(original))) {
+            Manifest manifest = in.getManifest();
+            assertNotNull(manifest);
+            manifest.getMainAttributes().putValue("X-Build", build);
+            try (OutputStream file = Files.newOutputStream(copy);
+                 JarOutputStream out = new JarOutputStream(file, manifest)) {
+                for (JarEntry entry; (entry = in.getNextJarEntry()) != null; ) {
+                    out.putNextEntry(new JarEntry(entry.getName()));
+                    in.transferTo(out);
+                    out.closeEntry();
+                }
+            }
+        }
+        return copy;
+    }
+
+    private void refresh(Bundle bundle) throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(1);
+        context.getBundle(0).adapt(FrameworkWiring.class).refreshBundles(List.of(bundle), event -> {
+            if (event.getType() == FrameworkEvent.PACKAGES_REFRESHED) {
+                done.countDown();
+            }
+        });
+        if (!done.await(30, TimeUnit.SECONDS)) {
+            throw new AssertionError("refresh did not finish within 30 s");
+        }
+    }
+}

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.kubelet.testing;
+
+import io.grpc.StatusRuntimeException;
+import io.rdmanode.kubelet.ContainerAllocation;
+import io.rdmanode.kubelet.Device;
+import io.rdmanode.kubelet.DevicePluginException;
+import io.rdmanode.kubelet.DevicePluginHost;
+import io.rdmanode.kubelet.internal.FakeKubelet;
+import io.rdmanode.kubelet.internal.HostSettings;
+import io.rdmanode.kubelet.internal.KubeletDevicePluginHost;
+import io.rdmanode.kubelet.internal.v1beta1.AllocateResponse;
+import io.rdmanode.kubelet.internal.v1beta1.ListAndWatchResponse;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Predicate;
+
+/**
+ * The real device-plugin host against the kubelet double, for device-plugin bundles' tests, in the API's terms
+ * only (no gRPC, protobuf or {@code internal} type in its signatures): serve a plugin through {@link #host()},
+ * then look at it the way kubelet does — registrations, ListAndWatch lists, Allocate over the Unix socket. Keep
+ * {@code dir} short (Unix socket paths have 107 usable bytes).
+ */
+public final class KubeletTestbed implements AutoCloseable {
+
+    private final Path pluginDir;
+    private final KubeletDevicePluginHost host;
+    private final FakeKubelet kubelet;
+
+    private KubeletTestbed(Path pluginDir) throws IOException {
+        this.pluginDir = pluginDir;
+        this.host = new KubeletDevicePluginHost(new HostSettings(pluginDir, pluginDir.resolve("kubelet.sock"), 2000,
+                2000, 60_000, 1));
+        this.kubelet = new FakeKubelet(pluginDir).start();
+    }
+
+    /** Starts host and kubelet with the device-plugins directory {@code dir/dp}. */
+    public static KubeletTestbed start(Path dir) {
+        try {
+            return new KubeletTestbed(Files.createDirectories(dir.resolve("dp")));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public DevicePluginHost host() {
+        return host;
+    }
+
+    public Path pluginDir() {
+        return pluginDir;
+    }
+
+    /** kubelet restarts: the sockets go, a new {@code kubelet.sock} comes. */
+    public void restartKubelet() {
+        kubelet.restart();
+    }
+
+    public long registrations(String resource) {
+        return kubelet.registrations(resource);
+    }
+
+    /** Waits until kubelet saw {@code count} registrations of {@code resource}; returns the latest endpoint. */
+    public String awaitRegistrations(String resource, long count, Duration timeout) {
+        return kubelet.awaitRegistrations(resource, count, timeout).endpoint();
+    }
+
+    public Plugin plugin(String resource) {
+        return new Plugin(kubelet.plugin(resource));
+    }
+
+    @Override
+    public void close() {
+        host.close();
+        kubelet.close();
+    }
+
+    /** kubelet's side of one resource. */
+    public static final class Plugin {
+        private final FakeKubelet.PluginConnection connection;
+
+        private Plugin(FakeKubelet.PluginConnection connection) {
+            this.connection = connection;
+        }
+
+        /** The latest ListAndWatch list, waiting for the first. */
+        public List<Device> latest(Duration timeout) {
+            return devices(connection.latest(timeout));
+        }
+
+        /** Waits for a ListAndWatch list matching {@code condition}; returns it. */
+        public List<Device> awaitDevices(Predicate<List<Device>> condition, Duration timeout) {
+            return devices(connection.awaitUpdate(u -> condition.test(devices(u)), timeout));
+        }
+
+        /** ListAndWatch lists received on this connection so far. */
+        public int updates() {
+            return connection.updates().size();
+        }
+
+        /** Whether kubelet's ListAndWatch stream ended. */
+        public boolean streamEnded() {
+            return connection.streamEnd() != null;
+        }
+
+        /**
+         * One Allocate with one container request per argument, as kubelet sends it, answered over the socket.
+         *
+         * @throws DevicePluginException with the gRPC status code and description the plugin answered
+         */
+        @SafeVarargs
+        public final List<ContainerAllocation> allocate(String resource, List<String>... containers) {
+            try {
+                return allocations(connection.allocate(containers));
+            } catch (StatusRuntimeException e) {
+                DevicePluginException.Code code;
+                try {
+                    code = DevicePluginException.Code.valueOf(e.getStatus().getCode().name());
+                } catch (IllegalArgumentException notAPluginCode) {
+                    throw e;
+                }
+                throw new DevicePluginException(code, resource, e.getStatus().getDescription(), e);
+            }
+        }
+
+        private static List<Device> devices(ListAndWatchResponse r) {
+            return r.getDevicesList().stream().map(d -> new Device(d.getID(), d.getHealth().equals("Healthy"),
+                    d.getTopology().getNodesList().stream().map(n -> n.getID()).toList())).toList();
+        }
+
+        private static List<ContainerAllocation> allocations(AllocateResponse r) {
+            return r.getContainerResponsesList().stream().map(c -> new ContainerAllocation(c.getEnvsMap(),
+                    c.getMountsList().stream().map(m -> new ContainerAllocation.Mount(m.getContainerPath(),
+                            m.getHostPath(), m.getReadOnly())).toList(),
+                    c.getDevicesList().stream().map(d -> new ContainerAllocation.DeviceNode(d.getContainerPath(),
+                            d.getHostPath(), d.getPermissions())).toList(),
+                    c.getAnnotationsMap(), c.getCdiDevicesList().stream().map(d -> d.getName()).toList())).toList();
+        }
+    }
+}

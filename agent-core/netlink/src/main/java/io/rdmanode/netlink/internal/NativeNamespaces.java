@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.netlink.internal;
+
+import io.rdmanode.netlink.NetlinkException;
+import io.rdmanode.netlink.NetworkNamespaces;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * setns(2) on a dedicated platform thread. setns affects only the calling OS thread, and a Java platform
+ * thread is one OS thread for its whole life, so a new thread per call enters the namespace, runs the work
+ * and ends: no pooled thread is ever left in a pod's namespace, and virtual threads (which move between
+ * carrier threads) are never used here.
+ */
+public final class NativeNamespaces implements NetworkNamespaces {
+
+    public static final NativeNamespaces INSTANCE = new NativeNamespaces(NativeNetnsFiles.INSTANCE);
+    private static final int CLONE_NEWNET = 0x40000000;
+    private static final AtomicInteger THREADS = new AtomicInteger();
+
+    private final NetnsFiles files;
+
+    NativeNamespaces(NetnsFiles files) {
+        this.files = files;
+    }
+
+    @Override
+    public <T> T callIn(Path netns, Callable<T> work) throws Exception {
+        // Opened on the caller's thread so a missing path fails fast, before a thread is made.
+        int fd = files.open(netns);
+        CompletableFuture<T> result = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                if (Native.libc().setns(fd, CLONE_NEWNET) != 0) {
+                    throw Native.fail("setns(" + netns + ", CLONE_NEWNET)");
+                }
+                result.complete(work.call());
+            } catch (Throwable e) {
+                result.completeExceptionally(e);
+            }
+        }, "rdma-agent-netns-" + THREADS.incrementAndGet());
+        t.setDaemon(true);
+        try {
+            t.start();
+            return result.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Exception x) {
+                throw x;
+            }
+            throw new NetlinkException("in " + netns + ": " + e.getCause());
+        } finally {
+            t.join();
+            files.close(fd);
+        }
+    }
+
+    @Override
+    public boolean exists(Path netns) {
+        // /proc/<pid>/ns/net is a magic link whose target ("net:[4026531840]") is no path: test the link itself.
+        if (!Files.exists(netns, LinkOption.NOFOLLOW_LINKS)) {
+            return false;
+        }
+        if (netns.startsWith("/proc")) {
+            return true;
+        }
+        try {
+            // A netns bind mount (ip netns, CRI runtimes): an nsfs file; a leftover unmounted file is not one.
+            return "nsfs".equals(Files.getFileStore(netns).type());
+        } catch (IOException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.netlink.internal;
+
+import io.rdmanode.netlink.Netlink;
+import io.rdmanode.netlink.NetlinkException;
+import io.rdmanode.netlink.RdmaLink;
+import io.rdmanode.netlink.RdmaNetlink;
+import io.rdmanode.netlink.RdmaNetnsMode;
+import java.nio.file.Path;
+import java.util.stream.Collectors;
+
+/**
+ * Runs inside the Soft-RoCE VM (NetlinkSoftRoceIT): the device dump, the netns mode set and read back through
+ * RDMA netlink (not the rdma tool), a move of rxe0 into a namespace (rxe cannot: EOPNOTSUPP), and the mode
+ * change refused while that namespace exists. Prints key=value lines; the host side asserts.
+ */
+public final class NetlinkVmProbe {
+
+    private NetlinkVmProbe() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        out("rxe-setup.exit", new ProcessBuilder("rxe-setup").inheritIO().start().waitFor());
+        RdmaNetlink rdma = Netlink.rdma();
+        out("links", rdma.links().stream().map(RdmaLink::name).sorted().collect(Collectors.joining(",")));
+        out("links.protocol", rdma.link("rxe0").map(RdmaLink::protocol).orElse("?"));
+        out("mode.default", rdma.netnsMode());
+        out("set.exclusive", attempt(() -> rdma.setNetnsMode(RdmaNetnsMode.EXCLUSIVE)));
+        out("mode.after.set", rdma.netnsMode());
+        out("netns.add", new ProcessBuilder("ip", "netns", "add", "pod1").inheritIO().start().waitFor());
+        out("move.rxe0", attempt(() -> rdma.moveToNetns("rxe0", Path.of("/var/run/netns/pod1"))));
+        out("move.missing", attempt(() -> rdma.moveToNetns("rxe9", Path.of("/var/run/netns/pod1"))));
+        out("set.shared.with.netns", attempt(() -> rdma.setNetnsMode(RdmaNetnsMode.SHARED)));
+        new ProcessBuilder("ip", "netns", "del", "pod1").inheritIO().start().waitFor();
+        // The kernel tears a deleted namespace down asynchronously (cleanup_net): EBUSY until it is gone.
+        String shared = "";
+        int tries = 0;
+        long until = System.nanoTime() + 10_000_000_000L;
+        while (!shared.equals("ok") && System.nanoTime() < until) {
+            shared = attempt(() -> rdma.setNetnsMode(RdmaNetnsMode.SHARED));
+            tries++;
+            if (!shared.equals("ok")) {
+                Thread.sleep(50);
+            }
+        }
+        out("set.shared", shared);
+        out("set.shared.tries", tries);
+        out("mode.final", rdma.netnsMode());
+        out("done", true);
+    }
+
+    private static String attempt(Runnable r) {
+        try {
+            r.run();
+            return "ok";
+        } catch (NetlinkException e) {
+            System.out.println("# " + e.getMessage());
+            return NetlinkException.errnoName(e.errno());
+        }
+    }
+
+    private static void out(String key, Object value) {
+        System.out.println(key + "=" + value);
+    }
+}

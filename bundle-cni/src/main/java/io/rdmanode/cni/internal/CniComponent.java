@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.cni.internal;
+
+import io.rdmanode.cni.PodAttachment;
+import io.rdmanode.cni.PodAttachments;
+import io.rdmanode.discovery.RdmaDiscovery;
+import io.rdmanode.health.HealthCheck;
+import io.rdmanode.health.HealthStatus;
+import io.rdmanode.health.StatusSection;
+import io.rdmanode.netlink.NetworkNamespaces;
+import io.rdmanode.netlink.RdmaNetlink;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceRegistration;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The rdma CNI plugin in the agent: installs the executable, serves its socket, reconciles persisted state at
+ * start, and reports a {@code cni} health check, a {@code cni} /status section and the pod placements
+ * ({@link PodAttachments}) other bundles read. It runs only when the configuration has a {@code cni} section
+ * (it writes into the host's CNI bin dir). Any settings change restarts it (the socket and dirs move).
+ */
+@Component(service = {PodAttachments.class, HealthCheck.class, StatusSection.class},
+        configurationPid = CniComponent.PID, configurationPolicy = ConfigurationPolicy.REQUIRE)
+@Designate(ocd = CniComponent.Config.class)
+public final class CniComponent implements PodAttachments, HealthCheck, StatusSection {
+
+    static final String PID = "io.rdmanode.cni";
+    private static final Logger LOG = LoggerFactory.getLogger(CniComponent.class);
+
+    @ObjectClassDefinition(name = "RDMA CNI plugin",
+            description = "Where the rdma CNI executable goes, the socket it talks to and the persisted state")
+    public @interface Config {
+        @AttributeDefinition(description = "CNI bin dir the rdma executable is installed into")
+        String binDir() default "/opt/cni/bin";
+
+        @AttributeDefinition(description = "Unix socket the rdma executable connects to (mode 0600; at most 82"
+                + " bytes)")
+        String socket() default "/run/rdma-node-agent/cni.sock";
+
+        @AttributeDefinition(description = "directory of the per-attachment state files (mode 0700)")
+        String stateDir() default "/var/lib/rdma-node-agent/cni";
+
+        @AttributeDefinition(description = "install (or update) the rdma executable in binDir at start")
+        boolean installClient() default true;
+    }
+
+    private final CniHandler handler;
+    private final CniServer server;
+    private final Config config;
+    private final String installState;
+    private final int reconciled;
+    private final ServiceRegistration<?> metrics;
+
+    @Activate
+    public CniComponent(Config config, BundleContext context, @Reference RdmaDiscovery discovery,
+                        @Reference RdmaNetlink rdma, @Reference NetworkNamespaces namespaces) throws IOException {
+        this(config, context, new DiscoveryResolver(discovery), rdma, namespaces);
+    }
+
+    CniComponent(Config config, BundleContext context, DeviceResolver devices, RdmaNetlink rdma,
+                 NetworkNamespaces namespaces) throws IOException {
+        this.config = config;
+        CniStats stats = new CniStats();
+        this.handler = new CniHandler(new AttachmentStore(Path.of(config.stateDir())), rdma, namespaces, devices,
+                stats, Clock.systemUTC());
+        this.reconciled = handler.reconcile();
+        this.installState = install(config);
+        this.server = new CniServer(Path.of(config.socket()), handler::handle);
+        this.metrics = context == null ? null : registerMetrics(context, stats);
+        LOG.info("rdma CNI serving on {}; client {}; {} attachment(s), {} repaired at start", config.socket(),
+                installState, attachments().size(), reconciled);
+    }
+
+    private static String install(Config config) {
+        if (!config.installClient()) {
+            return "not installed (installClient = false); found "
+                    + ClientInstaller.installedVersion(Path.of(config.binDir(), "rdma"));
+        }
+        try {
+            ClientInstaller.Result r = ClientInstaller.install(Path.of(config.binDir()), config.socket());
+            return r.action() + ": " + r.target() + " version " + r.installedVersion();
+        } catch (IOException e) {
+            LOG.error("cannot install the rdma CNI executable into {}: {}", config.binDir(), e.getMessage());
+            return "failed: " + e.getMessage();
+        }
+    }
+
+    private ServiceRegistration<?> registerMetrics(BundleContext context, CniStats stats) {
+        try {
+            return context.registerService(io.prometheus.metrics.model.registry.MultiCollector.class,
+                    new CniCollector(stats, this::attachments,
+                            () -> ClientInstaller.installedVersion(Path.of(config.binDir(), "rdma"))), null);
+        } catch (NoClassDefFoundError noPrometheus) {
+            LOG.info("no Prometheus client bundle; CNI metrics are not exported");
+            return null;
+        }
+    }
+
+    CniHandler handler() {
+        return handler;
+    }
+
+    @Deactivate
+    void stop() {
+        if (metrics != null) {
+            metrics.unregister();
+        }
+        server.close();
+    }
+
+    @Override
+    public List<PodAttachment> attachments() {
+        return handler.store().all().stream().filter(a -> a.phase() == Attachment.Phase.ADDED)
+                .map(Attachment::toApi)
+                .sorted(Comparator.comparing(PodAttachment::podNamespace).thenComparing(PodAttachment::podName))
+                .toList();
+    }
+
+    @Override
+    public String name() {
+        return "cni";
+    }
+
+    @Override
+    public Kind kind() {
+        return Kind.READY;
+    }
+
+    @Override
+    public HealthStatus check() {
+        return server.isOpen() ? HealthStatus.ok("serving " + config.socket())
+                : HealthStatus.failing("CNI socket " + config.socket() + " closed");
+    }
+
+    @Override
+    public Object status() {
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("socket", config.socket());
+        s.put("client", installState);
+        s.put("installedVersion", ClientInstaller.installedVersion(Path.of(config.binDir(), "rdma")));
+        s.put("stateDir", config.stateDir());
+        s.put("repairedAtStart", reconciled);
+        s.put("attachments", attachments().stream().map(a -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("pod", a.podNamespace() + "/" + a.podName());
+            m.put("rdmaDevice", a.rdmaDevice());
+            m.put("pciAddress", a.pciAddress());
+            m.put("network", a.network());
+            m.put("containerId", a.containerId());
+            m.put("ifname", a.ifname());
+            m.put("netns", a.netns());
+            m.put("since", a.since().toString());
+            return m;
+        }).toList());
+        return s;
+    }
+}

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.cni.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rdmanode.netlink.NetlinkException;
+import io.rdmanode.netlink.NetworkNamespaces;
+import io.rdmanode.netlink.RdmaNetlink;
+import io.rdmanode.netlink.RdmaNetnsMode;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The rdma plugin's logic, one CNI invocation at a time (the server serialises calls; the kernel serialises
+ * device moves anyway). Inputs are validated before anything changes; ADD persists its intent, moves the device,
+ * then persists the result before answering, so a crash at any step leaves state that DEL, CHECK, GC or
+ * {@link #reconcile()} repairs.
+ */
+final class CniHandler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CniHandler.class);
+    static final List<String> SUPPORTED = List.of("1.0.0", "1.1.0");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Test seam: called between the steps of ADD and DEL; a test throws there to simulate a crash. */
+    interface Steps {
+        void reached(String step);
+    }
+
+    record Response(int exitCode, String stdout) {
+    }
+
+    private final AttachmentStore store;
+    private final RdmaNetlink rdma;
+    private final NetworkNamespaces namespaces;
+    private final DeviceResolver devices;
+    private final CniStats stats;
+    private final Clock clock;
+    private volatile Steps steps = s -> { };
+
+    CniHandler(AttachmentStore store, RdmaNetlink rdma, NetworkNamespaces namespaces, DeviceResolver devices,
+               CniStats stats, Clock clock) {
+        this.store = store;
+        this.rdma = rdma;
+        this.namespaces = namespaces;
+        this.devices = devices;
+        this.stats = stats;
+        this.clock = clock;
+    }
+
+    void steps(Steps s) {
+        this.steps = s;
+    }
+
+    AttachmentStore store() {
+        return store;
+    }
+
+    synchronized Response handle(Map<String, String> env, byte[] stdin) {
+        long t0 = System.nanoTime();
+        String command = env.getOrDefault("CNI_COMMAND", "");
+        String version = "1.0.0";
+        try {
+            if (command.isEmpty()) {
+                throw new CniError(CniError.INVALID_ENV, "CNI_COMMAND is not set");
+            }
+            JsonNode conf = CniInput.parse(stdin);
+            version = conf.path("cniVersion").asText("");
+            if (version.isEmpty()) {
+                throw new CniError(CniError.DECODE, "cniVersion is missing from the network configuration");
+            }
+            String out = switch (command) {
+                case "VERSION" -> versionInfo(version);
+                case "ADD" -> add(env, CniInput.requireVersion(conf, version, "1.0.0"), version);
+                case "DEL" -> del(env, CniInput.requireVersion(conf, version, "1.0.0"));
+                case "CHECK" -> check(env, CniInput.requireVersion(conf, version, "1.0.0"));
+                case "STATUS" -> status(CniInput.requireVersion(conf, version, "1.1.0"));
+                case "GC" -> gc(CniInput.requireVersion(conf, version, "1.1.0"));
+                default -> throw new CniError(CniError.INVALID_ENV, "CNI_COMMAND " + command + " is not one of ADD,"
+                        + " DEL, CHECK, STATUS, GC, VERSION");
+            };
+            stats.request(command, "ok", System.nanoTime() - t0);
+            return new Response(0, out);
+        } catch (CniError e) {
+            stats.request(command, "error", System.nanoTime() - t0);
+            LOG.info("CNI {} {}: error {}: {}", command, env.getOrDefault("CNI_CONTAINERID", ""), e.code,
+                    e.getMessage());
+            return new Response(1, error(version, e));
+        }
+    }
+
+    private static String versionInfo(String version) {
+        ObjectNode o = JSON.createObjectNode().put("cniVersion", version);
+        SUPPORTED.forEach(o.putArray("supportedVersions")::add);
+        return o.toString();
+    }
+
+    // ---- ADD ----
+
+    private String add(Map<String, String> env, JsonNode conf, String version) throws CniError {
+        String network = CniInput.networkName(conf);
+        String containerId = CniInput.containerId(env);
+        String ifname = CniInput.ifname(env);
+        String netns = CniInput.required(env, "CNI_NETNS");
+        String pci = CniInput.deviceId(conf);
+        Map<String, String> args = CniInput.cniArgs(env.getOrDefault("CNI_ARGS", ""));
+        if (!namespaces.exists(Path.of(netns))) {
+            throw new CniError(CniError.UNKNOWN_CONTAINER, "the container's network namespace " + netns
+                    + " does not exist");
+        }
+        String device = rdmaDevice(pci);
+        requireExclusive();
+        String key = Attachment.key(network, containerId, ifname);
+        Optional<Attachment> existing = store.read(key);
+        if (existing.isPresent() && existing.get().phase() == Attachment.Phase.ADDED) {
+            throw new CniError(CniError.INVALID_CONFIG, "attachment " + key + " already exists (ADD twice without"
+                    + " DEL)");
+        }
+        if (existing.isPresent()) {
+            // An ADD that crashed after its intent: undo whatever it did before starting again.
+            release(existing.get(), existing.get().netns());
+        }
+        for (Attachment other : store.all()) {
+            if (other.rdmaDevice().equals(device) && !other.key().equals(key)) {
+                throw new CniError(CniError.DEVICE_BUSY, "RDMA device " + device + " (" + pci + ") is already in pod "
+                        + other.podNamespace() + "/" + other.podName() + " (container " + other.containerId() + ")");
+            }
+        }
+        Attachment a = new Attachment(network, containerId, ifname, netns, args.getOrDefault("K8S_POD_NAMESPACE", ""),
+                args.getOrDefault("K8S_POD_NAME", ""), pci, device, Attachment.Phase.ADDING, clock.instant());
+        persist(a, false);
+        steps.reached("add:intent-persisted");
+        try {
+            rdma.moveToNetns(device, Path.of(netns));
+        } catch (NetlinkException e) {
+            forget(key);
+            throw new CniError(CniError.MOVE_FAILED, "failed to move RDMA device " + device + " (" + pci
+                    + ") into " + netns + ": " + e.getMessage(), NetlinkException.errnoName(e.errno()));
+        }
+        steps.reached("add:moved");
+        persist(a.with(Attachment.Phase.ADDED), true);
+        steps.reached("add:committed");
+        LOG.info("CNI ADD {}: {} ({}) moved into {} for pod {}/{}", key, device, pci, netns, a.podNamespace(),
+                a.podName());
+        JsonNode prev = conf.get("prevResult");
+        ObjectNode result = prev != null && prev.isObject() ? ((ObjectNode) prev).deepCopy() : JSON.createObjectNode();
+        result.put("cniVersion", version);
+        return result.toString();
+    }
+
+    private void requireExclusive() throws CniError {
+        RdmaNetnsMode mode;
+        try {
+            mode = rdma.netnsMode();
+        } catch (NetlinkException e) {
+            throw new CniError(CniError.NOT_EXCLUSIVE, "cannot read the RDMA subsystem's netns mode: "
+                    + e.getMessage() + " (is ib_core loaded?)");
+        }
+        if (mode != RdmaNetnsMode.EXCLUSIVE) {
+            throw new CniError(CniError.NOT_EXCLUSIVE, "the RDMA subsystem's netns mode is " + mode.name()
+                    .toLowerCase() + "; the rdma plugin needs exclusive: set 'options ib_core netns_mode=0' in"
+                    + " /etc/modprobe.d/ib_core.conf and reboot, or run 'rdma system set netns exclusive' while no"
+                    + " other network namespace exists");
+        }
+    }
+
+    private String rdmaDevice(String pci) throws CniError {
+        Optional<List<String>> names = devices.rdmaDevices(pci);
+        if (names.isEmpty()) {
+            throw new CniError(CniError.NO_RDMA_DEVICE, "PCI function " + pci + " (deviceID) is not on this host");
+        }
+        if (names.get().size() != 1) {
+            throw new CniError(CniError.NO_RDMA_DEVICE, "PCI function " + pci + " has " + names.get().size()
+                    + " RDMA devices " + names.get() + "; exactly one is needed (is the VF bound to its RDMA driver?)");
+        }
+        return names.get().get(0);
+    }
+
+    // ---- DEL ----
+
+    private String del(Map<String, String> env, JsonNode conf) throws CniError {
+        String key = Attachment.key(CniInput.networkName(conf), CniInput.containerId(env), CniInput.ifname(env));
+        Optional<Attachment> a = store.read(key);
+        if (a.isEmpty()) {
+            return "";
+        }
+        String netns = env.getOrDefault("CNI_NETNS", "");
+        release(a.get(), netns.isEmpty() ? a.get().netns() : netns);
+        return "";
+    }
+
+    /** Returns the device from the pod (if it is still there) and drops the state; DEL, GC and reconcile. */
+    private void release(Attachment a, String netns) throws CniError {
+        if (namespaces.exists(Path.of(netns))) {
+            try {
+                rdma.returnFromNetns(a.rdmaDevice(), Path.of(netns));
+                LOG.info("CNI {}: {} returned from {}", a.key(), a.rdmaDevice(), netns);
+            } catch (NetlinkException e) {
+                if (e.errno() != NetlinkException.ENODEV && e.errno() != NetlinkException.ENOENT) {
+                    throw new CniError(CniError.MOVE_FAILED, "failed to return RDMA device " + a.rdmaDevice()
+                            + " from " + netns + ": " + e.getMessage(), NetlinkException.errnoName(e.errno()));
+                }
+                LOG.info("CNI {}: {} is no longer in {} ({}); nothing to return", a.key(), a.rdmaDevice(), netns,
+                        NetlinkException.errnoName(e.errno()));
+            }
+        } else {
+            // The kernel returns a namespace's RDMA devices to init_net when the namespace is destroyed.
+            LOG.info("CNI {}: {} is gone, the kernel has returned {}", a.key(), netns, a.rdmaDevice());
+        }
+        steps.reached("del:returned");
+        forget(a.key());
+    }
+
+    // ---- CHECK, STATUS, GC ----
+
+    private String check(Map<String, String> env, JsonNode conf) throws CniError {
+        String key = Attachment.key(CniInput.networkName(conf), CniInput.containerId(env), CniInput.ifname(env));
+        String netns = CniInput.required(env, "CNI_NETNS");
+        if (!conf.has("prevResult")) {
+            throw new CniError(CniError.INVALID_CONFIG, "CHECK needs prevResult");
+        }
+        Attachment a = store.read(key).filter(x -> x.phase() == Attachment.Phase.ADDED).orElseThrow(
+                () -> new CniError(CniError.CHECK_FAILED, "no RDMA device is attached for " + key));
+        if (!namespaces.exists(Path.of(netns))) {
+            throw new CniError(CniError.UNKNOWN_CONTAINER, "the container's network namespace " + netns
+                    + " does not exist");
+        }
+        boolean inside;
+        try {
+            inside = rdma.linksIn(Path.of(netns)).stream().anyMatch(l -> l.name().equals(a.rdmaDevice()));
+        } catch (NetlinkException e) {
+            throw new CniError(CniError.CHECK_FAILED, "cannot list RDMA devices in " + netns + ": " + e.getMessage());
+        }
+        if (!inside) {
+            throw new CniError(CniError.CHECK_FAILED, "RDMA device " + a.rdmaDevice() + " (" + a.pciAddress()
+                    + ") is not in " + netns);
+        }
+        return "";
+    }
+
+    private String status(JsonNode conf) throws CniError {
+        Optional<String> why = devices.notReady();
+        if (why.isPresent()) {
+            throw new CniError(CniError.NOT_AVAILABLE, "the rdma plugin is not ready: " + why.get());
+        }
+        return "";
+    }
+
+    private String gc(JsonNode conf) throws CniError {
+        String network = CniInput.networkName(conf);
+        Set<String> valid = new HashSet<>();
+        JsonNode list = conf.path("cni.dev/valid-attachments");
+        if (!list.isMissingNode() && !list.isArray()) {
+            throw new CniError(CniError.INVALID_CONFIG, "cni.dev/valid-attachments must be a list");
+        }
+        list.forEach(v -> valid.add(Attachment.key(network, v.path("containerID").asText(), v.path("ifname").asText())));
+        List<String> failures = new ArrayList<>();
+        for (Attachment a : store.all()) {
+            if (a.network().equals(network) && !valid.contains(a.key())) {
+                try {
+                    release(a, a.netns());
+                    stats.reconciled("gc");
+                } catch (CniError e) {
+                    failures.add(e.getMessage());
+                }
+            }
+        }
+        if (!failures.isEmpty()) {
+            throw new CniError(CniError.MOVE_FAILED, "GC could not release " + failures.size() + " attachment(s)",
+                    String.join("; ", failures));
+        }
+        return "";
+    }
+
+    /**
+     * Start-up repair. ADDING: the ADD never answered, so the runtime treats it as failed; return the device if
+     * it did move, and drop the state. ADDED with its namespace gone: the kernel already returned the device.
+     */
+    synchronized int reconcile() {
+        int repaired = 0;
+        for (Attachment a : store.all()) {
+            try {
+                if (a.phase() == Attachment.Phase.ADDING) {
+                    release(a, a.netns());
+                    stats.reconciled("unfinished_add");
+                    repaired++;
+                } else if (!namespaces.exists(Path.of(a.netns()))) {
+                    forget(a.key());
+                    stats.reconciled("netns_gone");
+                    repaired++;
+                }
+            } catch (CniError e) {
+                LOG.warn("CNI reconcile {}: {}", a.key(), e.getMessage());
+            }
+        }
+        return repaired;
+    }
+
+    private void persist(Attachment a, boolean durable) throws CniError {
+        try {
+            store.write(a, durable);
+        } catch (IOException e) {
+            throw new CniError(CniError.IO_FAILURE, "cannot persist CNI state in " + store.dir() + ": " + e);
+        }
+    }
+
+    private void forget(String key) throws CniError {
+        try {
+            store.delete(key);
+        } catch (IOException e) {
+            throw new CniError(CniError.IO_FAILURE, "cannot delete CNI state " + key + ": " + e);
+        }
+    }
+
+    static String error(String version, CniError e) {
+        ObjectNode o = JSON.createObjectNode().put("cniVersion", version).put("code", e.code).put("msg",
+                e.getMessage());
+        if (!e.details.isEmpty()) {
+            o.put("details", e.details);
+        }
+        return o.toPrettyString() + "\n";
+    }
+}

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.cni.internal;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/** Counters the collector reads at scrape time. */
+final class CniStats {
+
+    final Map<String, LongAdder> requests = new ConcurrentHashMap<>(); // "command|result"
+    final Map<String, LongAdder> nanos = new ConcurrentHashMap<>(); // command
+    final Map<String, LongAdder> reconciled = new ConcurrentHashMap<>(); // action
+
+    void request(String command, String result, long elapsedNanos) {
+        String c = command.isEmpty() ? "none" : command;
+        requests.computeIfAbsent(c + "|" + result, k -> new LongAdder()).increment();
+        nanos.computeIfAbsent(c, k -> new LongAdder()).add(elapsedNanos);
+    }
+
+    void reconciled(String action) {
+        reconciled.computeIfAbsent(action, k -> new LongAdder()).increment();
+    }
+}

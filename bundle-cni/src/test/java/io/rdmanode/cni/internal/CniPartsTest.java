@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.cni.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.rdmanode.cni.PodAttachment;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class CniPartsTest {
+
+    @Test
+    void wireRequestDecodes() {
+        byte[] req = "RDMACNI1\nCNI_COMMAND=ADD\0CNI_ARGS=A=1;B=2\0\0{\"x\":1}".getBytes(StandardCharsets.UTF_8);
+        Map<String, String> env = new HashMap<>();
+        assertThat(new String(CniServer.decode(req, env), StandardCharsets.UTF_8)).isEqualTo("{\"x\":1}");
+        assertThat(env).containsEntry("CNI_COMMAND", "ADD").containsEntry("CNI_ARGS", "A=1;B=2");
+        assertThat(CniServer.decode("GET / HTTP/1.1\n".getBytes(StandardCharsets.UTF_8), env)).isNull();
+        assertThat(CniServer.decode("RDMACNI1\nCNI_COMMAND=ADD".getBytes(StandardCharsets.UTF_8), env)).isNull();
+    }
+
+    @Test
+    void installerPatchesTheSocketSlotOfTheBuiltClient() throws Exception {
+        byte[] client = ClientInstaller.bundled();
+        byte[] patched = ClientInstaller.patched(client, "/run/x/cni.sock");
+        assertThat(patched).hasSameSizeAs(client);
+        assertThat(new String(patched, StandardCharsets.ISO_8859_1)).contains("@@RDMA_AGENT_CNI_SOCKET@@/run/x/cni.sock\0");
+        assertThat(ClientInstaller.version(patched)).isNotBlank().isNotEqualTo("unknown");
+        assertThatThrownBy(() -> ClientInstaller.patched(client, "/" + "x".repeat(90))).hasMessageContaining("longer");
+    }
+
+    @Test
+    void podArgsAndDeviceIdSources() throws Exception {
+        assertThat(CniInput.cniArgs("IgnoreUnknown=1;K8S_POD_NAMESPACE=a;K8S_POD_NAME=b"))
+                .containsEntry("K8S_POD_NAMESPACE", "a").containsEntry("K8S_POD_NAME", "b");
+        ObjectMapper json = new ObjectMapper();
+        assertThat(CniInput.deviceId(json.readTree("{\"runtimeConfig\":{\"deviceID\":\"0000:3b:02.1\"}}")))
+                .isEqualTo("0000:3b:02.1");
+        assertThat(CniInput.deviceId(json.readTree("{\"pciBusID\":\"0000:3b:02.2\"}"))).isEqualTo("0000:3b:02.2");
+        assertThat(CniInput.deviceId(json.readTree(
+                "{\"prevResult\":{\"interfaces\":[{\"name\":\"net1\",\"pciID\":\"0000:3b:02.3\"}]}}")))
+                .isEqualTo("0000:3b:02.3");
+    }
+
+    @Test
+    void collectorCarriesPodIdentity() {
+        CniStats stats = new CniStats();
+        stats.request("ADD", "ok", 2_000_000);
+        stats.request("DEL", "error", 1_000_000);
+        stats.reconciled("netns_gone");
+        PodAttachment a = new PodAttachment("net", "c1", "net1", "/var/run/netns/x", "team-a", "trainer-0",
+                "0000:3b:02.1", "mlx5_7", Instant.EPOCH);
+        Map<String, MetricSnapshot> out = new HashMap<>();
+        new CniCollector(stats, () -> List.of(a), () -> "0.1.0").collect()
+                .forEach(s -> out.put(s.getMetadata().getName(), s));
+
+        assertThat(out).containsOnlyKeys("rdma_agent_cni_requests", "rdma_agent_cni_request_seconds",
+                "rdma_agent_cni_reconciled", "rdma_agent_cni_pod_rdma_device", "rdma_agent_cni_client_info");
+        MetricSnapshot pods = out.get("rdma_agent_cni_pod_rdma_device");
+        assertThat(pods.getDataPoints().get(0).getLabels().get("pod_name")).isEqualTo("trainer-0");
+        assertThat(pods.getDataPoints().get(0).getLabels().get("pod_namespace")).isEqualTo("team-a");
+        assertThat(out.get("rdma_agent_cni_requests").getDataPoints()).hasSize(2);
+    }
+}

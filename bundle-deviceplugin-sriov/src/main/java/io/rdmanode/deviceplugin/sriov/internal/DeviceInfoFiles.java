@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.deviceplugin.sriov.internal;
+
+import java.io.IOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The Device Plugin Device Information files of the NPWG Device Information Specification 1.1.0 (§4.1):
+ * {@code <dir>/<resourceName>-<deviceID>-device.json}, every {@code /} replaced by {@code -}, content
+ * {@code {"type":"pci","version":"1.1.0","pci":{"pci-address":…,"pf-pci-address":…,"rdma-device":…}}}.
+ * Multus copies the file for the CNI. Written at Allocate to a temporary name and renamed into place, so a
+ * reader never sees half a file; mode 0444 as the reference helper writes it. One instance per resource.
+ */
+public final class DeviceInfoFiles {
+
+    static final String VERSION = "1.1.0";
+    private static final String SUFFIX = "-device.json";
+
+    private final Path dir;
+    private final String resourceName;
+
+    public DeviceInfoFiles(Path dir, String resourceName) {
+        this.dir = dir;
+        this.resourceName = resourceName;
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    public Path file(String deviceId) {
+        return dir.resolve(prefix() + deviceId.replace('/', '-') + SUFFIX);
+    }
+
+    private String prefix() {
+        return resourceName.replace('/', '-') + "-";
+    }
+
+    /** The file's JSON for a VF: PCI address, PF address, RDMA device when it has one. */
+    static String content(SriovVf vf, List<String> rdmaDevices) {
+        Map<String, Object> pci = new LinkedHashMap<>();
+        pci.put("pci-address", vf.id());
+        pci.put("pf-pci-address", vf.pf().toString());
+        if (!rdmaDevices.isEmpty()) {
+            pci.put("rdma-device", String.join(",", rdmaDevices));
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("type", "pci");
+        m.put("version", VERSION);
+        m.put("pci", pci);
+        return Json.write(m);
+    }
+
+    /** Writes (or replaces) the file of {@code vf}. */
+    public Path write(SriovVf vf, List<String> rdmaDevices) throws IOException {
+        Files.createDirectories(dir);
+        Path target = file(vf.id());
+        // A temporary name of its own per call: two Allocates of one VF at once must not share it.
+        Path tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
+        Files.writeString(tmp, content(vf, rdmaDevices));
+        try {
+            Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("r--r--r--"));
+        } catch (UnsupportedOperationException e) {
+            // not a POSIX file system: the default mode stays
+        }
+        try {
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+        return target;
+    }
+
+    /** Removes the file of {@code deviceId}; true when there was one. */
+    public boolean remove(String deviceId) throws IOException {
+        return Files.deleteIfExists(file(deviceId));
+    }
+
+    /** Device IDs of this resource with a file in the directory. */
+    public List<String> written() throws IOException {
+        List<String> ids = new ArrayList<>();
+        if (!Files.isDirectory(dir)) {
+            return ids;
+        }
+        String prefix = prefix();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+            for (Path f : files) {
+                String name = f.getFileName().toString();
+                if (name.startsWith(prefix) && name.endsWith(SUFFIX)) {
+                    ids.add(name.substring(prefix.length(), name.length() - SUFFIX.length()));
+                }
+            }
+        }
+        ids.sort(null);
+        return ids;
+    }
+
+    /** Removes every file of this resource whose device ID is not in {@code keep}; returns the removed IDs. */
+    public List<String> removeAllBut(Set<String> keep) throws IOException {
+        List<String> removed = new ArrayList<>();
+        for (String id : written()) {
+            if (!keep.contains(id) && remove(id)) {
+                removed.add(id);
+            }
+        }
+        return removed;
+    }
+}

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.deviceplugin.sriov.internal;
+
+import java.nio.file.Path;
+import java.util.regex.Pattern;
+
+/**
+ * One SR-IOV pool's settings, checked: a resource name kubelet accepts.
+ *
+ * @param name           the pool's name (factory configuration name)
+ * @param order          position in {@code deviceplugin.sriov.pools}: the first matching pool takes a VF
+ * @param deviceInfoDir  where NPWG device-info files go
+ */
+public record SriovPoolSettings(String name, int order, String resourcePrefix, String resourceName,
+                                PreferredAllocator.Policy policy, boolean excludeTopology, Path deviceInfoDir) {
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
+
+    public SriovPoolSettings {
+        if (!NAME.matcher(resourceName).matches() || resourceName.length() > 63) {
+            throw new IllegalArgumentException("pool " + name + ": resourceName '" + resourceName
+                    + "' must be at most 63 letters, digits, '.', '_' or '-', alphanumeric at both ends");
+        }
+    }
+
+    /** {@code <resourcePrefix>/<resourceName>}. */
+    public String extendedResourceName() {
+        return resourcePrefix + "/" + resourceName;
+    }
+}

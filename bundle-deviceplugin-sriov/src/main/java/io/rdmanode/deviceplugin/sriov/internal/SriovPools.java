@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.deviceplugin.sriov.internal;
+
+import io.rdmanode.deviceplugin.DeviceFile;
+import io.rdmanode.deviceplugin.DevicePluginLayer;
+import io.rdmanode.discovery.HostSnapshot;
+import io.rdmanode.discovery.RdmaDiscovery;
+import io.rdmanode.discovery.RdmaTopologyListener;
+import io.rdmanode.discovery.TopologyDiff;
+import io.rdmanode.kubelet.DevicePluginHost;
+import io.rdmanode.kubelet.ServedResource;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every SR-IOV pool of the agent, assigned together because a VF goes to the first pool that matches. Every
+ * discovery change (a VF count change, a PF hot-plugged, a port down, a VF's RDMA device moving into a pod)
+ * and every pool added or removed recomputes the assignment, writes the RDMA ledger when it changed and pushes
+ * the new device list of each pool whose list changed to kubelet: no restart for any of it. Thread-safe;
+ * discovery calls {@link #topologyChanged} on its thread.
+ */
+public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SriovPools.class);
+
+    /** One pool being served. */
+    public final class Handle {
+        private final SriovPoolSettings settings;
+        private final VfMatcher matcher;
+        private final SriovVfPool pool;
+        private ServedResource served;
+
+        private Handle(SriovPoolSettings settings, VfMatcher matcher, SriovVfPool pool) {
+            this.settings = settings;
+            this.matcher = matcher;
+            this.pool = pool;
+        }
+
+        public SriovVfPool pool() {
+            return pool;
+        }
+
+        public Map<String, Object> status() {
+            Map<String, Object> m = new LinkedHashMap<>(pool.status());
+            ServedResource s = served;
+            m.put("registered", s != null && s.registered());
+            return m;
+        }
+    }
+
+    /** How long a removed pool keeps its VFs from later pools (a reconfigured pool comes back within it). */
+    static final long RESERVE_MILLIS = 2000;
+
+    /** A pool just removed: its VFs stay out of other pools for a moment (see {@link #remove}). */
+    private record Reserved(SriovPoolSettings settings, VfMatcher matcher, long until) { }
+
+    private final RdmaDiscovery discovery;
+    private final DevicePluginLayer layer;
+    private final RdmaVfLedger ledger;
+    private final List<Handle> pools = new ArrayList<>();
+    private final Map<String, Reserved> reserved = new LinkedHashMap<>();
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "rdma-agent-deviceplugin-sriov-reserve");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile PoolAssignment assignment;
+    private volatile String ledgerProblem = "";
+
+    public SriovPools(RdmaDiscovery discovery, DevicePluginLayer layer, RdmaVfLedger ledger) {
+        this.discovery = discovery;
+        this.layer = layer;
+        this.ledger = ledger;
+        discovery.addListener(this);
+        recompute(discovery.snapshot());
+    }
+
+    /**
+     * Starts serving a pool: its VFs are assigned before its socket opens, so kubelet's first ListAndWatch is
+     * complete. Device-info files of this resource for VFs it does not hold are removed (left by a stopped
+     * agent).
+     *
+     * @throws IllegalArgumentException when the host already serves the resource name
+     */
+    public synchronized Handle add(SriovPoolSettings settings, VfMatcher matcher, DevicePluginHost host) {
+        Handle h = new Handle(settings, matcher, new SriovVfPool(settings, layer.paths()));
+        reserved.remove(settings.name());
+        pools.add(h);
+        pools.sort(Comparator.comparingInt((Handle p) -> p.settings.order()).thenComparing(p -> p.settings.name()));
+        try {
+            recompute(discovery.snapshot());
+            h.served = host.serve(h.pool);
+        } catch (RuntimeException e) {
+            pools.remove(h);
+            recompute(discovery.snapshot());
+            throw e;
+        }
+        List<String> stale = h.pool.removeStaleDeviceInfo();
+        if (!stale.isEmpty()) {
+            LOG.info("removed stale device-info files pool={} vfs={}", settings.name(), stale);
+        }
+        LOG.info("pool serving pool={} resource={} vfs={} healthy={}", settings.name(),
+                settings.extendedResourceName(), h.pool.vfs().size(),
+                h.pool.vfs().values().stream().filter(PooledVf::healthy).count());
+        return h;
+    }
+
+    /**
+     * Stops serving a pool and removes its device-info files. Its VFs go to a later matching pool only after
+     * {@value #RESERVE_MILLIS} ms: a configuration edit of a pool is a removal and an add a few milliseconds
+     * apart, and in between a later pool must not advertise (and kubelet must not hand out) VFs that return
+     * to the edited pool, some of which its pods hold.
+     */
+    public synchronized void remove(Handle h) {
+        if (!stop(h)) {
+            return;
+        }
+        reserved.put(h.settings.name(), new Reserved(h.settings, h.matcher, System.nanoTime()
+                + TimeUnit.MILLISECONDS.toNanos(RESERVE_MILLIS)));
+        recompute(discovery.snapshot());
+        timer.schedule(this::expireReservations, RESERVE_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    private boolean stop(Handle h) {
+        if (!pools.remove(h)) {
+            return false;
+        }
+        if (h.served != null) {
+            h.served.close();
+        }
+        h.pool.removeAllDeviceInfo();
+        LOG.info("pool stopped pool={} resource={}", h.settings.name(), h.settings.extendedResourceName());
+        return true;
+    }
+
+    private synchronized void expireReservations() {
+        long now = System.nanoTime();
+        if (reserved.values().removeIf(r -> now - r.until() >= 0)) {
+            recompute(discovery.snapshot());
+        }
+    }
+
+    @Override
+    public void topologyChanged(HostSnapshot snapshot, TopologyDiff diff) {
+        recompute(snapshot);
+    }
+
+    private synchronized void recompute(HostSnapshot snapshot) {
+        record Ordered(SriovPoolSettings settings, VfMatcher matcher) { }
+        List<Ordered> all = new ArrayList<>();
+        pools.forEach(p -> all.add(new Ordered(p.settings, p.matcher)));
+        reserved.values().forEach(r -> all.add(new Ordered(r.settings(), r.matcher())));
+        all.sort(Comparator.comparingInt((Ordered o) -> o.settings().order()).thenComparing(o -> o.settings().name()));
+        List<PoolAssignment.Rule> rules = all.stream().map(o -> new PoolAssignment.Rule(o.settings().name(),
+                o.matcher())).toList();
+        PoolAssignment next = PoolAssignment.of(rules, layer, snapshot, ledger.entries());
+        try {
+            if (ledger.replace(next.ledger())) {
+                LOG.debug("RDMA ledger written file={} vfs={}", ledger.file(), next.ledger().size());
+            }
+            ledgerProblem = "";
+        } catch (UncheckedIOException e) {
+            ledgerProblem = e.getMessage();
+            LOG.warn("{}: VFs inside pods may leave their pool after a restart", e.getMessage());
+        }
+        DeviceFile rdmaCm = layer.rdmaCm(snapshot);
+        for (Handle p : pools) {
+            int before = p.pool.vfs().size();
+            if (p.pool.update(next.pool(p.settings.name()), rdmaCm) && p.served != null) {
+                p.served.devicesChanged();
+                int after = p.pool.vfs().size();
+                if (before != after) {
+                    LOG.info("pool changed pool={} vfs={} (was {})", p.settings.name(), after, before);
+                }
+            }
+        }
+        assignment = next;
+    }
+
+    public synchronized List<Handle> pools() {
+        return List.copyOf(pools);
+    }
+
+    public String ledgerProblem() {
+        return ledgerProblem;
+    }
+
+    /** Per VF of the host: the pool that took it or why none did. */
+    public Map<String, String> vfStatus() {
+        PoolAssignment a = assignment;
+        return a == null ? Map.of() : a.vfs();
+    }
+
+    @Override
+    public synchronized void close() {
+        discovery.removeListener(this);
+        timer.shutdownNow();
+        reserved.clear();
+        for (Handle h : List.copyOf(pools)) {
+            stop(h);
+        }
+    }
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal;
+
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricMetadata;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.prometheus.metrics.model.snapshots.Unit;
+import io.rdmanode.freeflow.internal.router.ControlServer;
+import io.rdmanode.freeflow.internal.router.Router;
+import io.rdmanode.freeflow.internal.router.RouterStats;
+import io.rdmanode.freeflow.internal.router.TenantFigures;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@code rdma_agent_freeflow_*}, read from the router's counters at scrape time. */
+final class FreeflowCollector implements MultiCollector {
+    private final Router router;
+    private final ControlServer server;
+
+    FreeflowCollector(Router router, ControlServer server) {
+        this.router = router;
+        this.server = server;
+    }
+
+    @Override
+    public MetricSnapshots collect() {
+        RouterStats s = router.stats();
+        List<MetricSnapshot> out = new ArrayList<>();
+        out.add(counter("rdma_agent_freeflow_control_requests", "Control-socket requests answered, by result",
+                point(s.controlRequests() - s.controlErrors(), "result", "ok"), point(s.controlErrors(), "result", "error")));
+        out.add(counter("rdma_agent_freeflow_control_connections", "Control-socket connections accepted",
+                point(s.connections())));
+        out.add(counter("rdma_agent_freeflow_mailbox_requests", "Fast-path mailbox requests answered, by result",
+                point(s.fastRequests() - s.fastErrors(), "result", "ok"), point(s.fastErrors(), "result", "error")));
+        out.add(counter("rdma_agent_freeflow_data_bytes", "Bytes moved by the software backend, by operation",
+                point(s.sendBytes(), "op", "send"), point(s.writeBytes(), "op", "write"), point(s.readBytes(), "op", "read")));
+        out.add(counter("rdma_agent_freeflow_completions", "Work completions generated, by status",
+                point(s.completions() - s.errorCompletions(), "status", "success"),
+                point(s.errorCompletions(), "status", "error")));
+        out.add(counter("rdma_agent_freeflow_rnr_naks", "Receiver-not-ready NAKs (send with no receive posted)",
+                point(s.rnrNaks())));
+        out.add(counter("rdma_agent_freeflow_cq_overflows", "Completions dropped on a full CQ", point(s.cqOverflows())));
+        out.add(counter("rdma_agent_freeflow_limit_refusals", "Requests refused by a per-tenant limit",
+                point(s.limitRefusals())));
+        out.add(counter("rdma_agent_freeflow_reclaimed_tenants", "Client processes whose resources were reclaimed",
+                point(s.tenantsReclaimed())));
+        out.add(counter("rdma_agent_freeflow_reclaimed_objects", "QPs, CQs, MRs, channels and PDs reclaimed",
+                point(s.objectsReclaimed())));
+        double cpu = router.poller().cpuSeconds();
+        if (cpu >= 0) {
+            out.add(new CounterSnapshot(new MetricMetadata("rdma_agent_freeflow_poller_cpu_seconds",
+                    "CPU time used by the mailbox poller thread", Unit.SECONDS), List.of(point(cpu))));
+        }
+        out.add(counter("rdma_agent_freeflow_poller_scans", "Mailbox scans, by outcome",
+                point(router.poller().busyScans(), "outcome", "busy"),
+                point(router.poller().scans() - router.poller().busyScans(), "outcome", "empty")));
+        out.add(counter("rdma_agent_freeflow_poller_backoffs", "Idle back-off steps of the poller, by kind",
+                point(router.poller().yields(), "kind", "yield"), point(router.poller().parks(), "kind", "park")));
+        List<GaugeDataPointSnapshot> qps = new ArrayList<>();
+        List<GaugeDataPointSnapshot> mrs = new ArrayList<>();
+        List<GaugeDataPointSnapshot> bytes = new ArrayList<>();
+        for (TenantFigures t : router.tenants()) {
+            Labels l = Labels.of("pid", Integer.toString(t.pid()), "uid", Integer.toString(t.uid()));
+            qps.add(new GaugeDataPointSnapshot(t.qps(), l, null));
+            mrs.add(new GaugeDataPointSnapshot(t.mrs(), l, null));
+            bytes.add(new GaugeDataPointSnapshot(t.mrBytes(), l, null));
+        }
+        out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_tenant_qps", "QPs per client process"), qps));
+        out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_tenant_mrs", "MRs per client process"), mrs));
+        out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_tenant_mr_bytes",
+                "Registered bytes per client process", Unit.BYTES), bytes));
+        out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_tenants", "Client processes known"),
+                List.of(new GaugeDataPointSnapshot(router.tenants().size(), Labels.EMPTY, null))));
+        out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_shm_files", "Shared-memory files of the router"),
+                List.of(new GaugeDataPointSnapshot(router.shmFiles(), Labels.EMPTY, null))));
+        out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_open_connections",
+                "Control connections open now"), List.of(new GaugeDataPointSnapshot(server.openConnections(), Labels.EMPTY, null))));
+        return new MetricSnapshots(out);
+    }
+
+    private static CounterSnapshot counter(String name, String help, CounterDataPointSnapshot... points) {
+        return new CounterSnapshot(new MetricMetadata(name, help), List.of(points));
+    }
+
+    private static CounterDataPointSnapshot point(double v, String... labels) {
+        return new CounterDataPointSnapshot(v, labels.length == 0 ? Labels.EMPTY : Labels.of(labels), null, 0L);
+    }
+}

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal;
+
+import io.rdmanode.freeflow.internal.router.ControlServer;
+import io.rdmanode.freeflow.internal.router.Limits;
+import io.rdmanode.freeflow.internal.router.PollerSettings;
+import io.rdmanode.freeflow.internal.router.Router;
+import io.rdmanode.freeflow.internal.router.RouterSettings;
+import io.rdmanode.health.HealthCheck;
+import io.rdmanode.health.HealthStatus;
+import io.rdmanode.health.StatusSection;
+import java.io.IOException;
+import java.nio.file.Path;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceRegistration;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Freeflow router as a component: runs only when the configuration has a {@code freeflow} section
+ * (configuration policy REQUIRE), because it opens a socket every container on the host may connect to and creates
+ * shared memory on their behalf; an operator turns that on deliberately. Limits change live (@Modified); a new
+ * socket or shm directory restarts the router, which ends every client's resources.
+ */
+@Component(service = {StatusSection.class, HealthCheck.class}, configurationPid = FreeflowComponent.PID,
+        configurationPolicy = ConfigurationPolicy.REQUIRE)
+@Designate(ocd = FreeflowComponent.Config.class)
+public final class FreeflowComponent implements StatusSection, HealthCheck {
+    static final String PID = "io.rdmanode.freeflow";
+    private static final Logger LOG = LoggerFactory.getLogger(FreeflowComponent.class);
+
+    @ObjectClassDefinition(name = "Freeflow router",
+            description = "Wire-compatible Freeflow router: virtual RDMA for containers, software RC backend")
+    public @interface Config {
+        @AttributeDefinition(description = "directory of the control socket; the genuine Freeflow client has"
+                + " /freeflow hard-coded, so containers must see it there")
+        String socketDir() default "/freeflow";
+
+        @AttributeDefinition(description = "router name = socket file name (the clients' FFR_NAME)")
+        String routerName() default "ffrouter";
+
+        @AttributeDefinition(description = "where MR files and mailboxes are created; clients shm_open them, so"
+                + " it must be their /dev/shm (shared IPC namespace)")
+        String shmDir() default "/dev/shm";
+
+        @AttributeDefinition(description = "control connections served at once (GET_CQ_EVENT holds one)",
+                min = "2", max = "1024")
+        int controlThreads() default 32;
+
+        @AttributeDefinition(description = "registered memory per client process, bytes", min = "0")
+        long maxMrBytesPerTenant() default 1L << 30;
+
+        @AttributeDefinition(description = "MRs per client process", min = "0", max = "10239")
+        int maxMrsPerTenant() default 4096;
+
+        @AttributeDefinition(description = "QPs per client process", min = "0", max = "10239")
+        int maxQpsPerTenant() default 1024;
+
+        @AttributeDefinition(description = "CQs per client process", min = "0", max = "10239")
+        int maxCqsPerTenant() default 1024;
+
+        @AttributeDefinition(description = "PDs per client process", min = "0", max = "10239")
+        int maxPdsPerTenant() default 256;
+
+        @AttributeDefinition(description = "shm mailboxes (one per QP and CQ, 2 MiB each) per client process",
+                min = "0", max = "20478")
+        int maxMailboxesPerTenant() default 2048;
+
+        @AttributeDefinition(description = "work requests per queue", min = "1", max = "1048576")
+        int maxQpWr() default 16384;
+
+        @AttributeDefinition(description = "CQ depth", min = "1", max = "4194304")
+        int maxCqe() default 65536;
+
+        @AttributeDefinition(description = "empty scans the poller spins before backing off", min = "0")
+        int pollerSpins() default 2000;
+
+        @AttributeDefinition(description = "further empty scans with Thread.onSpinWait", min = "0")
+        int pollerSpinWaits() default 20000;
+
+        @AttributeDefinition(description = "further empty scans with Thread.yield before parking", min = "0")
+        int pollerYields() default 200;
+
+        @AttributeDefinition(description = "longest park between scans when idle, microseconds (the added latency"
+                + " of the first request after a pause)", min = "1", max = "100000")
+        long pollerParkMaxMicros() default 100;
+
+        @AttributeDefinition(description = "milliseconds between checks for clients that exited", min = "10",
+                max = "60000")
+        long reapInterval() default 500;
+    }
+
+    private final BundleContext context;
+    private Config config;
+    private Router router;
+    private ControlServer server;
+    private ServiceRegistration<?> metrics;
+
+    @Activate
+    public FreeflowComponent(Config config, BundleContext context) throws IOException {
+        this.context = context;
+        start(config);
+    }
+
+    private void start(Config c) throws IOException {
+        this.config = c;
+        Router r = new Router(new RouterSettings(Path.of(c.shmDir()), Long.toHexString(ProcessHandle.current().pid()),
+                limits(c), new PollerSettings(c.pollerSpins(), c.pollerSpinWaits(), c.pollerYields(),
+                c.pollerParkMaxMicros() * 1000)));
+        try {
+            this.server = new ControlServer(Path.of(c.socketDir(), c.routerName()), r, c.controlThreads(), c.reapInterval());
+        } catch (IOException | RuntimeException e) {
+            r.close();
+            throw e;
+        }
+        this.router = r;
+        this.metrics = registerMetrics();
+    }
+
+    private static Limits limits(Config c) {
+        return new Limits(c.maxMrBytesPerTenant(), c.maxMrsPerTenant(), c.maxQpsPerTenant(), c.maxCqsPerTenant(),
+                c.maxPdsPerTenant(), c.maxMailboxesPerTenant(), c.maxQpWr(), c.maxCqe(), 32);
+    }
+
+    /** Limits apply in place (existing objects stay); anything else means a new socket and new shm: restart. */
+    @Modified
+    void modified(Config c) throws IOException {
+        boolean samePlace = c.socketDir().equals(config.socketDir()) && c.routerName().equals(config.routerName())
+                && c.shmDir().equals(config.shmDir()) && c.controlThreads() == config.controlThreads()
+                && c.reapInterval() == config.reapInterval() && c.pollerSpins() == config.pollerSpins()
+                && c.pollerSpinWaits() == config.pollerSpinWaits() && c.pollerYields() == config.pollerYields()
+                && c.pollerParkMaxMicros() == config.pollerParkMaxMicros();
+        if (samePlace) {
+            router.limits(limits(c));
+            config = c;
+            LOG.info("freeflow limits updated in place");
+            return;
+        }
+        LOG.info("freeflow router restarting for its new socket, shm or poller settings; clients lose their resources");
+        stop();
+        start(c);
+    }
+
+    private ServiceRegistration<?> registerMetrics() {
+        try {
+            return context.registerService(io.prometheus.metrics.model.registry.MultiCollector.class,
+                    new FreeflowCollector(router, server), null);
+        } catch (NoClassDefFoundError noPrometheus) {
+            LOG.info("no Prometheus client bundle; freeflow metrics are not exported");
+            return null;
+        }
+    }
+
+    @Deactivate
+    void stop() {
+        if (metrics != null) {
+            metrics.unregister();
+            metrics = null;
+        }
+        server.close();
+        router.close();
+    }
+
+    @Override
+    public String name() {
+        return "freeflow";
+    }
+
+    @Override
+    public Kind kind() {
+        return Kind.ALIVE;
+    }
+
+    @Override
+    public HealthStatus check() {
+        long stuck = router.poller().sinceLastBeatNanos();
+        if (!router.poller().alive() || stuck > 5_000_000_000L) {
+            return HealthStatus.failing("mailbox poller stuck for " + stuck / 1_000_000 + " ms: clients hang");
+        }
+        return HealthStatus.ok(router.tenants().size() + " client(s), " + router.poller().mailboxes() + " mailboxes");
+    }
+
+    @Override
+    public Object status() {
+        return FreeflowStatus.of(config.socketDir() + "/" + config.routerName(), config.shmDir(), router, server);
+    }
+}

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal;
+
+import io.rdmanode.freeflow.internal.router.ControlServer;
+import io.rdmanode.freeflow.internal.router.Limits;
+import io.rdmanode.freeflow.internal.router.Router;
+import io.rdmanode.freeflow.internal.router.TenantFigures;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The {@code freeflow} member of /status: socket, limits, poller, and per tenant its objects and bytes. */
+final class FreeflowStatus {
+    private FreeflowStatus() {
+    }
+
+    static Map<String, Object> of(String socket, String shmDir, Router router, ControlServer server) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("socket", socket);
+        m.put("shmDir", shmDir);
+        m.put("backend", "software");
+        m.put("openConnections", server.openConnections());
+        m.put("shmFiles", router.shmFiles());
+        m.put("shmBytes", router.shmBytes());
+        Limits l = router.limits();
+        Map<String, Object> limits = new LinkedHashMap<>();
+        limits.put("maxMrBytes", l.maxMrBytes());
+        limits.put("maxMrs", l.maxMrs());
+        limits.put("maxQps", l.maxQps());
+        limits.put("maxCqs", l.maxCqs());
+        limits.put("maxMailboxes", l.maxMailboxes());
+        m.put("limitsPerTenant", limits);
+        Map<String, Object> poller = new LinkedHashMap<>();
+        poller.put("mailboxes", router.poller().mailboxes());
+        poller.put("cpuSeconds", router.poller().cpuSeconds());
+        poller.put("scans", router.poller().scans());
+        poller.put("parks", router.poller().parks());
+        m.put("poller", poller);
+        List<Object> tenants = new ArrayList<>();
+        for (TenantFigures t : router.tenants()) {
+            Map<String, Object> e = new LinkedHashMap<>();
+            e.put("pid", t.pid());
+            e.put("uid", t.uid());
+            e.put("ffrId", t.label());
+            e.put("pds", t.pds());
+            e.put("cqs", t.cqs());
+            e.put("qps", t.qps());
+            e.put("mrs", t.mrs());
+            e.put("mrBytes", t.mrBytes());
+            e.put("requests", t.requests());
+            e.put("errors", t.errors());
+            tenants.add(e);
+        }
+        m.put("tenants", tenants);
+        return m;
+    }
+}

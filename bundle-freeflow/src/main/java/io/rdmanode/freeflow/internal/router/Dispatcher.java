@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal.router;
+
+import io.rdmanode.freeflow.internal.posix.UnixConnection;
+import io.rdmanode.freeflow.internal.wire.AckCqEventRequest;
+import io.rdmanode.freeflow.internal.wire.CompChannelResponse;
+import io.rdmanode.freeflow.internal.wire.CreateCqRequest;
+import io.rdmanode.freeflow.internal.wire.CreateQpRequest;
+import io.rdmanode.freeflow.internal.wire.DeviceAttrResponse;
+import io.rdmanode.freeflow.internal.wire.Errno;
+import io.rdmanode.freeflow.internal.wire.ErrorResponse;
+import io.rdmanode.freeflow.internal.wire.ExpQueryDevResponse;
+import io.rdmanode.freeflow.internal.wire.FdRequest;
+import io.rdmanode.freeflow.internal.wire.Func;
+import io.rdmanode.freeflow.internal.wire.FuncSpec;
+import io.rdmanode.freeflow.internal.wire.GetContextResponse;
+import io.rdmanode.freeflow.internal.wire.HandleRequest;
+import io.rdmanode.freeflow.internal.wire.LayoutTable;
+import io.rdmanode.freeflow.internal.wire.ModifyQpRequest;
+import io.rdmanode.freeflow.internal.wire.ModifyQpResponse;
+import io.rdmanode.freeflow.internal.wire.PollCqRequest;
+import io.rdmanode.freeflow.internal.wire.PortAttrResponse;
+import io.rdmanode.freeflow.internal.wire.PostRequest;
+import io.rdmanode.freeflow.internal.wire.PostResponse;
+import io.rdmanode.freeflow.internal.wire.QueryPortRequest;
+import io.rdmanode.freeflow.internal.wire.QueryQpRequest;
+import io.rdmanode.freeflow.internal.wire.QueryQpResponse;
+import io.rdmanode.freeflow.internal.wire.RegMrMappingRequest;
+import io.rdmanode.freeflow.internal.wire.RegMrRequest;
+import io.rdmanode.freeflow.internal.wire.ReqNotifyCqRequest;
+import io.rdmanode.freeflow.internal.wire.RequestHeader;
+import io.rdmanode.freeflow.internal.wire.RetResponse;
+import io.rdmanode.freeflow.internal.wire.Wire;
+import io.rdmanode.freeflow.internal.wire.WireException;
+import io.rdmanode.freeflow.internal.wire.WorkCompletion;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves one control connection: header, body of exactly body_size bytes, one answer, until the client closes.
+ * Every request gets an answer of the size the client waits for, errors included (the genuine client spins
+ * forever on a missing one); only a request whose framing cannot be trusted (unknown function, absurd size)
+ * gets a 4-byte EINVAL and the connection closed.
+ */
+final class Dispatcher {
+    private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+    /** Largest body of any request: a slow-path post fills at most the 1 MiB a mailbox holds. */
+    static final int MAX_BODY = 1 << 20;
+
+    private final Router router;
+    private final LayoutTable table = LayoutTable.standard();
+
+    Dispatcher(Router router) {
+        this.router = router;
+    }
+
+    void serve(UnixConnection c) {
+        ByteBuffer header = Wire.allocate(RequestHeader.SIZE);
+        try (c) {
+            for (;;) {
+                header.clear();
+                try {
+                    c.readFully(header);
+                } catch (EOFException closed) {
+                    return;
+                }
+                RequestHeader h = RequestHeader.decode(header);
+                FuncSpec spec = table.func(h.func());
+                if (spec == null || h.bodySize() > MAX_BODY) {
+                    router.stats().controlErrors.increment();
+                    LOG.debug("freeflow pid {}: refused function {} with a {}-byte body", c.peer().pid(), h.func(), h.bodySize());
+                    c.write(new RetResponse(Errno.EINVAL).encode());
+                    return;
+                }
+                ByteBuffer body = Wire.allocate((int) h.bodySize());
+                c.readFully(body);
+                body.clear();
+                Tenant t = router.tenant(c.peer(), h.clientId());
+                router.stats().controlRequests.increment();
+                boolean keep = answer(c, t, spec, body);
+                if (!keep) {
+                    return;
+                }
+            }
+        } catch (IOException e) {
+            LOG.debug("freeflow connection of pid {} ended: {}", c.peer().pid(), e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Answers one request; false when the connection is to be closed afterwards (SOCKET_* calls). */
+    private boolean answer(UnixConnection c, Tenant t, FuncSpec spec, ByteBuffer body) throws IOException, InterruptedException {
+        ByteBuffer rsp;
+        try {
+            if (spec.requestSize() >= 0 && body.capacity() != spec.requestSize()) {
+                throw new WireException(Errno.EINVAL, spec.name() + " body of " + body.capacity() + " bytes, "
+                        + spec.requestSize() + " expected");
+            }
+            synchronized (router) {
+                t.requests++;
+            }
+            rsp = execute(c, t, spec, body);
+        } catch (WireException e) {
+            router.stats().controlErrors.increment();
+            synchronized (router) {
+                t.errors++;
+            }
+            LOG.debug("freeflow {} {}: {} (errno {})", t.id(), spec.name(), e.getMessage(), e.errno());
+            rsp = spec.id() == Func.POLL_CQ ? Wire.allocate(4) : ErrorResponse.of(spec, e.errno());
+        }
+        c.write(rsp);
+        return spec.id() < Func.SOCKET_SOCKET;
+    }
+
+    private ByteBuffer execute(UnixConnection c, Tenant t, FuncSpec spec, ByteBuffer b) throws IOException, InterruptedException {
+        return switch (spec.id()) {
+            case Func.GET_CONTEXT -> new GetContextResponse(-1, 1).encode();
+            case Func.QUERY_DEV -> new DeviceAttrResponse(router.device()).encode();
+            case Func.EXP_QUERY_DEV -> new ExpQueryDevResponse(router.device()).encode();
+            case Func.QUERY_PORT -> {
+                int port = QueryPortRequest.decode(b).portNum();
+                if (port != 1) {
+                    throw new WireException(Errno.EINVAL, "port " + port + ": the router has port 1 only");
+                }
+                yield new PortAttrResponse(PortAttrResponse.PORT_ACTIVE, 0, 1).encode();
+            }
+            case Func.ALLOC_PD -> router.allocPd(t).encode();
+            case Func.DEALLOC_PD -> ok(() -> router.deallocPd(t, HandleRequest.decode(b, "PD").handle()));
+            case Func.CREATE_CQ -> router.createCq(t, CreateCqRequest.decode(b)).encode();
+            case Func.DESTROY_CQ -> ok(() -> router.destroyCq(t, HandleRequest.decode(b, "CQ").handle()));
+            case Func.REQ_NOTIFY_CQ -> ok(() -> router.reqNotify(t, ReqNotifyCqRequest.decode(b)));
+            case Func.CREATE_QP -> router.createQp(t, CreateQpRequest.decode(b)).encode();
+            case Func.MODIFY_QP -> {
+                ModifyQpRequest r = ModifyQpRequest.decode(b);
+                synchronized (router) {
+                    router.rc.modify(Router.qp(t, r.handle()), r);
+                }
+                yield new ModifyQpResponse(0, r.handle()).encode();
+            }
+            case Func.QUERY_QP -> {
+                QueryQpRequest r = QueryQpRequest.decode(b);
+                synchronized (router) {
+                    yield new QueryQpResponse(0, router.rc.query(Router.qp(t, r.handle()))).encode();
+                }
+            }
+            case Func.DESTROY_QP -> ok(() -> router.destroyQp(t, HandleRequest.decode(b, "QP").handle()));
+            case Func.REG_MR -> router.regMr(t, RegMrRequest.decode(b)).encode();
+            case Func.REG_MR_MAPPING -> ok(() -> router.regMrMapping(t, RegMrMappingRequest.decode(b)));
+            case Func.DEREG_MR -> ok(() -> router.deregMr(t, HandleRequest.decode(b, "MR").handle()));
+            case Func.POST_SEND, Func.POST_RECV -> {
+                PostRequest r = spec.id() == Func.POST_SEND ? PostRequest.decodeSend(b, b.capacity())
+                        : PostRequest.decodeRecv(b, b.capacity());
+                synchronized (router) {
+                    QueuePair qp = Router.qp(t, r.handle());
+                    PostResponse p = spec.id() == Func.POST_SEND ? router.rc.postSend(qp, r.sends())
+                            : router.rc.postRecv(qp, r.recvs());
+                    yield p.encode();
+                }
+            }
+            case Func.POLL_CQ -> {
+                PollCqRequest r = PollCqRequest.decode(b);
+                synchronized (router) {
+                    CompletionQueue cq = Router.cq(t, r.cqHandle());
+                    ByteBuffer out = Wire.allocate(4 + Math.min(r.ne(), cq.entries.size()) * WorkCompletion.SIZE);
+                    int n = router.rc.poll(cq, r.ne(), out, 4);
+                    out.putInt(0, n * WorkCompletion.SIZE);
+                    yield out;
+                }
+            }
+            case Func.CREATE_COMP_CHANNEL -> {
+                CompChannel ch = router.createChannel(t);
+                // The fd travels first, then the answer with the router's number for it (freeflow.md §2.2).
+                c.sendFd(ch.fd);
+                yield new CompChannelResponse(ch.fd).encode();
+            }
+            case Func.DESTROY_COMP_CHANNEL -> ok(() -> router.destroyChannel(t, FdRequest.decode(b).fd()));
+            case Func.GET_CQ_EVENT -> router.getCqEvent(t, FdRequest.decode(b).fd()).encode();
+            case Func.ACK_CQ_EVENT -> router.ackCqEvents(t, AckCqEventRequest.decode(b)).encode();
+            default -> throw new WireException(Errno.EOPNOTSUPP, spec.name() + " is not implemented by this router");
+        };
+    }
+
+    private static ByteBuffer ok(Runnable r) {
+        r.run();
+        return new RetResponse(0).encode();
+    }
+}

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal.router;
+
+import io.rdmanode.freeflow.internal.wire.Errno;
+import io.rdmanode.freeflow.internal.wire.Func;
+import io.rdmanode.freeflow.internal.wire.PollCqRequest;
+import io.rdmanode.freeflow.internal.wire.PostRequest;
+import io.rdmanode.freeflow.internal.wire.PostResponse;
+import io.rdmanode.freeflow.internal.wire.RequestHeader;
+import io.rdmanode.freeflow.internal.wire.WireException;
+import io.rdmanode.freeflow.internal.wire.WorkCompletion;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Serves one mailbox request (freeflow.md §2.6): header + body in the request area, {@code rsp_size} + payload in
+ * the response area. A QP mailbox takes POST_SEND/POST_RECV for its own QP only, a CQ mailbox POLL_CQ for its own
+ * CQ; anything else is answered with an error (or zero completions), never left unanswered: the client spins
+ * without a timeout.
+ */
+final class FastPath {
+    private static final int BODY = Mailbox.REQ + RequestHeader.SIZE;
+    private static final int RSP_BODY = Mailbox.RSP + 4;
+    private final Router router;
+
+    FastPath(Router router) {
+        this.router = router;
+    }
+
+    void serve(Mailbox mb) {
+        ByteBuffer buf = mb.buf;
+        int func = buf.getInt(Mailbox.REQ + 4);
+        long bodySize = buf.getInt(Mailbox.REQ + 8) & 0xffffffffL;
+        RouterStats stats = router.stats();
+        stats.fastRequests.increment();
+        try {
+            if (bodySize > Mailbox.AREA - RequestHeader.SIZE) {
+                throw new WireException(Errno.EINVAL, "mailbox body of " + bodySize + " bytes");
+            }
+            ByteBuffer body = buf.slice(BODY, (int) bodySize).order(ByteOrder.LITTLE_ENDIAN);
+            switch (mb.kind) {
+                case QP -> post(mb, func, body, (int) bodySize);
+                case CQ -> poll(mb, func, body, (int) bodySize);
+                default -> throw new WireException(Errno.EOPNOTSUPP, "SRQ mailboxes are not served yet");
+            }
+        } catch (WireException e) {
+            stats.fastErrors.increment();
+            synchronized (router) {
+                mb.tenant.errors++;
+            }
+            org.slf4j.LoggerFactory.getLogger(FastPath.class).debug("mailbox {} {} of {}: {}", mb.kind, mb.handle,
+                    mb.tenant.id(), e.getMessage());
+            if (mb.kind == Mailbox.Kind.CQ) {
+                buf.putInt(Mailbox.RSP, 0);
+            } else {
+                buf.putInt(Mailbox.RSP, PostResponse.SIZE);
+                new PostResponse(e.errno(), 0).encode(buf, RSP_BODY);
+            }
+        }
+        mb.respond();
+    }
+
+    private void post(Mailbox mb, int func, ByteBuffer body, int size) {
+        if (func != Func.POST_SEND && func != Func.POST_RECV) {
+            throw new WireException(Errno.EINVAL, "function " + func + " in a QP mailbox");
+        }
+        PostRequest req = func == Func.POST_SEND ? PostRequest.decodeSend(body, size) : PostRequest.decodeRecv(body, size);
+        if (req.handle() != mb.handle) {
+            throw new WireException(Errno.EINVAL, "QP " + req.handle() + " posted through the mailbox of QP " + mb.handle);
+        }
+        PostResponse rsp;
+        synchronized (router) {
+            QueuePair qp = mb.tenant.qps.get(mb.handle);
+            if (qp == null || qp.mailbox != mb) {
+                throw new WireException(Errno.EINVAL, "QP " + mb.handle + " destroyed");
+            }
+            mb.tenant.requests++;
+            rsp = func == Func.POST_SEND ? router.rc.postSend(qp, req.sends()) : router.rc.postRecv(qp, req.recvs());
+        }
+        mb.buf.putInt(Mailbox.RSP, PostResponse.SIZE);
+        rsp.encode(mb.buf, RSP_BODY);
+    }
+
+    private void poll(Mailbox mb, int func, ByteBuffer body, int size) {
+        if (func != Func.POLL_CQ || size != 8) {
+            throw new WireException(Errno.EINVAL, "function " + func + " (" + size + " bytes) in a CQ mailbox");
+        }
+        PollCqRequest req = PollCqRequest.decode(body);
+        if (req.cqHandle() != mb.handle) {
+            throw new WireException(Errno.EINVAL, "CQ " + req.cqHandle() + " polled through the mailbox of CQ " + mb.handle);
+        }
+        int n;
+        synchronized (router) {
+            CompletionQueue cq = mb.tenant.cqs.get(mb.handle);
+            if (cq == null || cq.mailbox != mb) {
+                throw new WireException(Errno.EINVAL, "CQ " + mb.handle + " destroyed");
+            }
+            mb.tenant.requests++;
+            n = cq.entries.isEmpty() ? 0 : router.rc.poll(cq, req.ne(), mb.buf, RSP_BODY);
+        }
+        mb.buf.putInt(Mailbox.RSP, n * WorkCompletion.SIZE);
+    }
+}

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal.router;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
+
+/**
+ * The one router thread that scans every live mailbox for REQ_DONE. Busy-waiting forever would take a core from
+ * the clients that spin on the same mailboxes (fatal on a 2-core host), so after a request it backs off in steps:
+ * plain spins, Thread.onSpinWait, Thread.yield, then parks with a doubling pause up to a bound. The thread's CPU
+ * time is read from the JVM and exported, with scan and park counts, so the cost of the latency is visible. After a
+ * second without any request the park bound grows twentyfold (2 ms by default): an idle router then wakes far
+ * less often, and the first request after a pause waits at most that long.
+ */
+public final class MailboxPoller implements AutoCloseable {
+    private static final long DEEP_IDLE_NANOS = 1_000_000_000L;
+    private static final long DEEP_IDLE_FACTOR = 20;
+    private final FastPath fastPath;
+    private final PollerSettings settings;
+    private final LongConsumer timers;
+    private final ConcurrentLinkedQueue<Mailbox> retired = new ConcurrentLinkedQueue<>();
+    private final Thread thread;
+    private volatile Mailbox[] active = new Mailbox[0];
+    private volatile boolean running = true;
+    private volatile boolean parked;
+    private final LongAdder scans = new LongAdder();
+    private final LongAdder busyScans = new LongAdder();
+    private final LongAdder parks = new LongAdder();
+    private final LongAdder yields = new LongAdder();
+    private volatile long lastBeat = System.nanoTime();
+
+    MailboxPoller(FastPath fastPath, PollerSettings settings, LongConsumer timers) {
+        this.fastPath = fastPath;
+        this.settings = settings;
+        this.timers = timers;
+        this.thread = new Thread(this::run, "freeflow-mailbox-poller");
+        thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    synchronized void add(Mailbox mb) {
+        Mailbox[] a = active;
+        Mailbox[] b = java.util.Arrays.copyOf(a, a.length + 1);
+        b[a.length] = mb;
+        active = b;
+        wake();
+    }
+
+    /** Stops serving mb; its mapping is released by the poller thread once no scan can still see it. */
+    synchronized void remove(Mailbox mb) {
+        List<Mailbox> l = new ArrayList<>(List.of(active));
+        l.remove(mb);
+        active = l.toArray(new Mailbox[0]);
+        retired.add(mb);
+    }
+
+    void wake() {
+        if (parked) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    public int mailboxes() {
+        return active.length;
+    }
+
+    public long scans() {
+        return scans.sum();
+    }
+
+    public long busyScans() {
+        return busyScans.sum();
+    }
+
+    public long parks() {
+        return parks.sum();
+    }
+
+    public long yields() {
+        return yields.sum();
+    }
+
+    /** CPU seconds the poller thread has used, or -1 when the JVM cannot tell. */
+    public double cpuSeconds() {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        long ns = mx.isThreadCpuTimeSupported() ? mx.getThreadCpuTime(thread.getId()) : -1;
+        return ns < 0 ? -1 : ns / 1e9;
+    }
+
+    /** Nanoseconds since the loop last went round (health: a stuck poller hangs every client). */
+    public long sinceLastBeatNanos() {
+        return running ? System.nanoTime() - lastBeat : 0;
+    }
+
+    public boolean alive() {
+        return thread.isAlive();
+    }
+
+    private void run() {
+        long idle = 0;
+        long park = 1_000;
+        long spinEnd = settings.spins();
+        long waitEnd = spinEnd + settings.spinWaits();
+        long yieldEnd = waitEnd + settings.yields();
+        long lastBusy = System.nanoTime();
+        while (running) {
+            Mailbox[] snapshot = active;
+            boolean busy = false;
+            for (Mailbox mb : snapshot) {
+                if (mb.requested()) {
+                    fastPath.serve(mb);
+                    busy = true;
+                }
+            }
+            scans.increment();
+            long now = System.nanoTime();
+            lastBeat = now;
+            timers.accept(now);
+            if (!retired.isEmpty()) {
+                release(snapshot);
+            }
+            if (busy) {
+                busyScans.increment();
+                lastBusy = now;
+                idle = 0;
+                park = 1_000;
+                continue;
+            }
+            idle++;
+            if (idle < spinEnd) {
+                continue;
+            } else if (idle < waitEnd) {
+                Thread.onSpinWait();
+            } else if (idle < yieldEnd) {
+                yields.increment();
+                Thread.yield();
+            } else {
+                parks.increment();
+                parked = true;
+                LockSupport.parkNanos(park);
+                parked = false;
+                // Quiet for a second: nobody is in a tight loop, so sleep longer and stop costing a core.
+                long cap = now - lastBusy > DEEP_IDLE_NANOS ? settings.parkMaxNanos() * DEEP_IDLE_FACTOR
+                        : settings.parkMaxNanos();
+                park = Math.min(park * 2, cap);
+            }
+        }
+    }
+
+    private void release(Mailbox[] justScanned) {
+        int n = retired.size();
+        for (int i = 0; i < n; i++) {
+            Mailbox mb = retired.poll();
+            if (mb == null) {
+                break;
+            }
+            if (List.of(justScanned).contains(mb)) {
+                retired.add(mb);
+            } else {
+                mb.file.unmap();
+            }
+        }
+    }
+
+    void drainRetired() {
+        Mailbox mb;
+        while ((mb = retired.poll()) != null) {
+            mb.file.unmap();
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        LockSupport.unpark(thread);
+        try {
+            thread.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

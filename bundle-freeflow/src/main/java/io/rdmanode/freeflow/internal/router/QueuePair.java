@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal.router;
+
+import io.rdmanode.freeflow.internal.wire.RecvWr;
+import io.rdmanode.freeflow.internal.wire.SendWr;
+import java.util.ArrayDeque;
+
+/** An RC QP of the software backend: state, connection attributes, its send and receive queues. Router-guarded. */
+final class QueuePair {
+    static final int RESET = 0;
+    static final int INIT = 1;
+    static final int RTR = 2;
+    static final int RTS = 3;
+    static final int SQD = 4;
+    static final int SQE = 5;
+    static final int ERR = 6;
+    static final int TYPE_RC = 2;
+
+    final Tenant tenant;
+    final int handle;
+    final int qpn;
+    final int pd;
+    final boolean sqSigAll;
+    final CompletionQueue sendCq;
+    final CompletionQueue recvCq;
+    final Mailbox mailbox;
+    final int maxSendWr;
+    final int maxRecvWr;
+    final int maxSendSge;
+    final int maxRecvSge;
+    final ArrayDeque<SendWr> sq = new ArrayDeque<>();
+    final ArrayDeque<RecvWr> rq = new ArrayDeque<>();
+    int state = RESET;
+    int accessFlags;
+    int portNum;
+    int pathMtu;
+    int destQpn = -1;
+    long qkey;
+    long rqPsn;
+    long sqPsn;
+    int minRnrTimer;
+    int timeout;
+    int retryCnt;
+    int rnrRetry;
+    byte[] dgid = new byte[16];
+    int dlid;
+    /** RNR NAKs seen by the WR at the head of the SQ, and when it may be retried. */
+    int rnrNaks;
+    long rnrRetryAt;
+
+    QueuePair(Tenant tenant, int handle, int qpn, int pd, boolean sqSigAll, CompletionQueue sendCq,
+              CompletionQueue recvCq, Mailbox mailbox, int maxSendWr, int maxRecvWr, int maxSendSge, int maxRecvSge) {
+        this.tenant = tenant;
+        this.handle = handle;
+        this.qpn = qpn;
+        this.pd = pd;
+        this.sqSigAll = sqSigAll;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.mailbox = mailbox;
+        this.maxSendWr = maxSendWr;
+        this.maxRecvWr = maxRecvWr;
+        this.maxSendSge = maxSendSge;
+        this.maxRecvSge = maxRecvSge;
+    }
+
+    static String stateName(int s) {
+        return switch (s) {
+            case RESET -> "RESET";
+            case INIT -> "INIT";
+            case RTR -> "RTR";
+            case RTS -> "RTS";
+            case SQD -> "SQD";
+            case SQE -> "SQE";
+            case ERR -> "ERR";
+            default -> "state" + s;
+        };
+    }
+}

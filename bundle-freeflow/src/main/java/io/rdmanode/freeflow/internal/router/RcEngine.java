@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal.router;
+
+import static io.rdmanode.freeflow.internal.wire.WorkCompletion.LOC_LEN_ERR;
+import static io.rdmanode.freeflow.internal.wire.WorkCompletion.LOC_PROT_ERR;
+import static io.rdmanode.freeflow.internal.wire.WorkCompletion.REM_ACCESS_ERR;
+import static io.rdmanode.freeflow.internal.wire.WorkCompletion.REM_INV_REQ_ERR;
+import static io.rdmanode.freeflow.internal.wire.WorkCompletion.RETRY_EXC_ERR;
+import static io.rdmanode.freeflow.internal.wire.WorkCompletion.RNR_RETRY_EXC_ERR;
+import static io.rdmanode.freeflow.internal.wire.WorkCompletion.SUCCESS;
+import static io.rdmanode.freeflow.internal.wire.WorkCompletion.WR_FLUSH_ERR;
+
+import io.rdmanode.freeflow.internal.wire.Errno;
+import io.rdmanode.freeflow.internal.wire.ModifyQpRequest;
+import io.rdmanode.freeflow.internal.wire.PostResponse;
+import io.rdmanode.freeflow.internal.wire.QpAttributes;
+import io.rdmanode.freeflow.internal.wire.RecvWr;
+import io.rdmanode.freeflow.internal.wire.SendWr;
+import io.rdmanode.freeflow.internal.wire.Sge;
+import io.rdmanode.freeflow.internal.wire.WireException;
+import io.rdmanode.freeflow.internal.wire.WorkCompletion;
+import java.nio.ByteBuffer;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The software RC transport within one host: SEND/RECV (+IMM), RDMA WRITE (+IMM) and READ between QPs of this
+ * router, as one copy from the source MR file to the destination MR file. A WR completes only once its data is
+ * placed (RC = acknowledged); the send queue is FIFO, so completions on a CQ come in post order per QP. A SEND or
+ * WRITE_WITH_IMM finding no receive posted is RNR-NAKed: retried after the responder's min_rnr_timer (or as soon
+ * as a receive is posted), rnr_retry times (7 = forever), then RNR_RETRY_EXC_ERR. Any error moves the QP to ERR,
+ * which flushes what is left with WR_FLUSH_ERR. Called with the router's monitor held.
+ */
+final class RcEngine {
+    private final Router router;
+    private final RouterStats stats;
+    /** QPs whose SQ head waits for an RNR retry. */
+    private final Set<QueuePair> rnrWaiting = new LinkedHashSet<>();
+
+    RcEngine(Router router, RouterStats stats) {
+        this.router = router;
+        this.stats = stats;
+    }
+
+    // ---- control
+
+    void modify(QueuePair qp, ModifyQpRequest r) {
+        int mask = r.attrMask();
+        int to = (mask & QpTransitions.STATE) != 0 ? r.qpState() : qp.state;
+        if (to < QueuePair.RESET || to > QueuePair.ERR) {
+            throw new WireException(Errno.EINVAL, "QP state " + to + " does not exist");
+        }
+        int required = QpTransitions.required(qp.state, to);
+        if ((mask & QpTransitions.STATE) == 0) {
+            required = 0;
+        } else if (required < 0) {
+            throw new WireException(Errno.EINVAL, "QP " + qp.qpn + ": no transition " + QueuePair.stateName(qp.state)
+                    + " -> " + QueuePair.stateName(to));
+        }
+        if ((mask & required) != required) {
+            throw new WireException(Errno.EINVAL, "QP " + qp.qpn + " " + QueuePair.stateName(qp.state) + " -> "
+                    + QueuePair.stateName(to) + ": attr_mask 0x" + Integer.toHexString(mask) + " lacks 0x"
+                    + Integer.toHexString(required & ~mask));
+        }
+        if ((mask & QpTransitions.PORT) != 0 && r.portNum() != 1) {
+            throw new WireException(Errno.EINVAL, "port " + r.portNum() + ": the router has port 1 only");
+        }
+        if ((mask & QpTransitions.ACCESS_FLAGS) != 0) {
+            qp.accessFlags = r.accessFlags();
+        }
+        if ((mask & QpTransitions.PORT) != 0) {
+            qp.portNum = r.portNum();
+        }
+        if ((mask & QpTransitions.PATH_MTU) != 0) {
+            qp.pathMtu = r.pathMtu();
+        }
+        if ((mask & QpTransitions.AV) != 0) {
+            qp.dgid = r.dgid();
+            qp.dlid = r.dlid();
+        }
+        if ((mask & QpTransitions.DEST_QPN) != 0) {
+            qp.destQpn = r.destQpNum() & 0xffffff;
+        }
+        if ((mask & QpTransitions.RQ_PSN) != 0) {
+            qp.rqPsn = r.rqPsn();
+        }
+        if ((mask & QpTransitions.SQ_PSN) != 0) {
+            qp.sqPsn = r.sqPsn();
+        }
+        if ((mask & QpTransitions.MIN_RNR_TIMER) != 0) {
+            qp.minRnrTimer = r.minRnrTimer();
+        }
+        if ((mask & QpTransitions.TIMEOUT) != 0) {
+            qp.timeout = r.timeout();
+        }
+        if ((mask & QpTransitions.RETRY_CNT) != 0) {
+            qp.retryCnt = r.retryCnt();
+        }
+        if ((mask & QpTransitions.RNR_RETRY) != 0) {
+            qp.rnrRetry = r.rnrRetry();
+        }
+        if (to == QueuePair.ERR) {
+            toError(qp);
+        } else if (to == QueuePair.RESET) {
+            qp.sq.clear();
+            qp.rq.clear();
+            forget(qp);
+            qp.state = QueuePair.RESET;
+        } else {
+            qp.state = to;
+            if (to == QueuePair.RTS) {
+                progress(qp);
+            }
+        }
+    }
+
+    QpAttributes query(QueuePair qp) {
+        return new QpAttributes(qp.state, qp.pathMtu, qp.qkey, qp.rqPsn, qp.sqPsn, Math.max(qp.destQpn, 0),
+                qp.accessFlags, qp.maxSendWr, qp.maxRecvWr, qp.maxSendSge, qp.maxRecvSge, qp.minRnrTimer, qp.portNum,
+                qp.timeout, qp.retryCnt, qp.rnrRetry, qp.dgid, qp.dlid);
+    }
+
+    void forget(QueuePair qp) {
+        rnrWaiting.remove(qp);
+    }
+
+    // ---- posting
+
+    PostResponse postSend(QueuePair qp, List<SendWr> wrs) {
+        if (qp.state < QueuePair.RTS && qp.state != QueuePair.ERR) {
+            return new PostResponse(Errno.EINVAL, 1);
+        }
+        for (int i = 0; i < wrs.size(); i++) {
+            SendWr wr = wrs.get(i);
+            if (wr.opcode() < SendWr.OP_RDMA_WRITE || wr.opcode() > SendWr.OP_RDMA_READ) {
+                return new PostResponse(Errno.EINVAL, i + 1);
+            }
+            if (wr.sges().length > qp.maxSendSge) {
+                return new PostResponse(Errno.EINVAL, i + 1);
+            }
+            if (qp.sq.size() >= qp.maxSendWr) {
+                return new PostResponse(Errno.ENOMEM, i + 1);
+            }
+            qp.sq.add(wr);
+            if (qp.state == QueuePair.ERR) {
+                flush(qp);
+            }
+        }
+        progress(qp);
+        return new PostResponse(0, 0);
+    }
+
+    PostResponse postRecv(QueuePair qp, List<RecvWr> wrs) {
+        if (qp.state == QueuePair.RESET) {
+            return new PostResponse(Errno.EINVAL, 1);
+        }
+        for (int i = 0; i < wrs.size(); i++) {
+            RecvWr wr = wrs.get(i);
+            if (wr.sges().length > qp.maxRecvSge) {
+                return new PostResponse(Errno.EINVAL, i + 1);
+            }
+            if (qp.rq.size() >= qp.maxRecvWr) {
+                return new PostResponse(Errno.ENOMEM, i + 1);
+            }
+            qp.rq.add(wr);
+        }
+        if (qp.state == QueuePair.ERR) {
+            flush(qp);
+            return new PostResponse(0, 0);
+        }
+        // A receive is what an RNR-waiting requester needs: retry it now rather than at its timer.
+        QueuePair requester = qp.destQpn >= 0 ? router.qpns.get(qp.destQpn) : null;
+        if (requester != null && rnrWaiting.contains(requester)) {
+            rnrWaiting.remove(requester);
+            progress(requester);
+        }
+        return new PostResponse(0, 0);
+    }
+
+    /** Moves up to ne completions into out at offset at; returns how many. */
+    int poll(CompletionQueue cq, int ne, ByteBuffer out, int at) {
+        int n = 0;
+        while (n < ne) {
+            WorkCompletion wc = cq.entries.poll();
+            if (wc == null) {
+                break;
+            }
+            wc.encode(out, at + n * WorkCompletion.SIZE);
+            n++;
+        }
+        return n;
+    }
+
+    // ---- the transport
+
+    private enum Outcome { DONE, RNR, FAILED }
+
+    private void progress(QueuePair qp) {
+        while (qp.state == QueuePair.RTS && !qp.sq.isEmpty()) {
+            if (rnrWaiting.contains(qp)) {
+                return;
+            }
+            SendWr wr = qp.sq.peek();
+            Outcome o = execute(qp, wr);
+            if (o == Outcome.RNR) {
+                return;
+            }
+            qp.sq.poll();
+            qp.rnrNaks = 0;
+            if (o == Outcome.FAILED) {
+                toError(qp);
+                return;
+            }
+        }
+    }
+
+    private Outcome execute(QueuePair qp, SendWr wr) {
+        QueuePair peer = router.qpns.get(qp.destQpn);
+        if (peer == null || peer.destQpn != qp.qpn || (peer.state != QueuePair.RTR && peer.state != QueuePair.RTS)) {
+            // Nobody answers: a NIC would exhaust its transport retries.
+            return fail(qp, wr, RETRY_EXC_ERR, 0);
+        }
+        long total = 0;
+        int localAccess = wr.opcode() == SendWr.OP_RDMA_READ ? MemoryRegion.LOCAL_WRITE : 0;
+        MemoryRegion[] local = new MemoryRegion[wr.sges().length];
+        for (int i = 0; i < local.length; i++) {
+            Sge s = wr.sges()[i];
+            local[i] = lookup(qp.tenant, qp.pd, s, localAccess);
+            if (local[i] == null) {
+                return fail(qp, wr, LOC_PROT_ERR, 0);
+            }
+            total += s.len();
+        }
+        switch (wr.opcode()) {
+            case SendWr.OP_SEND, SendWr.OP_SEND_WITH_IMM -> {
+                RecvWr recv = peer.rq.peek();
+                if (recv == null) {
+                    return rnr(qp, wr, peer);
+                }
+                MemoryRegion[] remote = new MemoryRegion[recv.sges().length];
+                long room = 0;
+                for (int i = 0; i < remote.length; i++) {
+                    remote[i] = lookup(peer.tenant, peer.pd, recv.sges()[i], MemoryRegion.LOCAL_WRITE);
+                    if (remote[i] == null) {
+                        peer.rq.poll();
+                        complete(peer.recvCq, recv.wrId(), LOC_PROT_ERR, WorkCompletion.WC_RECV, 0, 0, peer, qp.qpn, 0);
+                        toError(peer);
+                        return fail(qp, wr, WorkCompletion.REM_OP_ERR, 0);
+                    }
+                    room += recv.sges()[i].len();
+                }
+                if (room < total) {
+                    peer.rq.poll();
+                    complete(peer.recvCq, recv.wrId(), LOC_LEN_ERR, WorkCompletion.WC_RECV, 0, 0, peer, qp.qpn, 0);
+                    toError(peer);
+                    return fail(qp, wr, REM_INV_REQ_ERR, 0);
+                }
+                scatter(wr.sges(), local, recv.sges(), remote, total);
+                peer.rq.poll();
+                boolean imm = wr.opcode() == SendWr.OP_SEND_WITH_IMM;
+                complete(peer.recvCq, recv.wrId(), SUCCESS, WorkCompletion.WC_RECV, (int) total, wr.immData(), peer,
+                        qp.qpn, imm ? WorkCompletion.WITH_IMM : 0);
+                stats.sendBytes.add(total);
+                succeed(qp, wr, WorkCompletion.WC_SEND, (int) total);
+            }
+            case SendWr.OP_RDMA_WRITE, SendWr.OP_RDMA_WRITE_WITH_IMM -> {
+                boolean imm = wr.opcode() == SendWr.OP_RDMA_WRITE_WITH_IMM;
+                if (imm && peer.rq.peek() == null) {
+                    return rnr(qp, wr, peer);
+                }
+                MemoryRegion target = remote(peer, wr, total, MemoryRegion.REMOTE_WRITE);
+                if (target == null) {
+                    return fail(qp, wr, REM_ACCESS_ERR, 0);
+                }
+                long off = wr.remoteAddr() - target.appBase;
+                for (int i = 0; i < local.length; i++) {
+                    Sge s = wr.sges()[i];
+                    copy(local[i].buf, s.offset(), target.buf, off, s.len());
+                    off += s.len();
+                }
+                if (imm) {
+                    RecvWr recv = peer.rq.poll();
+                    complete(peer.recvCq, recv.wrId(), SUCCESS, WorkCompletion.WC_RECV_RDMA_WITH_IMM, (int) total,
+                            wr.immData(), peer, qp.qpn, WorkCompletion.WITH_IMM);
+                }
+                stats.writeBytes.add(total);
+                succeed(qp, wr, WorkCompletion.WC_RDMA_WRITE, (int) total);
+            }
+            case SendWr.OP_RDMA_READ -> {
+                MemoryRegion source = remote(peer, wr, total, MemoryRegion.REMOTE_READ);
+                if (source == null) {
+                    return fail(qp, wr, REM_ACCESS_ERR, 0);
+                }
+                long off = wr.remoteAddr() - source.appBase;
+                for (int i = 0; i < local.length; i++) {
+                    Sge s = wr.sges()[i];
+                    copy(source.buf, off, local[i].buf, s.offset(), s.len());
+                    off += s.len();
+                }
+                stats.readBytes.add(total);
+                succeed(qp, wr, WorkCompletion.WC_RDMA_READ, (int) total);
+            }
+            default -> {
+                return fail(qp, wr, WorkCompletion.LOC_QP_OP_ERR, 0);
+            }
+        }
+        return Outcome.DONE;
+    }
+
+    /** An SGE's MR in the owner's own table, same PD, access granted, bounds inside; null otherwise. */
+    private static MemoryRegion lookup(Tenant t, int pd, Sge s, int access) {
+        MemoryRegion mr = t.mrsByKey.get(s.lkey());
+        if (mr == null || mr.pd != pd || (mr.access & access) != access || !mr.contains(s.offset(), s.len())) {
+            return null;
+        }
+        return mr;
+    }
+
+    /** The responder-side MR of a WRITE/READ: the rkey in the peer's tables, the peer QP's PD, access on both. */
+    private static MemoryRegion remote(QueuePair peer, SendWr wr, long len, int access) {
+        MemoryRegion mr = peer.tenant.mrsByKey.get(wr.rkey());
+        if (mr == null || mr.pd != peer.pd || (mr.access & access) == 0 || (peer.accessFlags & access) == 0) {
+            return null;
+        }
+        return mr.contains(wr.remoteAddr() - mr.appBase, len) ? mr : null;
+    }
+
+    private static void scatter(Sge[] src, MemoryRegion[] srcMr, Sge[] dst, MemoryRegion[] dstMr, long total) {
+        int si = 0;
+        int di = 0;
+        long so = 0;
+        long dOff = 0;
+        long left = total;
+        while (left > 0) {
+            while (src[si].len() - so == 0) {
+                si++;
+                so = 0;
+            }
+            while (dst[di].len() - dOff == 0) {
+                di++;
+                dOff = 0;
+            }
+            long n = Math.min(Math.min(src[si].len() - so, dst[di].len() - dOff), left);
+            copy(srcMr[si].buf, src[si].offset() + so, dstMr[di].buf, dst[di].offset() + dOff, n);
+            so += n;
+            dOff += n;
+            left -= n;
+        }
+    }
+
+    private static void copy(ByteBuffer src, long srcOff, ByteBuffer dst, long dstOff, long n) {
+        if (n > 0) {
+            dst.put((int) dstOff, src, (int) srcOff, (int) n);
+        }
+    }
+
+    private Outcome rnr(QueuePair qp, SendWr wr, QueuePair peer) {
+        stats.rnrNaks.increment();
+        if (qp.rnrRetry != 7 && qp.rnrNaks >= qp.rnrRetry) {
+            return fail(qp, wr, RNR_RETRY_EXC_ERR, 0);
+        }
+        qp.rnrNaks++;
+        qp.rnrRetryAt = System.nanoTime() + QpTransitions.rnrDelayNanos(peer.minRnrTimer);
+        rnrWaiting.add(qp);
+        return Outcome.RNR;
+    }
+
+    boolean timersPending() {
+        return !rnrWaiting.isEmpty();
+    }
+
+    void tick(long now) {
+        if (rnrWaiting.isEmpty()) {
+            return;
+        }
+        for (QueuePair qp : rnrWaiting.toArray(new QueuePair[0])) {
+            if (now - qp.rnrRetryAt >= 0) {
+                rnrWaiting.remove(qp);
+                progress(qp);
+            }
+        }
+    }
+
+    private void succeed(QueuePair qp, SendWr wr, int opcode, int len) {
+        if (wr.signaled() || qp.sqSigAll) {
+            complete(qp.sendCq, wr.wrId(), SUCCESS, opcode, len, 0, qp, 0, 0);
+        }
+    }
+
+    private Outcome fail(QueuePair qp, SendWr wr, int status, int len) {
+        complete(qp.sendCq, wr.wrId(), status, opcodeOf(wr), len, 0, qp, 0, 0);
+        return Outcome.FAILED;
+    }
+
+    private static int opcodeOf(SendWr wr) {
+        return switch (wr.opcode()) {
+            case SendWr.OP_RDMA_WRITE, SendWr.OP_RDMA_WRITE_WITH_IMM -> WorkCompletion.WC_RDMA_WRITE;
+            case SendWr.OP_RDMA_READ -> WorkCompletion.WC_RDMA_READ;
+            default -> WorkCompletion.WC_SEND;
+        };
+    }
+
+    /** QP to ERR: every outstanding send and receive completes with WR_FLUSH_ERR, in order. */
+    void toError(QueuePair qp) {
+        qp.state = QueuePair.ERR;
+        rnrWaiting.remove(qp);
+        flush(qp);
+    }
+
+    private void flush(QueuePair qp) {
+        SendWr s;
+        while ((s = qp.sq.poll()) != null) {
+            complete(qp.sendCq, s.wrId(), WR_FLUSH_ERR, opcodeOf(s), 0, 0, qp, 0, 0);
+        }
+        RecvWr r;
+        while ((r = qp.rq.poll()) != null) {
+            complete(qp.recvCq, r.wrId(), WR_FLUSH_ERR, WorkCompletion.WC_RECV, 0, 0, qp, 0, 0);
+        }
+    }
+
+    private void complete(CompletionQueue cq, long wrId, int status, int opcode, int len, int imm, QueuePair qp,
+                          int srcQp, int flags) {
+        if (cq.entries.size() >= cq.depth) {
+            if (!cq.overflowed) {
+                cq.overflowed = true;
+                org.slf4j.LoggerFactory.getLogger(RcEngine.class).warn("freeflow CQ {} of {} overflowed (depth {})",
+                        cq.handle, cq.tenant.id(), cq.depth);
+            }
+            stats.cqOverflows.increment();
+            return;
+        }
+        cq.entries.add(new WorkCompletion(wrId, status, opcode, len, imm, qp.qpn, srcQp, flags));
+        stats.completions.increment();
+        if (status != SUCCESS) {
+            stats.errorCompletions.increment();
+        }
+        router.completionAdded(cq);
+    }
+}

@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal.router;
+
+import io.rdmanode.freeflow.internal.posix.PeerCred;
+import io.rdmanode.freeflow.internal.posix.Pidfd;
+import io.rdmanode.freeflow.internal.posix.Posix;
+import io.rdmanode.freeflow.internal.wire.AckCqEventRequest;
+import io.rdmanode.freeflow.internal.wire.AllocPdResponse;
+import io.rdmanode.freeflow.internal.wire.CqEventResponse;
+import io.rdmanode.freeflow.internal.wire.CreateCqRequest;
+import io.rdmanode.freeflow.internal.wire.CreateCqResponse;
+import io.rdmanode.freeflow.internal.wire.CreateQpRequest;
+import io.rdmanode.freeflow.internal.wire.CreateQpResponse;
+import io.rdmanode.freeflow.internal.wire.DeviceLimits;
+import io.rdmanode.freeflow.internal.wire.Errno;
+import io.rdmanode.freeflow.internal.wire.RegMrMappingRequest;
+import io.rdmanode.freeflow.internal.wire.RegMrRequest;
+import io.rdmanode.freeflow.internal.wire.RegMrResponse;
+import io.rdmanode.freeflow.internal.wire.ReqNotifyCqRequest;
+import io.rdmanode.freeflow.internal.wire.Wire;
+import io.rdmanode.freeflow.internal.wire.WireException;
+import java.io.IOException;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The router's resource tables and control verbs. Every mutation happens under this object's monitor; the
+ * fast path (one poller thread) takes it too, so the software NIC sees one consistent state. Verbs that fail
+ * throw {@link WireException} with the errno the client gets, after changing nothing.
+ */
+public final class Router implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Router.class);
+
+    private final ShmStore shm;
+    private final RouterStats stats = new RouterStats();
+    private final Map<Integer, Tenant> tenants = new HashMap<>();
+    final Map<Integer, QueuePair> qpns = new HashMap<>();
+    private final SecureRandom random = new SecureRandom();
+    private final MailboxPoller poller;
+    final RcEngine rc;
+    private volatile Limits limits;
+    private int nextQpn;
+
+    public Router(RouterSettings settings) {
+        this.shm = new ShmStore(settings.shmDir(), settings.shmPrefix());
+        this.limits = settings.limits();
+        this.rc = new RcEngine(this, stats);
+        this.nextQpn = 2 + random.nextInt(0xfff000);
+        this.poller = new MailboxPoller(new FastPath(this), settings.poller(), this::tick);
+        poller.start();
+    }
+
+    public RouterStats stats() {
+        return stats;
+    }
+
+    public MailboxPoller poller() {
+        return poller;
+    }
+
+    public Limits limits() {
+        return limits;
+    }
+
+    public void limits(Limits l) {
+        this.limits = l;
+    }
+
+    public long shmFiles() {
+        return shm.files.get();
+    }
+
+    public long shmBytes() {
+        return shm.bytes.get();
+    }
+
+    DeviceLimits device() {
+        Limits l = limits;
+        return new DeviceLimits("freeflow-java-1", 0x0002c90300000001L, Integer.MAX_VALUE, l.maxQps(), l.maxQpWr(),
+                l.maxSge(), l.maxCqs(), l.maxCqe(), l.maxMrs(), l.maxPds(), 0);
+    }
+
+    // ---- tenants
+
+    /** The tenant of a connection's peer; a new process (or a pid reused by another one) gets fresh tables. */
+    synchronized Tenant tenant(PeerCred cred, int label) {
+        Tenant t = tenants.get(cred.pid());
+        if (t != null && (t.cred.uid() != cred.uid() || !t.liveness.alive())) {
+            reclaim(t, "pid reused");
+            t = null;
+        }
+        if (t == null) {
+            t = new Tenant(cred, Pidfd.open(cred.pid()), label);
+            tenants.put(cred.pid(), t);
+            LOG.info("freeflow client connected pid={} uid={} gid={} ffr_id={}", cred.pid(), cred.uid(), cred.gid(), label);
+        }
+        t.label = label;
+        return t;
+    }
+
+    synchronized Tenant tenantByPid(int pid) {
+        return tenants.get(pid);
+    }
+
+    public synchronized List<TenantFigures> tenants() {
+        List<TenantFigures> out = new ArrayList<>();
+        for (Tenant t : tenants.values()) {
+            out.add(new TenantFigures(t.cred.pid(), t.cred.uid(), t.label, t.pds.size(), t.cqs.size(), t.qps.size(),
+                    t.mrs.size(), t.mrBytes, t.requests, t.errors));
+        }
+        return out;
+    }
+
+    /** Reclaims every tenant whose process has exited. Returns how many. */
+    public synchronized int reap() {
+        List<Tenant> dead = new ArrayList<>();
+        for (Tenant t : tenants.values()) {
+            if (!t.liveness.alive()) {
+                dead.add(t);
+            }
+        }
+        for (Tenant t : dead) {
+            reclaim(t, "process exited");
+        }
+        return dead.size();
+    }
+
+    private void reclaim(Tenant t, String why) {
+        int objects = t.qps.size() + t.cqs.size() + t.mrs.size() + t.channels.size() + t.pds.size();
+        for (Integer h : new ArrayList<>(t.qps.keySet())) {
+            destroyQp(t, h);
+        }
+        for (Integer h : new ArrayList<>(t.cqs.keySet())) {
+            destroyCq(t, h);
+        }
+        for (Integer h : new ArrayList<>(t.mrs.keySet())) {
+            deregMr(t, h);
+        }
+        for (Integer fd : new ArrayList<>(t.channels.keySet())) {
+            destroyChannel(t, fd);
+        }
+        t.pds.clear();
+        t.gone = true;
+        t.liveness.close();
+        tenants.remove(t.cred.pid(), t);
+        stats.tenantsReclaimed.increment();
+        stats.objectsReclaimed.add(objects);
+        LOG.info("freeflow client gone pid={} uid={} ({}): reclaimed {} objects", t.cred.pid(), t.cred.uid(), why, objects);
+    }
+
+    /**
+     * A request still in flight when its process was reclaimed must not create anything: nobody would ever
+     * reclaim it again.
+     */
+    private static void live(Tenant t) {
+        if (t.gone) {
+            throw new WireException(Errno.EINVAL, t.id() + " was reclaimed");
+        }
+    }
+
+    private WireException refuse(Tenant t, String what, long limit) {
+        stats.limitRefusals.increment();
+        LOG.warn("freeflow client {} refused: more than {} {}", t.id(), limit, what);
+        return new WireException(Errno.EDQUOT, "tenant limit of " + limit + " " + what + " reached");
+    }
+
+    // ---- PDs
+
+    synchronized AllocPdResponse allocPd(Tenant t) {
+        live(t);
+        if (t.pds.size() >= limits.maxPds()) {
+            throw refuse(t, "PDs", limits.maxPds());
+        }
+        int h = t.pdHandles.take();
+        if (h == 0) {
+            throw new WireException(Errno.ENOMEM, "no PD handle left");
+        }
+        t.pds.add(h);
+        return new AllocPdResponse(h);
+    }
+
+    synchronized void deallocPd(Tenant t, int h) {
+        pd(t, h);
+        boolean used = t.qps.values().stream().anyMatch(q -> q.pd == h) || t.mrs.values().stream().anyMatch(m -> m.pd == h);
+        if (used) {
+            throw new WireException(Errno.EBUSY, "PD " + h + " still has QPs or MRs");
+        }
+        t.pds.remove(h);
+        t.pdHandles.free(h);
+    }
+
+    private static void pd(Tenant t, int h) {
+        if (!t.pds.contains(h)) {
+            throw new WireException(Errno.EINVAL, "no PD " + h + " for " + t.id());
+        }
+    }
+
+    // ---- CQs and channels
+
+    synchronized CreateCqResponse createCq(Tenant t, CreateCqRequest r) {
+        live(t);
+        Limits l = limits;
+        if (t.cqs.size() >= l.maxCqs()) {
+            throw refuse(t, "CQs", l.maxCqs());
+        }
+        if (t.mailboxes() >= l.maxMailboxes()) {
+            throw refuse(t, "mailboxes", l.maxMailboxes());
+        }
+        if (r.cqe() > l.maxCqe()) {
+            throw new WireException(Errno.EINVAL, "CQ depth " + r.cqe() + " > " + l.maxCqe());
+        }
+        CompChannel ch = null;
+        if (r.channelFd() >= 0) {
+            ch = t.channels.get(r.channelFd());
+            if (ch == null) {
+                throw new WireException(Errno.EINVAL, "no completion channel " + r.channelFd() + " for " + t.id());
+            }
+        }
+        int h = t.cqHandles.take();
+        if (h == 0) {
+            throw new WireException(Errno.ENOMEM, "no CQ handle left");
+        }
+        Mailbox mb;
+        try {
+            mb = new Mailbox(Mailbox.Kind.CQ, t, h, shm.create(Mailbox.SIZE, t.cred));
+        } catch (IOException e) {
+            t.cqHandles.free(h);
+            throw new WireException(Errno.ENOMEM, e.getMessage());
+        }
+        CompletionQueue cq = new CompletionQueue(t, h, r.cqe(), mb, ch);
+        t.cqs.put(h, cq);
+        poller.add(mb);
+        return new CreateCqResponse(r.cqe(), h, mb.file.name());
+    }
+
+    synchronized void destroyCq(Tenant t, int h) {
+        CompletionQueue cq = cq(t, h);
+        if (cq.users > 0) {
+            throw new WireException(Errno.EBUSY, "CQ " + h + " still used by " + cq.users + " QP(s)");
+        }
+        t.cqs.remove(h);
+        t.cqHandles.free(h);
+        retire(cq.mailbox);
+    }
+
+    static CompletionQueue cq(Tenant t, int h) {
+        CompletionQueue cq = t.cqs.get(h);
+        if (cq == null) {
+            throw new WireException(Errno.EINVAL, "no CQ " + h + " for " + t.id());
+        }
+        return cq;
+    }
+
+    private void retire(Mailbox mb) {
+        shm.release(mb.file);
+        poller.remove(mb);
+    }
+
+    synchronized void reqNotify(Tenant t, ReqNotifyCqRequest r) {
+        cq(t, r.cqHandle()).armed = true;
+    }
+
+    synchronized CompChannel createChannel(Tenant t) throws IOException {
+        live(t);
+        Posix posix = Posix.get();
+        int fd = posix.libc().eventfd(0, Posix.EFD_CLOEXEC | Posix.EFD_NONBLOCK | 1 /* EFD_SEMAPHORE */);
+        if (fd < 0) {
+            throw posix.error("eventfd");
+        }
+        if (fd >= Wire.MAP_SIZE) {
+            posix.close(fd);
+            throw new WireException(Errno.ENOMEM, "channel fd " + fd + " beyond the client's table");
+        }
+        CompChannel ch = new CompChannel(t, fd);
+        t.channels.put(fd, ch);
+        return ch;
+    }
+
+    synchronized void destroyChannel(Tenant t, int fd) {
+        CompChannel ch = channel(t, fd);
+        if (t.cqs.values().stream().anyMatch(c -> c.channel == ch)) {
+            throw new WireException(Errno.EBUSY, "channel " + fd + " still has CQs");
+        }
+        t.channels.remove(fd);
+        ch.closed = true;
+        ch.events.add(0);
+        Posix.get().close(fd);
+    }
+
+    synchronized CompChannel channel(Tenant t, int fd) {
+        CompChannel ch = t.channels.get(fd);
+        if (ch == null) {
+            throw new WireException(Errno.EINVAL, "no completion channel " + fd + " for " + t.id());
+        }
+        return ch;
+    }
+
+    /** Blocks (outside the router lock) until a CQ of the channel has an event, as ibv_get_cq_event does. */
+    CqEventResponse getCqEvent(Tenant t, int fd) throws InterruptedException {
+        CompChannel ch = channel(t, fd);
+        int h = ch.events.take();
+        synchronized (this) {
+            if (h == 0 || ch.closed) {
+                throw new WireException(Errno.EINVAL, "channel " + fd + " destroyed");
+            }
+            Posix.get().libc().read(fd, new byte[8], 8);
+            CompletionQueue cq = t.cqs.get(h);
+            return cq == null ? new CqEventResponse(0, 0, 0) : new CqEventResponse(h, cq.compEvents, 0);
+        }
+    }
+
+    synchronized CqEventResponse ackCqEvents(Tenant t, AckCqEventRequest r) {
+        CompletionQueue cq = cq(t, r.cqHandle());
+        cq.ackedEvents += (int) Math.min(r.nevents(), Integer.MAX_VALUE);
+        return new CqEventResponse(cq.handle, cq.compEvents, 0);
+    }
+
+    /** Called by the engine when a completion lands: an armed CQ with a channel fires one event. */
+    void completionAdded(CompletionQueue cq) {
+        if (cq.armed && cq.channel != null && !cq.channel.closed) {
+            cq.armed = false;
+            cq.compEvents++;
+            cq.channel.events.add(cq.handle);
+            byte[] one = {1, 0, 0, 0, 0, 0, 0, 0};
+            Posix.get().libc().write(cq.channel.fd, one, 8);
+        }
+    }
+
+    // ---- QPs
+
+    synchronized CreateQpResponse createQp(Tenant t, CreateQpRequest r) {
+        live(t);
+        Limits l = limits;
+        if (r.qpType() != QueuePair.TYPE_RC) {
+            throw new WireException(Errno.EOPNOTSUPP, "QP type " + r.qpType() + ": the software backend has RC only");
+        }
+        if (r.srq() != 0) {
+            throw new WireException(Errno.EOPNOTSUPP, "SRQ " + r.srq() + ": SRQs are not supported yet");
+        }
+        pd(t, r.pdHandle());
+        CompletionQueue scq = cq(t, r.sendCq());
+        CompletionQueue rcq = cq(t, r.recvCq());
+        if (t.qps.size() >= l.maxQps()) {
+            throw refuse(t, "QPs", l.maxQps());
+        }
+        if (t.mailboxes() >= l.maxMailboxes()) {
+            throw refuse(t, "mailboxes", l.maxMailboxes());
+        }
+        if (r.maxSendWr() < 1 || r.maxSendWr() > l.maxQpWr() || r.maxRecvWr() < 0 || r.maxRecvWr() > l.maxQpWr()
+                || r.maxSendSge() < 0 || r.maxSendSge() > l.maxSge() || r.maxRecvSge() < 0 || r.maxRecvSge() > l.maxSge()) {
+            throw new WireException(Errno.EINVAL, "QP capacities out of range (wr 1.." + l.maxQpWr() + ", sge 0.."
+                    + l.maxSge() + ")");
+        }
+        int h = t.qpHandles.take();
+        if (h == 0) {
+            throw new WireException(Errno.ENOMEM, "no QP handle left");
+        }
+        Mailbox mb;
+        try {
+            mb = new Mailbox(Mailbox.Kind.QP, t, h, shm.create(Mailbox.SIZE, t.cred));
+        } catch (IOException e) {
+            t.qpHandles.free(h);
+            throw new WireException(Errno.ENOMEM, e.getMessage());
+        }
+        int qpn = newQpn();
+        QueuePair qp = new QueuePair(t, h, qpn, r.pdHandle(), r.sqSigAll(), scq, rcq, mb, r.maxSendWr(),
+                r.maxRecvWr(), Math.max(1, r.maxSendSge()), Math.max(1, r.maxRecvSge()));
+        scq.users++;
+        rcq.users++;
+        t.qps.put(h, qp);
+        qpns.put(qpn, qp);
+        poller.add(mb);
+        return new CreateQpResponse(qpn, h, qp.maxSendWr, qp.maxRecvWr, qp.maxSendSge, qp.maxRecvSge, mb.file.name());
+    }
+
+    private int newQpn() {
+        for (;;) {
+            int q = nextQpn;
+            nextQpn = nextQpn >= 0xffffff ? 2 : nextQpn + 1;
+            if (!qpns.containsKey(q)) {
+                return q;
+            }
+        }
+    }
+
+    static QueuePair qp(Tenant t, int h) {
+        QueuePair qp = t.qps.get(h);
+        if (qp == null) {
+            throw new WireException(Errno.EINVAL, "no QP " + h + " for " + t.id());
+        }
+        return qp;
+    }
+
+    synchronized void destroyQp(Tenant t, int h) {
+        QueuePair qp = qp(t, h);
+        t.qps.remove(h);
+        t.qpHandles.free(h);
+        qpns.remove(qp.qpn);
+        qp.sendCq.users--;
+        qp.recvCq.users--;
+        qp.state = QueuePair.ERR;
+        qp.sq.clear();
+        qp.rq.clear();
+        rc.forget(qp);
+        retire(qp.mailbox);
+    }
+
+    // ---- MRs
+
+    synchronized RegMrResponse regMr(Tenant t, RegMrRequest r) {
+        live(t);
+        Limits l = limits;
+        pd(t, r.pdHandle());
+        if (!r.shmName().isEmpty()) {
+            throw new WireException(Errno.EINVAL, "caller-named shm '" + r.shmName() + "' refused: the router names MR files");
+        }
+        if ((r.accessFlags() & (MemoryRegion.REMOTE_WRITE)) != 0 && (r.accessFlags() & MemoryRegion.LOCAL_WRITE) == 0) {
+            throw new WireException(Errno.EINVAL, "REMOTE_WRITE without LOCAL_WRITE");
+        }
+        if (t.mrs.size() >= l.maxMrs()) {
+            throw refuse(t, "MRs", l.maxMrs());
+        }
+        if (t.mrBytes + r.memSize() > l.maxMrBytes()) {
+            throw refuse(t, "MR bytes", l.maxMrBytes());
+        }
+        int h = t.mrHandles.take();
+        if (h == 0) {
+            throw new WireException(Errno.ENOMEM, "no MR handle left");
+        }
+        ShmFile f;
+        try {
+            f = shm.create(r.memSize(), t.cred);
+        } catch (IOException e) {
+            t.mrHandles.free(h);
+            throw new WireException(Errno.ENOMEM, e.getMessage());
+        }
+        int key;
+        do {
+            key = random.nextInt();
+        } while (key == 0 || t.mrsByKey.containsKey(key));
+        MemoryRegion mr = new MemoryRegion(t, h, key, r.pdHandle(), r.accessFlags(), f);
+        t.mrs.put(h, mr);
+        t.mrsByKey.put(key, mr);
+        t.mrBytes += r.memSize();
+        return new RegMrResponse(h, key, key, f.name());
+    }
+
+    synchronized void regMrMapping(Tenant t, RegMrMappingRequest r) {
+        MemoryRegion mr = t.mrsByKey.get(r.key());
+        if (mr == null) {
+            throw new WireException(Errno.EINVAL, "no MR with key " + Integer.toUnsignedString(r.key()) + " for " + t.id());
+        }
+        mr.appBase = r.mrPtr();
+    }
+
+    synchronized void deregMr(Tenant t, int h) {
+        MemoryRegion mr = t.mrs.get(h);
+        if (mr == null) {
+            throw new WireException(Errno.EINVAL, "no MR " + h + " for " + t.id());
+        }
+        t.mrs.remove(h);
+        t.mrsByKey.remove(mr.key);
+        t.mrHandles.free(h);
+        t.mrBytes -= mr.size;
+        shm.release(mr.file);
+        // Data moves happen under this lock, so nothing can be copying from or into the mapping now.
+        mr.file.unmap();
+    }
+
+    // ---- time
+
+    private synchronized void tick(long now) {
+        rc.tick(now);
+    }
+
+    boolean timersPending() {
+        return rc.timersPending();
+    }
+
+    @Override
+    public void close() {
+        poller.close();
+        synchronized (this) {
+            for (Tenant t : new ArrayList<>(tenants.values())) {
+                reclaim(t, "router stopped");
+            }
+        }
+        poller.drainRetired();
+    }
+}

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal.router;
+
+import io.rdmanode.freeflow.internal.posix.PeerCred;
+import io.rdmanode.freeflow.internal.posix.Pidfd;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One client process, identified by the kernel's peer credentials of its connections (pid, uid), never by the
+ * FFR_ID it claims (kept as a label). Every handle and key a request names is looked up in its tenant's tables
+ * only, so a forged handle can at most name the tenant's own objects. Guarded by the router.
+ */
+final class Tenant {
+    final PeerCred cred;
+    final Pidfd liveness;
+    final long createdNanos = System.nanoTime();
+    int label;
+    final Set<Integer> pds = new HashSet<>();
+    final Map<Integer, CompletionQueue> cqs = new HashMap<>();
+    final Map<Integer, QueuePair> qps = new HashMap<>();
+    final Map<Integer, MemoryRegion> mrs = new HashMap<>();
+    final Map<Integer, MemoryRegion> mrsByKey = new HashMap<>();
+    final Map<Integer, CompChannel> channels = new HashMap<>();
+    final Handles pdHandles = new Handles();
+    final Handles cqHandles = new Handles();
+    final Handles qpHandles = new Handles();
+    final Handles mrHandles = new Handles();
+    long mrBytes;
+    long requests;
+    long errors;
+    boolean gone;
+
+    Tenant(PeerCred cred, Pidfd liveness, int label) {
+        this.cred = cred;
+        this.liveness = liveness;
+        this.label = label;
+    }
+
+    int mailboxes() {
+        return cqs.size() + qps.size();
+    }
+
+    String id() {
+        return "pid " + cred.pid() + " uid " + cred.uid();
+    }
+}

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal.wire;
+
+/** Function ids of the Freeflow client ({@code enum RDMA_FUNCTION_CALL}, freeflow.md §2.3) the router acts on. */
+public final class Func {
+    public static final int GET_CONTEXT = 1;
+    public static final int QUERY_DEV = 2;
+    public static final int EXP_QUERY_DEV = 3;
+    public static final int QUERY_PORT = 4;
+    public static final int ALLOC_PD = 5;
+    public static final int DEALLOC_PD = 6;
+    public static final int CREATE_QP = 7;
+    public static final int MODIFY_QP = 8;
+    public static final int QUERY_QP = 9;
+    public static final int DESTROY_QP = 10;
+    public static final int CREATE_SRQ = 11;
+    public static final int POST_SRQ_RECV = 13;
+    public static final int CREATE_CQ = 15;
+    public static final int DESTROY_CQ = 16;
+    public static final int POLL_CQ = 17;
+    public static final int GET_CQ_EVENT = 18;
+    public static final int ACK_CQ_EVENT = 19;
+    public static final int REQ_NOTIFY_CQ = 20;
+    public static final int REG_MR = 21;
+    public static final int REG_MR_MAPPING = 22;
+    public static final int DEREG_MR = 23;
+    public static final int POST_SEND = 25;
+    public static final int POST_RECV = 26;
+    public static final int CREATE_COMP_CHANNEL = 27;
+    public static final int DESTROY_COMP_CHANNEL = 28;
+    public static final int SOCKET_SOCKET = 58;
+    public static final int SOCKET_CONNECT = 62;
+
+    private Func() {
+    }
+}

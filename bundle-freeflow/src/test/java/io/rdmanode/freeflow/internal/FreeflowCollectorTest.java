@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.rdmanode.freeflow.internal.router.ControlServer;
+import io.rdmanode.freeflow.internal.router.Limits;
+import io.rdmanode.freeflow.internal.router.PollerSettings;
+import io.rdmanode.freeflow.internal.router.Router;
+import io.rdmanode.freeflow.internal.router.RouterSettings;
+import io.rdmanode.freeflow.testclient.FfClient;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Metrics and the /status section of a router that served a client. */
+class FreeflowCollectorTest {
+
+    @Test
+    void metrics_and_status_show_the_tenant_and_the_poller(@TempDir Path tmp) throws Exception {
+        Path dir = Files.createTempDirectory(Path.of("/tmp"), "ffc");
+        Router router = new Router(new RouterSettings(tmp, "c", Limits.defaults(), PollerSettings.defaults()));
+        ControlServer server = new ControlServer(dir.resolve("r"), router, 4, 100);
+        try {
+            FfClient c = new FfClient(server.socket(), tmp, 3);
+            int pd = c.allocPd();
+            c.regMr(pd, 8192, 1);
+            c.createCq(8);
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            new PrometheusTextFormatWriter(false).write(out, new FreeflowCollector(router, server).collect());
+            String text = out.toString(StandardCharsets.UTF_8);
+            assertThat(text).contains("rdma_agent_freeflow_control_requests_total{result=\"ok\"} 3.0")
+                    .contains("rdma_agent_freeflow_tenant_mr_bytes{pid=\"" + ProcessHandle.current().pid() + "\",uid=\"0\"} 8192.0")
+                    .contains("rdma_agent_freeflow_poller_cpu_seconds_total")
+                    .contains("rdma_agent_freeflow_shm_files 2.0");
+            @SuppressWarnings("unchecked")
+            Map<String, Object> status = FreeflowStatus.of("/x/r", tmp.toString(), router, server);
+            assertThat(status).containsEntry("shmFiles", 2L);
+            assertThat((List<?>) status.get("tenants")).hasSize(1);
+        } finally {
+            server.close();
+            router.close();
+            Files.deleteIfExists(dir);
+        }
+    }
+}

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.testclient;
+
+import io.rdmanode.freeflow.internal.wire.Layout;
+import io.rdmanode.freeflow.internal.wire.LayoutTable;
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A clean-room Freeflow client in Java, written from freeflow.md §2 like the genuine libibverbs shim behaves: a
+ * new Unix connection per control verb, mailboxes for post/poll, MR files mapped from the router's shm names. It
+ * shares only the layout table (offsets and sizes) with the router; all encoding and decoding is its own.
+ */
+public final class FfClient {
+    public static final int IBV_GET_CONTEXT = 1, QUERY_DEV = 2, QUERY_PORT = 4, ALLOC_PD = 5, DEALLOC_PD = 6,
+            CREATE_QP = 7, MODIFY_QP = 8, QUERY_QP = 9, DESTROY_QP = 10, CREATE_CQ = 15, DESTROY_CQ = 16,
+            POLL_CQ = 17, REG_MR = 21, REG_MR_MAPPING = 22, DEREG_MR = 23, POST_SEND = 25, POST_RECV = 26;
+    private static final VarHandle STATE = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private final Path socket;
+    private final Path shmDir;
+    private final int clientId;
+
+    public FfClient(Path socket, Path shmDir, int clientId) {
+        this.socket = socket;
+        this.shmDir = shmDir;
+        this.clientId = clientId;
+    }
+
+    static Layout l(String name) {
+        return LayoutTable.struct(name);
+    }
+
+    public static ByteBuffer buf(int size) {
+        return ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /** One control call: connect, header + body, read exactly rspSize bytes, close. */
+    public ByteBuffer call(int func, ByteBuffer body, int rspSize) throws IOException {
+        return raw(func, body == null ? 0 : body.capacity(), body, rspSize);
+    }
+
+    public ByteBuffer raw(int func, long bodySize, ByteBuffer body, int rspSize) throws IOException {
+        try (SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
+            ByteBuffer h = buf(12).putInt(0, clientId).putInt(4, func).putInt(8, (int) bodySize);
+            while (h.hasRemaining()) {
+                ch.write(h);
+            }
+            if (body != null) {
+                body.clear();
+                while (body.hasRemaining()) {
+                    ch.write(body);
+                }
+            }
+            ByteBuffer rsp = buf(rspSize);
+            while (rsp.hasRemaining()) {
+                if (ch.read(rsp) < 0) {
+                    throw new IOException("router closed after " + rsp.position() + " of " + rspSize + " bytes");
+                }
+            }
+            return rsp.clear();
+        }
+    }
+
+    public int allocPd() throws IOException {
+        return call(ALLOC_PD, null, 4).getInt(0);
+    }
+
+    public int ret(int func, int handle) throws IOException {
+        return call(func, buf(4).putInt(0, handle), 4).getInt(0);
+    }
+
+    public Cq createCq(int depth) throws IOException {
+        Layout rq = l("create_cq_req");
+        Layout rs = l("create_cq_rsp");
+        ByteBuffer b = buf(rq.size()).putInt(rq.off("channel_fd"), -1).putInt(rq.off("cqe"), depth);
+        ByteBuffer r = call(CREATE_CQ, b, rs.size());
+        int handle = r.getInt(rs.off("handle"));
+        return handle == 0 ? null : new Cq(handle, mailbox(cstring(r, rs.off("shm_name"))));
+    }
+
+    public Qp createQp(int pd, Cq send, Cq recv, int wr, int sge) throws IOException {
+        Layout rq = l("create_qp_req");
+        Layout rs = l("create_qp_rsp");
+        ByteBuffer b = buf(rq.size()).putInt(rq.off("pd_handle"), pd).putInt(rq.off("qp_type"), 2)
+                .putInt(rq.off("send_cq_handle"), send.handle).putInt(rq.off("recv_cq_handle"), recv.handle)
+                .putInt(rq.off("max_send_wr"), wr).putInt(rq.off("max_recv_wr"), wr)
+                .putInt(rq.off("max_send_sge"), sge).putInt(rq.off("max_recv_sge"), sge);
+        ByteBuffer r = call(CREATE_QP, b, rs.size());
+        int handle = r.getInt(rs.off("handle"));
+        return handle == 0 ? null : new Qp(handle, r.getInt(rs.off("qp_num")), mailbox(cstring(r, rs.off("shm_name"))));
+    }
+
+    /** MODIFY_QP with the given state and attributes (mask computed by the caller). Returns ret. */
+    public int modifyQp(Qp qp, int state, int mask, int destQpn, int access, int minRnrTimer, int rnrRetry)
+            throws IOException {
+        Layout rq = l("modify_qp_req");
+        ByteBuffer b = buf(rq.size()).putInt(rq.off("handle"), qp.handle).putInt(rq.off("qp_state"), state)
+                .putInt(rq.off("dest_qp_num"), destQpn).putInt(rq.off("qp_access_flags"), access)
+                .putInt(rq.off("path_mtu"), 5).putInt(rq.off("attr_mask"), mask);
+        b.put(rq.off("port_num"), (byte) 1).put(rq.off("min_rnr_timer"), (byte) minRnrTimer)
+                .put(rq.off("rnr_retry"), (byte) rnrRetry).put(rq.off("retry_cnt"), (byte) 7)
+                .put(rq.off("timeout"), (byte) 14);
+        return call(MODIFY_QP, b, l("modify_qp_rsp").size()).getInt(0);
+    }
+
+    /** RESET→INIT→RTR→RTS towards destQpn, the way perftest does it. */
+    public void connect(Qp qp, int destQpn, int access, int minRnrTimer, int rnrRetry) throws IOException {
+        check(modifyQp(qp, 1, 1 | 8 | 16 | 32, 0, access, 0, 0), "INIT");
+        check(modifyQp(qp, 2, 1 | 128 | 256 | 1048576 | 4096 | 131072 | 32768, destQpn, 0, minRnrTimer, 0), "RTR");
+        check(modifyQp(qp, 3, 1 | 65536 | 512 | 1024 | 2048 | 8192, 0, 0, 0, rnrRetry), "RTS");
+    }
+
+    private static void check(int ret, String what) throws IOException {
+        if (ret != 0) {
+            throw new IOException("modify to " + what + " failed: errno " + ret);
+        }
+    }
+
+    public Mr regMr(int pd, int size, int access) throws IOException {
+        Layout rq = l("reg_mr_req");
+        Layout rs = l("reg_mr_rsp");
+        ByteBuffer b = buf(rq.size()).putInt(rq.off("pd_handle"), pd).putInt(rq.off("mem_size"), size)
+                .putInt(rq.off("access_flags"), access);
+        ByteBuffer r = call(REG_MR, b, rs.size());
+        int handle = r.getInt(rs.off("handle"));
+        if (handle == 0) {
+            return null;
+        }
+        String name = cstring(r, rs.off("shm_name"));
+        return new Mr(handle, r.getInt(rs.off("lkey")), r.getInt(rs.off("rkey")), name, map(name, size));
+    }
+
+    public int regMrMapping(int key, long appAddr) throws IOException {
+        Layout rq = l("reg_mr_mapping_req");
+        ByteBuffer b = buf(rq.size()).putInt(rq.off("key"), key).putLong(rq.off("mr_ptr"), appAddr);
+        return call(REG_MR_MAPPING, b, 4).getInt(0);
+    }
+
+    private Mailbox mailbox(String name) throws IOException {
+        return new Mailbox(map(name, l("mailbox").size()));
+    }
+
+    private MappedByteBuffer map(String name, long size) throws IOException {
+        try (FileChannel ch = FileChannel.open(shmDir.resolve(name), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            MappedByteBuffer m = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
+            m.order(ByteOrder.LITTLE_ENDIAN);
+            return m;
+        }
+    }
+
+    static String cstring(ByteBuffer b, int off) {
+        int n = 0;
+        while (b.get(off + n) != 0) {
+            n++;
+        }
+        byte[] s = new byte[n];
+        b.get(off, s);
+        return new String(s, StandardCharsets.US_ASCII);
+    }
+
+    // ---- fast path
+
+    public record Sg(long offset, int length, int lkey) {
+    }
+
+    public record Wr(long wrId, int opcode, int flags, int imm, long remoteAddr, int rkey, Sg... sges) {
+        public static Wr send(long id, Sg... sges) {
+            return new Wr(id, 2, 2, 0, 0, 0, sges);
+        }
+    }
+
+    public record Wc(long wrId, int status, int opcode, int byteLen, int imm, int qpNum, int srcQp, int flags) {
+    }
+
+    /** POST_SEND through the QP's mailbox; returns {ret_errno, bad_wr}. */
+    public int[] postSend(Qp qp, List<Wr> wrs) {
+        Layout h = l("post_hdr");
+        Layout w = l("send_wr");
+        Layout s = l("sge");
+        int sges = wrs.stream().mapToInt(x -> x.sges().length).sum();
+        int size = h.size() + wrs.size() * w.size() + sges * s.size();
+        ByteBuffer m = qp.mailbox.buf;
+        int body = 4 + 12;
+        for (int i = 0; i < size; i += 4) {
+            m.putInt(body + i, 0xdeadbeef);
+        }
+        m.putInt(body + h.off("qp_handle"), qp.handle).putInt(body + h.off("wr_count"), wrs.size())
+                .putInt(body + h.off("sge_count"), sges);
+        int sgAt = body + h.size() + wrs.size() * w.size();
+        for (int i = 0; i < wrs.size(); i++) {
+            Wr wr = wrs.get(i);
+            int at = body + h.size() + i * w.size();
+            m.putLong(at + w.off("wr_id"), wr.wrId()).putInt(at + w.off("num_sge"), wr.sges().length)
+                    .putInt(at + w.off("opcode"), wr.opcode()).putInt(at + w.off("send_flags"), wr.flags())
+                    .putInt(at + w.off("imm_data"), wr.imm()).putLong(at + w.off("remote_addr"), wr.remoteAddr())
+                    .putInt(at + w.off("rkey"), wr.rkey());
+            for (Sg g : wr.sges()) {
+                m.putLong(sgAt + s.off("addr"), g.offset()).putInt(sgAt + s.off("length"), g.length())
+                        .putInt(sgAt + s.off("lkey"), g.lkey());
+                sgAt += s.size();
+            }
+        }
+        ByteBuffer r = qp.mailbox.roundTrip(POST_SEND, size, clientId);
+        return new int[] {r.getInt(0), r.getInt(4)};
+    }
+
+    public int[] postRecv(Qp qp, long wrId, Sg... sges) {
+        Layout h = l("post_hdr");
+        Layout w = l("recv_wr");
+        Layout s = l("sge");
+        int size = h.size() + w.size() + sges.length * s.size();
+        ByteBuffer m = qp.mailbox.buf;
+        int body = 16;
+        m.putInt(body + h.off("qp_handle"), qp.handle).putInt(body + h.off("wr_count"), 1)
+                .putInt(body + h.off("sge_count"), sges.length);
+        int at = body + h.size();
+        m.putLong(at + w.off("wr_id"), wrId).putInt(at + w.off("num_sge"), sges.length);
+        int sgAt = at + w.size();
+        for (Sg g : sges) {
+            m.putLong(sgAt + s.off("addr"), g.offset()).putInt(sgAt + s.off("length"), g.length())
+                    .putInt(sgAt + s.off("lkey"), g.lkey());
+            sgAt += s.size();
+        }
+        ByteBuffer r = qp.mailbox.roundTrip(POST_RECV, size, clientId);
+        return new int[] {r.getInt(0), r.getInt(4)};
+    }
+
+    public List<Wc> pollCq(Cq cq, int ne) {
+        Layout p = l("poll_cq_req");
+        cq.mailbox.buf.putInt(16 + p.off("cq_handle"), cq.handle).putInt(16 + p.off("ne"), ne);
+        ByteBuffer r = cq.mailbox.roundTrip(POLL_CQ, p.size(), clientId);
+        Layout wc = l("wc");
+        List<Wc> out = new ArrayList<>();
+        for (int i = 0; i < r.capacity() / wc.size(); i++) {
+            int at = i * wc.size();
+            out.add(new Wc(r.getLong(at + wc.off("wr_id")), r.getInt(at + wc.off("status")),
+                    r.getInt(at + wc.off("opcode")), r.getInt(at + wc.off("byte_len")),
+                    r.getInt(at + wc.off("imm_data")), r.getInt(at + wc.off("qp_num")),
+                    r.getInt(at + wc.off("src_qp")), r.getInt(at + wc.off("wc_flags"))));
+        }
+        return out;
+    }
+
+    /** Polls until n completions arrived (or 10 s passed). */
+    public List<Wc> await(Cq cq, int n) {
+        List<Wc> out = new ArrayList<>();
+        long end = System.nanoTime() + 10_000_000_000L;
+        while (out.size() < n && System.nanoTime() < end) {
+            out.addAll(pollCq(cq, n - out.size()));
+        }
+        return out;
+    }
+
+    public static final class Mailbox {
+        public final MappedByteBuffer buf;
+
+        Mailbox(MappedByteBuffer buf) {
+            this.buf = buf;
+        }
+
+        /** Header at req+0, body already at req+12; flip to REQ_DONE, spin for RSP_DONE, copy, back to IDLE. */
+        public ByteBuffer roundTrip(int func, int bodySize, int clientId) {
+            buf.putInt(4, clientId).putInt(8, func).putInt(12, bodySize);
+            STATE.setRelease(buf, 0, 1);
+            long end = System.nanoTime() + 10_000_000_000L;
+            while ((int) STATE.getAcquire(buf, 0) != 2) {
+                Thread.onSpinWait();
+                if (System.nanoTime() > end) {
+                    throw new IllegalStateException("router did not answer the mailbox in 10 s");
+                }
+            }
+            int rspAt = l("mailbox").off("rsp");
+            int n = buf.getInt(rspAt);
+            ByteBuffer out = buf(n);
+            out.put(0, buf, rspAt + 4, n);
+            STATE.setRelease(buf, 0, 0);
+            return out;
+        }
+
+        public int state() {
+            return (int) STATE.getAcquire(buf, 0);
+        }
+    }
+
+    public record Cq(int handle, Mailbox mailbox) {
+    }
+
+    public record Qp(int handle, int qpn, Mailbox mailbox) {
+    }
+
+    public record Mr(int handle, int lkey, int rkey, String shmName, MappedByteBuffer buf) {
+    }
+}

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.dist;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 8, item 16: the packaged class-data-sharing archive is for one JDK build. On a node whose JDK differs
+ * (simulated: the packaged archive is renamed to another version's name) the first start runs without one and
+ * makes one for this JDK in the state directory; the next start uses it, and {@code /status} says so each time.
+ */
+class CdsArchiveIT {
+
+    @TempDir
+    Path temp;
+
+    @Test
+    void makesAnArchiveForTheRunningJdkOnTheFirstStartAndUsesItOnTheNext() throws Exception {
+        Path home = temp.resolve("rdma-node-agent");
+        AgentProcessIT.copyTree(AgentProcessIT.DIST, home);
+        Path packaged = home.resolve("lib/cds");
+        if (Files.isDirectory(packaged)) {
+            try (Stream<Path> archives = Files.list(packaged)) {
+                for (Path archive : archives.toList()) {
+                    Files.move(archive, packaged.resolve("agent-17.0.0-other-build."
+                            + (archive.toString().endsWith(".aot") ? "aot" : "jsa")));
+                }
+            }
+        }
+        Path state = temp.resolve("state");
+        Path config = temp.resolve("agent.conf");
+        Files.writeString(config, """
+                agent {
+                  runtime { stateDir = "%s" }
+                  http.port = 0
+                }
+                """.formatted(state));
+        Path cds = state.resolve("cds");
+
+        try (AgentProcess first = AgentProcess.start(home, state, Map.of("RDMA_AGENT_CDS_DIR", cds.toString()),
+                "--config", config.toString())) {
+            String base = first.awaitReady(Duration.ofSeconds(60));
+            assertThat(cdsStatus(base)).startsWith("none: making " + cds.resolve("agent-"));
+            Awaitility.await("archive made").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> archive(cds) != null);
+            assertThat(first.terminate(Duration.ofSeconds(15))).isZero();
+        }
+        Path made = archive(cds);
+        try (Stream<Path> files = Files.list(cds)) {
+            assertThat(files).as("no partial files or logs left").containsExactly(made);
+        }
+
+        try (AgentProcess second = AgentProcess.start(home, state, Map.of("RDMA_AGENT_CDS_DIR", cds.toString()),
+                "--config", config.toString())) {
+            String base = second.awaitReady(Duration.ofSeconds(60));
+            assertThat(cdsStatus(base)).isEqualTo("state " + made);
+            assertThat(second.terminate(Duration.ofSeconds(15))).isZero();
+        }
+    }
+
+    private static String cdsStatus(String base) throws Exception {
+        var cds = AgentProcess.json(base + "/status").getAsJsonObject("agent").get("cds");
+        return cds == null ? null : cds.getAsString();
+    }
+
+    private static Path archive(Path dir) throws Exception {
+        if (!Files.isDirectory(dir)) {
+            return null;
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().matches("agent-.*\\.(jsa|aot)")).findFirst()
+                    .orElse(null);
+        }
+    }
+}
