@@ -47,7 +47,7 @@ public final class ScrapeHandler implements HttpHandler {
             exchange.sendResponseHeaders(200, -1);
             return;
         }
-        // Streamed (chunked), not rendered into one array first: a big host's page is megabytes (4.6 MB for
+        // Streamed (chunked), not rendered into one array first: a big host's page is megabytes (3.9 MB for
         // 8 PF x 128 VF), and holding it twice while growing a buffer set the agent's heap size (issue 8.17).
         try (LazyBody body = new LazyBody(() -> {
             exchange.sendResponseHeaders(200, 0);
@@ -82,7 +82,7 @@ public final class ScrapeHandler implements HttpHandler {
     /**
      * Writes {@code snapshots}, or the whiteboard's scrape. client_java merges same-name families before it
      * writes a byte, so a clash found there can still become the page without the clashing collector: nothing
-     * has reached {@code out} (a {@link LazyBody}) yet.
+     * has reached {@code body} yet.
      */
     private static void write(ExpositionFormatWriter writer, CollectorWhiteboard collectors,
                               MetricSnapshots snapshots, LazyBody body, boolean gzip) throws IOException {
