@@ -7,6 +7,7 @@ import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
 import io.prometheus.metrics.expositionformats.OpenMetricsTextFormatWriter;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -38,7 +39,6 @@ public final class ScrapeHandler implements HttpHandler {
         }
         ExpositionFormatWriter writer = writerFor(exchange.getRequestHeaders().getFirst("Accept"));
         boolean gzip = accepts(exchange.getRequestHeaders().getFirst("Accept-Encoding"), "gzip");
-        byte[] body = render(writer, collectors, gzip);
         exchange.getResponseHeaders().set("Content-Type", writer.getContentType());
         if (gzip) {
             exchange.getResponseHeaders().set("Content-Encoding", "gzip");
@@ -47,9 +47,13 @@ public final class ScrapeHandler implements HttpHandler {
             exchange.sendResponseHeaders(200, -1);
             return;
         }
-        exchange.sendResponseHeaders(200, body.length);
-        try (OutputStream out = exchange.getResponseBody()) {
-            out.write(body);
+        // Streamed (chunked), not rendered into one array first: a big host's page is megabytes (3.9 MB for
+        // 8 PF x 128 VF), and holding it twice while growing a buffer set the agent's heap size (issue 8.17).
+        try (LazyBody body = new LazyBody(() -> {
+            exchange.sendResponseHeaders(200, 0);
+            return exchange.getResponseBody();
+        })) {
+            write(writer, collectors, null, body, gzip);
         }
     }
 
@@ -60,23 +64,87 @@ public final class ScrapeHandler implements HttpHandler {
     /** One bundle's clashing series cost it its series, not everyone's page (a 500). */
     static byte[] render(ExpositionFormatWriter writer, CollectorWhiteboard collectors, boolean gzip)
             throws IOException {
-        try {
-            return render(writer, collectors.scrape(), gzip);
-        } catch (IllegalArgumentException clash) {
-            return render(writer, collectors.scrapeWithoutClashes(clash), gzip);
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream(64 * 1024);
+        try (LazyBody body = new LazyBody(() -> buffer)) {
+            write(writer, collectors, null, body, gzip);
         }
+        return buffer.toByteArray();
     }
 
     static byte[] render(ExpositionFormatWriter writer, MetricSnapshots snapshots, boolean gzip) throws IOException {
         ByteArrayOutputStream buffer = new ByteArrayOutputStream(64 * 1024);
-        if (gzip) {
-            try (GZIPOutputStream zip = new GZIPOutputStream(buffer, 8192)) {
-                writer.write(zip, snapshots);
-            }
-        } else {
-            writer.write(buffer, snapshots);
+        try (LazyBody body = new LazyBody(() -> buffer)) {
+            write(writer, null, snapshots, body, gzip);
         }
         return buffer.toByteArray();
+    }
+
+    /**
+     * Writes {@code snapshots}, or the whiteboard's scrape. client_java merges same-name families before it
+     * writes a byte, so a clash found there can still become the page without the clashing collector: nothing
+     * has reached {@code body} yet.
+     */
+    private static void write(ExpositionFormatWriter writer, CollectorWhiteboard collectors,
+                              MetricSnapshots snapshots, LazyBody body, boolean gzip) throws IOException {
+        // The buffer keeps GZIP's header back until there is a body, for the same reason.
+        OutputStream target = gzip ? new GZIPOutputStream(new BufferedOutputStream(body, 8192), 8192) : body;
+        try {
+            writer.write(target, snapshots != null ? snapshots : collectors.scrape());
+        } catch (IllegalArgumentException clash) {
+            if (collectors == null || body.started()) {
+                throw clash;
+            }
+            writer.write(target, collectors.scrapeWithoutClashes(clash));
+        }
+        target.close();
+    }
+
+    /** Opens its target on the first byte written (for HTTP: sends the 200 and its headers then). */
+    private static final class LazyBody extends OutputStream {
+
+        interface Target {
+            OutputStream open() throws IOException;
+        }
+
+        private final Target target;
+        private OutputStream out;
+
+        LazyBody(Target target) {
+            this.target = target;
+        }
+
+        boolean started() {
+            return out != null;
+        }
+
+        private OutputStream out() throws IOException {
+            if (out == null) {
+                out = target.open();
+            }
+            return out;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            out().write(b);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            out().write(b, off, len);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            if (out != null) {
+                out.flush();
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            out().close();
+        }
     }
 
     private static boolean accepts(String header, String token) {

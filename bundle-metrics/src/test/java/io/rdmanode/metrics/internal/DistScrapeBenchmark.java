@@ -20,7 +20,8 @@ import java.util.stream.Stream;
  * CDS archive), on the generated 8 PF x 128 VF host (1032 RDMA devices), next to node_exporter's infiniband
  * collector on the same tree in the same run: {@code /metrics} latency (requests interleaved, keep-alive,
  * Prometheus text, no gzip), series and page size, and the agent's RSS (VmRSS, VmHWM) after the scrapes.
- * Usage: {@code scripts/bench-metrics --dist [rounds] [distribution dir]}.
+ * Usage: {@code scripts/bench-metrics --dist [--same-page] [rounds] [distribution dir]}; {@code --same-page}
+ * turns the agent's hw_counters off, leaving the families node_exporter serves too.
  */
 public final class DistScrapeBenchmark {
 
@@ -30,6 +31,11 @@ public final class DistScrapeBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
+        // --same-page: without hw_counters, the families node_exporter's infiniband collector serves too
+        boolean samePage = args.length > 0 && args[0].equals("--same-page");
+        if (samePage) {
+            args = Arrays.copyOfRange(args, 1, args.length);
+        }
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 100;
         Path home = Path.of(args.length > 1 ? args[1] : "dist/target/rdma-node-agent").toAbsolutePath();
         Path script = home.resolve("bin/rdma-node-agent");
@@ -49,8 +55,9 @@ public final class DistScrapeBenchmark {
                     }
                     discovery { backend = sysfs, sysfsRoot = "%s", devRoot = "%s" }
                     kubelet { pluginDir = "%s", registration = classic }
+                    metrics { hwCounters = %s }
                     """.formatted(dir.resolve("state"), agentPort, host.sys(), host.dir().resolve("dev"),
-                    dir.resolve("dp")));
+                    dir.resolve("dp"), !samePage));
             Process agent = new ProcessBuilder(script.toString(), "--config", conf.toString())
                     .redirectErrorStream(true).redirectOutput(dir.resolve("agent.log").toFile()).start();
             int nePort = freePort();
@@ -66,6 +73,8 @@ public final class DistScrapeBenchmark {
                 String before = field(Files.readString(Path.of("/proc/" + agent.pid() + "/status")), "VmRSS");
                 String a = body(ours);
                 String n = body(theirs);
+                long cpuA = cpuMillis(agent.pid());
+                long cpuN = cpuMillis(ne.pid());
                 double[] ta = new double[rounds];
                 double[] tn = new double[rounds];
                 for (int i = -rounds / 4; i < rounds; i++) {
@@ -76,6 +85,8 @@ public final class DistScrapeBenchmark {
                         tn[i] = y;
                     }
                 }
+                cpuA = cpuMillis(agent.pid()) - cpuA;
+                cpuN = cpuMillis(ne.pid()) - cpuN;
                 Arrays.sort(ta);
                 Arrays.sort(tn);
                 String status = Files.readString(Path.of("/proc/" + agent.pid() + "/status"));
@@ -89,6 +100,9 @@ public final class DistScrapeBenchmark {
                 System.out.printf("latency ratio p50 agent/node_exporter: %.2f; per series: %.2f%n",
                         ta[rounds / 2] / tn[rounds / 2],
                         (ta[rounds / 2] / series(a)) / (tn[rounds / 2] / series(n)));
+                System.out.printf("CPU per scrape (all threads, warm-up included): agent %.1f ms, node_exporter"
+                        + " %.1f ms, ratio %.2f%s%n", cpuA / (rounds * 1.25), cpuN / (rounds * 1.25),
+                        (double) cpuA / cpuN, samePage ? " (same page: hwCounters = false)" : "");
                 System.out.printf("agent VmRSS after its first scrape answered: %s; after the scrapes: VmRSS %s,"
                         + " VmHWM %s (target <= 96 MB)%n", before, field(status, "VmRSS"), field(status, "VmHWM"));
                 if (System.getenv("JAVA_OPTS") != null && System.getenv("JAVA_OPTS").contains("NativeMemoryTracking")) {
@@ -112,6 +126,13 @@ public final class DistScrapeBenchmark {
                 all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
+    }
+
+    /** utime + stime of a process and all its threads, from {@code /proc/<pid>/stat} (clock ticks of 10 ms). */
+    private static long cpuMillis(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10;
     }
 
     private static long series(String page) {

@@ -89,6 +89,24 @@ class ScrapeHandlerTest {
         }
     }
 
+    /** Streamed as it is written, not rendered into one array first: a big host's page is megabytes. */
+    @Test
+    void streamsThePageChunked() throws Exception {
+        HttpResponse<byte[]> r = get();
+        assertThat(r.headers().firstValue("Content-Length")).isEmpty();
+        assertThat(r.headers().firstValue("Transfer-Encoding")).hasValue("chunked");
+        assertThat(new String(r.body(), StandardCharsets.UTF_8)).contains("rdma_agent_infiniband_state_id");
+    }
+
+    @Test
+    void answersHeadWithoutABody() throws Exception {
+        HttpResponse<byte[]> r = client.send(HttpRequest.newBuilder(served.uri())
+                .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("Content-Type")).hasValue("text/plain; version=0.0.4; charset=utf-8");
+        assertThat(r.body()).isEmpty();
+    }
+
     @Test
     void refusesOtherMethods() throws Exception {
         HttpResponse<byte[]> r = client.send(HttpRequest.newBuilder(served.uri())

@@ -25,20 +25,26 @@ final class ScrapePlan {
 
     enum Parse { COUNTER, CODED, RATE }
 
-    /** A value read at scrape time from {@code file}, or a constant ({@code file == null}). */
-    record Point(Labels labels, File file, Parse parse, double scale, double constant) {
+    /**
+     * A value read at scrape time from {@code dir/name}, or a constant ({@code dir == null}). The directory and
+     * name strings are shared (one per port directory, one per distinct file name), and the file's path is
+     * made when it is read: a big host has tens of thousands of points, and a path (or {@code File}) held per
+     * point was most of the agent's live heap (issue 8, item 17).
+     */
+    record Point(Labels labels, String dir, String name, Parse parse, double scale, double constant) {
 
-        OptionalDouble value(byte[] buf) {
-            if (file == null) {
-                return OptionalDouble.of(constant);
+        /** The value, NaN when the file cannot be read or parsed (absent series). */
+        double value(byte[] buf) {
+            if (dir == null) {
+                return constant;
             }
+            String path = dir + '/' + name;
             if (parse == Parse.COUNTER) {
-                double v = SysfsValues.readCounter(file, buf);
-                return Double.isNaN(v) ? OptionalDouble.empty() : OptionalDouble.of(v * scale);
+                return SysfsValues.readCounter(path, buf) * scale;
             }
-            String line = SysfsValues.readLine(file);
+            String line = SysfsValues.readLine(new File(path));
             OptionalDouble v = parse == Parse.CODED ? SysfsValues.parseCoded(line) : SysfsValues.parseRate(line);
-            return scale == 1 || v.isEmpty() ? v : OptionalDouble.of(v.getAsDouble() * scale);
+            return v.isPresent() ? v.getAsDouble() * scale : Double.NaN;
         }
     }
 
@@ -59,9 +65,9 @@ final class ScrapePlan {
         private MetricSnapshot counters(byte[] buf) {
             List<CounterDataPointSnapshot> values = new ArrayList<>(points.size());
             for (Point p : points) {
-                OptionalDouble v = p.value(buf);
-                if (v.isPresent()) {
-                    values.add(new CounterDataPointSnapshot(v.getAsDouble(), p.labels(), null, 0L));
+                double v = p.value(buf);
+                if (!Double.isNaN(v)) {
+                    values.add(new CounterDataPointSnapshot(v, p.labels(), null, 0L));
                 }
             }
             return values.isEmpty() ? null : new CounterSnapshot(metadata, values);
@@ -70,9 +76,9 @@ final class ScrapePlan {
         private MetricSnapshot gauges(byte[] buf) {
             List<GaugeDataPointSnapshot> values = new ArrayList<>(points.size());
             for (Point p : points) {
-                OptionalDouble v = p.value(buf);
-                if (v.isPresent()) {
-                    values.add(new GaugeDataPointSnapshot(v.getAsDouble(), p.labels(), null));
+                double v = p.value(buf);
+                if (!Double.isNaN(v)) {
+                    values.add(new GaugeDataPointSnapshot(v, p.labels(), null));
                 }
             }
             return values.isEmpty() ? null : new GaugeSnapshot(metadata, values);

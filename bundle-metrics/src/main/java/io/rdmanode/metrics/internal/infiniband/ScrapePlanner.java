@@ -13,6 +13,7 @@ import io.rdmanode.metrics.internal.infiniband.ScrapePlan.Point;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -36,6 +37,7 @@ final class ScrapePlanner {
     private final boolean hwCounters;
     private final Path classDir;
     private final Map<String, Builder> families = new TreeMap<>();
+    private final Map<String, String> strings = new HashMap<>();
     private HostSnapshot snapshot;
 
     /** @param sysfsRoot where discovery reads sysfs ({@code /sys}, or a recorded host's {@code sys}) */
@@ -47,6 +49,7 @@ final class ScrapePlanner {
 
     ScrapePlan plan(HostSnapshot snapshot) {
         families.clear();
+        strings.clear();
         this.snapshot = snapshot;
         for (RdmaDevice d : snapshot.devices()) {
             if (devices.test(d.name())) {
@@ -162,7 +165,8 @@ final class ScrapePlanner {
     private void counterFile(CounterName c, Labels labels, Path file) {
         builder(c.name(), c.help(), c.gauge() ? Family.Kind.GAUGE : Family.Kind.COUNTER, c.bytes(), c.gauge()
                 && c.suffix().endsWith("_seconds"))
-                .add(new Point(labels, file.toFile(), Parse.COUNTER, c.scale(), 0));
+                .add(new Point(labels, shared(file.getParent().toString()), shared(file.getFileName().toString()),
+                        Parse.COUNTER, c.scale(), 0));
     }
 
     /** Read from {@code dir/file} at scrape time when the port directory is known, else the snapshot's value. */
@@ -170,19 +174,25 @@ final class ScrapePlanner {
                        Double snapshotValue) {
         Builder b = builder(name, help, Family.Kind.GAUGE, false, false);
         if (dir.isPresent()) {
-            b.add(new Point(labels, dir.get().resolve(file).toFile(), parse, 1, 0));
+            b.add(new Point(labels, shared(dir.get().toString()), shared(file), parse, 1, 0));
         } else if (snapshotValue != null) {
-            b.add(new Point(labels, null, parse, 1, snapshotValue));
+            b.add(new Point(labels, null, null, parse, 1, snapshotValue));
         }
     }
 
     private void info(String name, String help, Labels labels) {
         builder(name.substring(0, name.length() - "_info".length()), help, Family.Kind.INFO, false, false)
-                .add(new Point(labels, null, Parse.COUNTER, 1, 1));
+                .add(new Point(labels, null, null, Parse.COUNTER, 1, 1));
     }
 
     private Builder builder(String name, String help, Family.Kind kind, boolean bytes, boolean seconds) {
         return families.computeIfAbsent(name, n -> new Builder(Family.metadata(n, help, bytes, seconds), kind));
+    }
+
+    /** One string per distinct directory or file name across the plan. */
+    private String shared(String s) {
+        String known = strings.putIfAbsent(s, s);
+        return known != null ? known : s;
     }
 
     private static String orEmpty(String s) {

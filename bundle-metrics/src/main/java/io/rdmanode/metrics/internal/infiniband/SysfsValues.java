@@ -50,8 +50,13 @@ final class SysfsValues {
      * files per scrape), NaN when the file cannot be read or does not start with an unsigned decimal.
      */
     static double readCounter(File file, byte[] buf) {
+        return readCounter(file.getPath(), buf);
+    }
+
+    /** {@link #readCounter(File, byte[])} by path name, the hot path's form (no {@code File} kept per file). */
+    static double readCounter(String path, byte[] buf) {
         int n;
-        try (InputStream in = new FileInputStream(file)) {
+        try (InputStream in = new FileInputStream(path)) {
             n = in.read(buf);
         } catch (IOException e) {
             return Double.NaN;
