@@ -70,7 +70,8 @@ class KubeletDevicePluginHostTest {
         assertThat(first.getDevicesList()).extracting(d -> d.getID()).containsExactly("test_a-0", "test_a-1", "test_a-2");
         assertThat(first.getDevices(0).getHealth()).isEqualTo("Healthy");
         assertThat(first.getDevices(0).getTopology().getNodesList()).extracting(n -> n.getID()).containsExactly(0L, 1L);
-        assertThat(served.registered()).isTrue();
+        // The plugin side marks itself registered when Register returns, a moment after kubelet recorded it.
+        org.awaitility.Awaitility.await().atMost(WAIT).until(served::registered);
     }
 
     @Test

@@ -243,7 +243,9 @@ class SriovPoolsTest {
         assertThat(kubelet.plugin("rdma/all").latest(WAIT).getDevicesCount()).isEqualTo(8);    // reserved a moment
 
         awaitIds("rdma/all", 16);
-        assertThat(pools.vfStatus()).containsEntry("0000:3b:00.2", "pool all");
+        // The status map follows the assignment the push came from, on the pools' own thread.
+        org.awaitility.Awaitility.await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(pools.vfStatus()).containsEntry("0000:3b:00.2", "pool all"));
     }
 
     @Test
