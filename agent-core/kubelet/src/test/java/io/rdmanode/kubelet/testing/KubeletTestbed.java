@@ -32,7 +32,7 @@ public final class KubeletTestbed implements AutoCloseable {
     private final KubeletDevicePluginHost host;
     private final FakeKubelet kubelet;
 
-    private KubeletTestbed(Path pluginDir, long timeoutMillis, int ioThreads) {
+    private KubeletTestbed(Path pluginDir, long timeoutMillis, int ioThreads) throws IOException {
         this.pluginDir = pluginDir;
         this.host = new KubeletDevicePluginHost(new HostSettings(pluginDir, pluginDir.resolve("kubelet.sock"),
                 timeoutMillis, timeoutMillis, 60_000, ioThreads));
