@@ -22,7 +22,8 @@ import java.util.stream.Stream;
  * their test-jars ({@code KubeletTestbed}, {@code RecordedHostDiscovery}, ...), which keep the internals free to
  * change; an import of another module's internals would tie its tests to them again (issue #9, item 8).
  *
- * <p>A module is a directory with a {@code pom.xml} and a {@code src/test/java}. An import is its own when the
+ * <p>Imports are read where Java puts them, at the start of a line (an indented {@code import} is text in a
+ * string). A module is a directory with a {@code pom.xml} and a {@code src/test/java}. An import is its own when the
  * imported package's internal root (the name up to its first {@code internal} segment) is, or contains, a
  * package of the module's {@code src/main/java} or {@code src/test/java}: generated packages under an own
  * internal root (gRPC stubs) count as own.
@@ -30,7 +31,7 @@ import java.util.stream.Stream;
 final class TestSeams {
 
     private static final Pattern IMPORT = Pattern.compile(
-            "^\\s*import\\s+(?:static\\s+)?(io\\.rdmanode\\.[\\w.]*?\\binternal\\b[\\w.*]*)\\s*;");
+            "^import\\s+(?:static\\s+)?(io\\.rdmanode\\.[\\w.]*?\\binternal\\b[\\w.*]*)\\s*;");
     private static final Pattern INTERNAL_ROOT = Pattern.compile("^(io\\.rdmanode\\.(?:\\w+\\.)*?internal)(?:\\.|$)");
     private static final Set<String> SKIPPED = Set.of(".git", "target", "node_modules", ".mvn");
 
