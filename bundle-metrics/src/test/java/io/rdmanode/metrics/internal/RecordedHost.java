@@ -3,8 +3,7 @@ package io.rdmanode.metrics.internal;
 
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.NetnsMode;
-import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
-import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
+import io.rdmanode.discovery.testing.SysfsTree;
 import io.rdmanode.agent.Ttar;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,7 +15,7 @@ import java.nio.file.Path;
  * A recorded host ({@code fixtures/sysfs/<host>.ttar}) unpacked into a directory and scanned by discovery's
  * real sysfs backend, as the agent would see it with {@code sysfsRoot} pointing there.
  */
-public record RecordedHost(String name, Path dir, SysfsTopologySource source) {
+public record RecordedHost(String name, Path dir, SysfsTree source) {
 
     public static final java.util.List<String> ALL = java.util.List.of("cx5-roce-sriov", "cx6-ib", "rxe");
 
@@ -37,8 +36,7 @@ public record RecordedHost(String name, Path dir, SysfsTopologySource source) {
 
     /** A tree already in place under {@code dir/sys} and {@code dir/dev}. */
     public static RecordedHost of(String host, Path dir) {
-        SysfsRoot root = new SysfsRoot(dir.resolve("sys"), dir.resolve("dev"));
-        return new RecordedHost(host, dir, new SysfsTopologySource(root, () -> NetnsMode.unknown("recorded host")));
+        return new RecordedHost(host, dir, SysfsTree.of(dir, () -> NetnsMode.unknown("recorded host")));
     }
 
     public Path sys() {

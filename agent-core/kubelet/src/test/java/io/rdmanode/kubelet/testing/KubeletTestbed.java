@@ -9,6 +9,7 @@ import io.rdmanode.kubelet.DevicePluginHost;
 import io.rdmanode.kubelet.internal.FakeKubelet;
 import io.rdmanode.kubelet.internal.HostSettings;
 import io.rdmanode.kubelet.internal.KubeletDevicePluginHost;
+import io.rdmanode.kubelet.internal.ResourceNames;
 import io.rdmanode.kubelet.internal.v1beta1.AllocateResponse;
 import io.rdmanode.kubelet.internal.v1beta1.ListAndWatchResponse;
 import java.io.IOException;
@@ -31,17 +32,25 @@ public final class KubeletTestbed implements AutoCloseable {
     private final KubeletDevicePluginHost host;
     private final FakeKubelet kubelet;
 
-    private KubeletTestbed(Path pluginDir) throws IOException {
+    private KubeletTestbed(Path pluginDir, long timeoutMillis, int ioThreads) throws IOException {
         this.pluginDir = pluginDir;
-        this.host = new KubeletDevicePluginHost(new HostSettings(pluginDir, pluginDir.resolve("kubelet.sock"), 2000,
-                2000, 60_000, 1));
+        this.host = new KubeletDevicePluginHost(new HostSettings(pluginDir, pluginDir.resolve("kubelet.sock"),
+                timeoutMillis, timeoutMillis, 60_000, ioThreads));
         this.kubelet = new FakeKubelet(pluginDir).start();
     }
 
     /** Starts host and kubelet with the device-plugins directory {@code dir/dp}. */
     public static KubeletTestbed start(Path dir) {
+        return start(dir, 2000, 1);
+    }
+
+    /**
+     * As {@link #start(Path)}, with the host's registration and shutdown timeouts and its event-loop threads
+     * (benchmarks give it more room than tests).
+     */
+    public static KubeletTestbed start(Path dir, long timeoutMillis, int ioThreads) {
         try {
-            return new KubeletTestbed(Files.createDirectories(dir.resolve("dp")));
+            return new KubeletTestbed(Files.createDirectories(dir.resolve("dp")), timeoutMillis, ioThreads);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -67,6 +76,24 @@ public final class KubeletTestbed implements AutoCloseable {
     /** Waits until kubelet saw {@code count} registrations of {@code resource}; returns the latest endpoint. */
     public String awaitRegistrations(String resource, long count, Duration timeout) {
         return kubelet.awaitRegistrations(resource, count, timeout).endpoint();
+    }
+
+    /**
+     * As {@link #awaitRegistrations}, returning when ({@link System#nanoTime()}) kubelet received the latest
+     * registration.
+     */
+    public long awaitRegistrationNanos(String resource, long count, Duration timeout) {
+        return kubelet.awaitRegistrations(resource, count, timeout).nanos();
+    }
+
+    /** When ({@link System#nanoTime()}) the current kubelet created its {@code kubelet.sock}. */
+    public long kubeletStartedNanos() {
+        return kubelet.startedNanos();
+    }
+
+    /** The plugin socket of {@code resource} as the host names it (classic registration). */
+    public Path pluginSocket(String resource) {
+        return pluginDir.resolve(ResourceNames.socketFileName(resource));
     }
 
     public Plugin plugin(String resource) {
@@ -102,6 +129,39 @@ public final class KubeletTestbed implements AutoCloseable {
             return connection.updates().size();
         }
 
+        /** Every ListAndWatch list received on this connection so far, in order. */
+        public List<List<Device>> deviceLists() {
+            return connection.updates().stream().map(Plugin::devices).toList();
+        }
+
+        /** When ({@link System#nanoTime()}) each ListAndWatch list arrived, in order. */
+        public List<Long> updateNanos() {
+            return connection.updateNanos();
+        }
+
+        /** The size in bytes of the latest ListAndWatch message as it went over the wire, waiting for the first. */
+        public int latestWireSize(Duration timeout) {
+            return connection.latest(timeout).getSerializedSize();
+        }
+
+        /** Whether the plugin said it answers GetPreferredAllocation. */
+        public boolean preferredAllocationAvailable() {
+            return connection.options().getGetPreferredAllocationAvailable();
+        }
+
+        /**
+         * One GetPreferredAllocation for one container, as kubelet sends it; the ids the plugin prefers.
+         *
+         * @throws DevicePluginException with the gRPC status code and description the plugin answered
+         */
+        public List<String> preferred(String resource, List<String> available, List<String> mustInclude, int size) {
+            try {
+                return connection.preferred(available, mustInclude, size).getContainerResponses(0).getDeviceIDsList();
+            } catch (StatusRuntimeException e) {
+                throw pluginException(resource, e);
+            }
+        }
+
         /** Whether kubelet's ListAndWatch stream ended. */
         public boolean streamEnded() {
             return connection.streamEnd() != null;
@@ -117,14 +177,18 @@ public final class KubeletTestbed implements AutoCloseable {
             try {
                 return allocations(connection.allocate(containers));
             } catch (StatusRuntimeException e) {
-                DevicePluginException.Code code;
-                try {
-                    code = DevicePluginException.Code.valueOf(e.getStatus().getCode().name());
-                } catch (IllegalArgumentException notAPluginCode) {
-                    throw e;
-                }
-                throw new DevicePluginException(code, resource, e.getStatus().getDescription(), e);
+                throw pluginException(resource, e);
             }
+        }
+
+        private static DevicePluginException pluginException(String resource, StatusRuntimeException e) {
+            DevicePluginException.Code code;
+            try {
+                code = DevicePluginException.Code.valueOf(e.getStatus().getCode().name());
+            } catch (IllegalArgumentException notAPluginCode) {
+                throw e;
+            }
+            return new DevicePluginException(code, resource, e.getStatus().getDescription(), e);
         }
 
         private static List<Device> devices(ListAndWatchResponse r) {

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.shared.internal;
 
-import io.grpc.ManagedChannel;
 import io.rdmanode.deviceplugin.DevicePaths;
 import io.rdmanode.deviceplugin.DevicePluginLayer;
 import io.rdmanode.deviceplugin.LayerSettings;
@@ -9,14 +8,9 @@ import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.testing.RecordedHostDiscovery;
 import io.rdmanode.discovery.RdmaTopologyListener;
 import io.rdmanode.discovery.TopologyDiff;
-import io.rdmanode.kubelet.internal.FakeKubelet;
-import io.rdmanode.kubelet.internal.HostSettings;
-import io.rdmanode.kubelet.internal.KubeletDevicePluginHost;
-import io.rdmanode.kubelet.internal.UdsTransport;
-import io.rdmanode.kubelet.internal.v1beta1.AllocateRequest;
-import io.rdmanode.kubelet.internal.v1beta1.ContainerAllocateRequest;
-import io.rdmanode.kubelet.internal.v1beta1.DevicePluginGrpc;
-import io.rdmanode.kubelet.internal.v1beta1.Empty;
+import io.rdmanode.kubelet.DevicePluginHost;
+import io.rdmanode.kubelet.testing.KubeletTestbed;
+import io.rdmanode.kubelet.testing.PluginClients;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,7 +21,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.function.Consumer;
+import java.util.function.IntFunction;
 
 /**
  * Figures for issue #4, run by {@code scripts/bench-deviceplugin} (not a test): Allocate latency with 50
@@ -44,10 +38,8 @@ public final class DevicePluginBenchmark {
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 40;
         Path dir = Files.createTempDirectory("dp-bench");
         RecordedHostDiscovery discovery = RecordedHostDiscovery.unpack("cx5-roce-sriov", dir.resolve("host"));
-        Path plugins = Files.createDirectories(dir.resolve("dp"));
-        FakeKubelet kubelet = new FakeKubelet(plugins).start();
-        KubeletDevicePluginHost host = new KubeletDevicePluginHost(new HostSettings(plugins,
-                plugins.resolve("kubelet.sock"), 5000, 5000, 60_000, 2));
+        KubeletTestbed kubelet = KubeletTestbed.start(dir, 5000, 2);
+        DevicePluginHost host = kubelet.host();
         DevicePluginLayer layer = DevicePluginLayer.create(new LayerSettings(DevicePaths.DEFAULT, List.of()));
         SharedPoolRegistry registry = new SharedPoolRegistry(layer);
         long[] listenerAt = new long[1];
@@ -61,30 +53,25 @@ public final class DevicePluginBenchmark {
         System.out.printf("java %s, %d CPUs, load average %s%n", System.getProperty("java.version"),
                 Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).trim());
 
-        allocate(plugins.resolve("rdma-node-agent.rdma_hca_all.sock"), calls);
+        allocate(kubelet.pluginSocket("rdma/hca_all"), calls);
         deviceChange(discovery, kubelet, listenerAt, rounds);
         restarts(kubelet, rounds);
 
-        host.close();
         kubelet.close();
     }
 
     private static void allocate(Path socket, int calls) throws Exception {
-        AllocateRequest request = AllocateRequest.newBuilder().addContainerRequests(ContainerAllocateRequest
-                .newBuilder().addDevicesIds("hca_all-7")).build();
         ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
-        try (UdsTransport transport = new UdsTransport(2, "bench-client", pool)) {
-            List<ManagedChannel> channels = new ArrayList<>();
-            for (int i = 0; i < CLIENTS; i++) {
-                channels.add(transport.dial(socket));
-            }
+        try (PluginClients clients = PluginClients.dial(socket, CLIENTS, 2, "bench-client", pool)) {
+            IntFunction<Runnable> options = clients::optionsCall;
+            IntFunction<Runnable> allocate = c -> clients.allocateCall(c, "hca_all-7");
             // Warm-up of both, then interleaved measured runs so load from the machine hits both alike.
-            run(pool, channels, calls / 4, stub -> stub.getDevicePluginOptions(Empty.getDefaultInstance()));
-            run(pool, channels, calls / 4, stub -> stub.allocate(request));
-            long[] base = run(pool, channels, calls, stub -> stub.getDevicePluginOptions(Empty.getDefaultInstance()));
-            long[] alloc = run(pool, channels, calls, stub -> stub.allocate(request));
-            long[] base2 = run(pool, channels, calls, stub -> stub.getDevicePluginOptions(Empty.getDefaultInstance()));
-            long[] alloc2 = run(pool, channels, calls, stub -> stub.allocate(request));
+            run(pool, clients, calls / 4, options);
+            run(pool, clients, calls / 4, allocate);
+            long[] base = run(pool, clients, calls, options);
+            long[] alloc = run(pool, clients, calls, allocate);
+            long[] base2 = run(pool, clients, calls, options);
+            long[] alloc2 = run(pool, clients, calls, allocate);
             base = concat(base, base2);
             alloc = concat(alloc, alloc2);
             System.out.printf("Allocate, %d clients x %d calls over the UDS: p50 %.3f ms  p99 %.3f ms  max %.3f ms%n",
@@ -93,24 +80,24 @@ public final class DevicePluginBenchmark {
                     ms(pct(base, 50)), ms(pct(base, 99)));
             System.out.printf("ratio Allocate / no-op RPC: p50 %.2fx  p99 %.2fx%n",
                     (double) pct(alloc, 50) / pct(base, 50), (double) pct(alloc, 99) / pct(base, 99));
-            channels.forEach(ManagedChannel::shutdownNow);
         } finally {
             pool.shutdownNow();
         }
     }
 
-    private static long[] run(ExecutorService pool, List<ManagedChannel> channels, int calls,
-                              Consumer<DevicePluginGrpc.DevicePluginBlockingStub> call) throws Exception {
+    /** {@code calls} timed calls on every connection at once; {@code call} prepares one connection's call. */
+    private static long[] run(ExecutorService pool, PluginClients clients, int calls, IntFunction<Runnable> call)
+            throws Exception {
         CountDownLatch start = new CountDownLatch(1);
         List<Future<long[]>> results = new ArrayList<>();
-        for (ManagedChannel channel : channels) {
-            DevicePluginGrpc.DevicePluginBlockingStub stub = DevicePluginGrpc.newBlockingStub(channel);
+        for (int c = 0; c < clients.connections(); c++) {
+            Runnable rpc = call.apply(c);
             results.add(pool.submit(() -> {
                 start.await();
                 long[] t = new long[calls];
                 for (int i = 0; i < calls; i++) {
                     long t0 = System.nanoTime();
-                    call.accept(stub);
+                    rpc.run();
                     t[i] = System.nanoTime() - t0;
                 }
                 return t;
@@ -124,19 +111,20 @@ public final class DevicePluginBenchmark {
         return all;
     }
 
-    private static void deviceChange(RecordedHostDiscovery discovery, FakeKubelet kubelet, long[] listenerAt, int rounds) {
-        FakeKubelet.PluginConnection pf0 = kubelet.plugin("rdma/pf0");
+    private static void deviceChange(RecordedHostDiscovery discovery, KubeletTestbed kubelet, long[] listenerAt,
+                                     int rounds) {
+        KubeletTestbed.Plugin pf0 = kubelet.plugin("rdma/pf0");
         long[] total = new long[rounds];
         long[] scan = new long[rounds];
         long[] push = new long[rounds];
         for (int i = 0; i < rounds; i++) {
             boolean down = i % 2 == 0;
-            int before = pf0.updates().size();
+            int before = pf0.updates();
             long t0 = System.nanoTime();
             discovery.portState("mlx5_0", 1, down ? "1: DOWN" : "4: ACTIVE");
             discovery.rescan();
-            String want = down ? "Unhealthy" : "Healthy";
-            pf0.awaitUpdate(u -> u.getDevices(0).getHealth().equals(want), Duration.ofSeconds(10));
+            boolean healthy = !down;
+            pf0.awaitDevices(u -> u.get(0).healthy() == healthy, Duration.ofSeconds(10));
             List<Long> at = pf0.updateNanos();
             long received = at.get(at.size() - 1);
             if (at.size() != before + 1) {
@@ -153,18 +141,18 @@ public final class DevicePluginBenchmark {
         System.out.printf("  ratio end-to-end / rescan alone: p50 %.2fx%n", (double) pct(total, 50) / pct(scan, 50));
     }
 
-    private static void restarts(FakeKubelet kubelet, int rounds) {
+    private static void restarts(KubeletTestbed kubelet, int rounds) {
         long[] delay = new long[rounds];
         long[] all = new long[rounds];
         for (int i = 0; i < rounds; i++) {
             long before = kubelet.registrations("rdma/pf0");
             long beforeAll = kubelet.registrations("rdma/hca_all");
-            kubelet.restart();
-            long created = kubelet.startedNanos();
-            FakeKubelet.Registration a = kubelet.awaitRegistrations("rdma/pf0", before + 1, Duration.ofSeconds(5));
-            FakeKubelet.Registration b = kubelet.awaitRegistrations("rdma/hca_all", beforeAll + 1, Duration.ofSeconds(5));
-            delay[i] = Math.min(a.nanos(), b.nanos()) - created;
-            all[i] = Math.max(a.nanos(), b.nanos()) - created;
+            kubelet.restartKubelet();
+            long created = kubelet.kubeletStartedNanos();
+            long a = kubelet.awaitRegistrationNanos("rdma/pf0", before + 1, Duration.ofSeconds(5));
+            long b = kubelet.awaitRegistrationNanos("rdma/hca_all", beforeAll + 1, Duration.ofSeconds(5));
+            delay[i] = Math.min(a, b) - created;
+            all[i] = Math.max(a, b) - created;
         }
         System.out.printf("kubelet restart (new kubelet.sock) -> first Register (%d restarts): p50 %.2f ms  p99 %.2f ms"
                 + "  max %.2f ms%n", rounds, ms(pct(delay, 50)), ms(pct(delay, 99)), ms(pct(delay, 100)));

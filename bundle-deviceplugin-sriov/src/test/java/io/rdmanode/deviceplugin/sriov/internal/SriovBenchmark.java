@@ -1,19 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.sriov.internal;
 
-import io.grpc.ManagedChannel;
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.RdmaTopologyListener;
 import io.rdmanode.discovery.TopologyDiff;
-import io.rdmanode.kubelet.internal.FakeKubelet;
-import io.rdmanode.kubelet.internal.HostSettings;
-import io.rdmanode.kubelet.internal.KubeletDevicePluginHost;
-import io.rdmanode.kubelet.internal.UdsTransport;
-import io.rdmanode.kubelet.internal.v1beta1.AllocateRequest;
-import io.rdmanode.kubelet.internal.v1beta1.ContainerAllocateRequest;
-import io.rdmanode.kubelet.internal.v1beta1.DevicePluginGrpc;
-import io.rdmanode.kubelet.internal.v1beta1.Empty;
-import io.rdmanode.kubelet.internal.v1beta1.ListAndWatchResponse;
+import io.rdmanode.kubelet.DevicePluginHost;
+import io.rdmanode.kubelet.testing.KubeletTestbed;
+import io.rdmanode.kubelet.testing.PluginClients;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,7 +20,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import java.util.stream.Stream;
 
 /**
@@ -66,18 +59,17 @@ public final class SriovBenchmark {
                 Files.readString(Path.of("/proc/loadavg")).trim(), ms(System.nanoTime() - t0));
         long[] listenerAt = new long[1];
         discovery.addListener((RdmaTopologyListener) (HostSnapshot s, TopologyDiff d) -> listenerAt[0] = System.nanoTime());
-        Path plugins = Files.createDirectories(dir.resolve("dp"));
-        FakeKubelet kubelet = new FakeKubelet(plugins).start();
-        KubeletDevicePluginHost host = new KubeletDevicePluginHost(new HostSettings(plugins,
-                plugins.resolve("kubelet.sock"), 5000, 5000, 60_000, 2));
+        KubeletTestbed kubelet = KubeletTestbed.start(dir, 5000, 2);
+        DevicePluginHost host = kubelet.host();
         SriovPools pools = new SriovPools(discovery, discovery.layer(), new RdmaVfLedger(dir.resolve("state/rdma-vfs")));
         t0 = System.nanoTime();
         pools.add(new SriovPoolSettings("all", 0, "rdma", "sriov_all", PreferredAllocator.Policy.SPREAD, false,
                 dir.resolve("devinfo")), SriovPoolDevicePlugin.matcher(Pools.config("all", "selectors.isRdma", true)), host);
         System.out.printf("pool of all VFs assigned and serving in %.1f ms%n", ms(System.nanoTime() - t0));
         kubelet.awaitRegistrations("rdma/sriov_all", 1, WAIT);
-        ListAndWatchResponse first = kubelet.plugin("rdma/sriov_all").awaitUpdate(u -> u.getDevicesCount() == 1024, WAIT);
-        Path socket = plugins.resolve("rdma-node-agent.rdma_sriov_all.sock");
+        int firstDevices = kubelet.plugin("rdma/sriov_all").awaitDevices(u -> u.size() == 1024, WAIT).size();
+        int firstBytes = kubelet.plugin("rdma/sriov_all").latestWireSize(WAIT);
+        Path socket = kubelet.pluginSocket("rdma/sriov_all");
 
         VfMatcher isRdma = SriovPoolDevicePlugin.matcher(Pools.config("all", "selectors.isRdma", true));
         long[] assign = new long[rounds * 4];
@@ -89,54 +81,45 @@ public final class SriovBenchmark {
         }
         System.out.printf("assignment of the 1,024 VFs to a pool (selectors, health, ledger content): p50 %.1f ms"
                 + "  p99 %.1f ms%n", ms(pct(assign, 50)), ms(pct(assign, 99)));
-        listAndWatch(socket, first, rounds * 4);
+        listAndWatch(socket, firstDevices, firstBytes, rounds * 4);
         allocate(socket, calls);
         vfCountChange(discovery, kubelet, listenerAt, rounds);
 
         pools.close();
-        host.close();
         kubelet.close();
     }
 
-    private static void listAndWatch(Path socket, ListAndWatchResponse first, int rounds) throws Exception {
+    private static void listAndWatch(Path socket, int firstDevices, int firstBytes, int rounds) throws Exception {
         ExecutorService executor = Executors.newCachedThreadPool();
-        try (UdsTransport transport = new UdsTransport(1, "bench-law", executor)) {
-            ManagedChannel channel = transport.dial(socket);
+        try (PluginClients client = PluginClients.dial(socket, 1, 1, "bench-law", executor)) {
             long[] t = new long[rounds];
             for (int i = 0; i < rounds; i++) {
                 long start = System.nanoTime();
-                Iterator<ListAndWatchResponse> stream = DevicePluginGrpc.newBlockingStub(channel)
-                        .listAndWatch(Empty.getDefaultInstance());
-                ListAndWatchResponse r = stream.next();
+                int devices = client.firstListSize(0);
                 t[i] = System.nanoTime() - start;
-                if (r.getDevicesCount() != 1024) {
-                    throw new IllegalStateException("expected 1024 devices, got " + r.getDevicesCount());
+                if (devices != 1024) {
+                    throw new IllegalStateException("expected 1024 devices, got " + devices);
                 }
             }
-            channel.shutdownNow();
             System.out.printf("ListAndWatch of 1,024 VFs: %d devices, %,d bytes on the wire; new stream to first full"
-                    + " list (%d streams): p50 %.2f ms  p99 %.2f ms%n", first.getDevicesCount(),
-                    first.getSerializedSize(), rounds, ms(pct(t, 50)), ms(pct(t, 99)));
+                    + " list (%d streams): p50 %.2f ms  p99 %.2f ms%n", firstDevices,
+                    firstBytes, rounds, ms(pct(t, 50)), ms(pct(t, 99)));
         } finally {
             executor.shutdownNow();
         }
     }
 
     private static void allocate(Path socket, int calls) throws Exception {
-        AllocateRequest request = AllocateRequest.newBuilder().addContainerRequests(ContainerAllocateRequest
-                .newBuilder().addDevicesIds("0000:42:00.5")).build();
         ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
-        try (UdsTransport transport = new UdsTransport(2, "bench-client", pool)) {
-            List<ManagedChannel> channels = new ArrayList<>();
-            for (int i = 0; i < CLIENTS; i++) {
-                channels.add(transport.dial(socket));
-            }
-            run(pool, channels, calls / 4, stub -> stub.getDevicePluginOptions(Empty.getDefaultInstance()));
-            run(pool, channels, calls / 4, stub -> stub.allocate(request));
-            long[] base = run(pool, channels, calls, stub -> stub.getDevicePluginOptions(Empty.getDefaultInstance()));
-            long[] alloc = run(pool, channels, calls, stub -> stub.allocate(request));
-            long[] base2 = run(pool, channels, calls, stub -> stub.getDevicePluginOptions(Empty.getDefaultInstance()));
-            long[] alloc2 = run(pool, channels, calls, stub -> stub.allocate(request));
+        try (PluginClients clients = PluginClients.dial(socket, CLIENTS, 2, "bench-client", pool)) {
+            IntFunction<Runnable> options = clients::optionsCall;
+            IntFunction<Runnable> allocate = c -> clients.allocateCall(c, "0000:42:00.5");
+            run(pool, clients, calls / 4, options);
+            run(pool, clients, calls / 4, allocate);
+            long[] base = run(pool, clients, calls, options);
+            long[] alloc = run(pool, clients, calls, allocate);
+            long[] base2 = run(pool, clients, calls, options);
+            long[] alloc2 = run(pool, clients, calls, allocate);
             base = concat(base, base2);
             alloc = concat(alloc, alloc2);
             System.out.printf("Allocate of one VF (nodes, env, device-info file written), %d clients x %d calls over"
@@ -145,24 +128,24 @@ public final class SriovBenchmark {
                     ms(pct(base, 50)), ms(pct(base, 99)));
             System.out.printf("ratio Allocate / no-op RPC: p50 %.2fx  p99 %.2fx%n",
                     (double) pct(alloc, 50) / pct(base, 50), (double) pct(alloc, 99) / pct(base, 99));
-            channels.forEach(ManagedChannel::shutdownNow);
         } finally {
             pool.shutdownNow();
         }
     }
 
-    private static long[] run(ExecutorService pool, List<ManagedChannel> channels, int calls,
-                              Consumer<DevicePluginGrpc.DevicePluginBlockingStub> call) throws Exception {
+    /** {@code calls} timed calls on every connection at once; {@code call} prepares one connection's call. */
+    private static long[] run(ExecutorService pool, PluginClients clients, int calls, IntFunction<Runnable> call)
+            throws Exception {
         CountDownLatch start = new CountDownLatch(1);
         List<Future<long[]>> results = new ArrayList<>();
-        for (ManagedChannel channel : channels) {
-            DevicePluginGrpc.DevicePluginBlockingStub stub = DevicePluginGrpc.newBlockingStub(channel);
+        for (int c = 0; c < clients.connections(); c++) {
+            Runnable rpc = call.apply(c);
             results.add(pool.submit(() -> {
                 start.await();
                 long[] t = new long[calls];
                 for (int i = 0; i < calls; i++) {
                     long t0 = System.nanoTime();
-                    call.accept(stub);
+                    rpc.run();
                     t[i] = System.nanoTime() - t0;
                 }
                 return t;
@@ -176,8 +159,8 @@ public final class SriovBenchmark {
         return all;
     }
 
-    private static void vfCountChange(SriovHost discovery, FakeKubelet kubelet, long[] listenerAt, int rounds) {
-        FakeKubelet.PluginConnection c = kubelet.plugin("rdma/sriov_all");
+    private static void vfCountChange(SriovHost discovery, KubeletTestbed kubelet, long[] listenerAt, int rounds) {
+        KubeletTestbed.Plugin c = kubelet.plugin("rdma/sriov_all");
         long[] total = new long[rounds];
         long[] scan = new long[rounds];
         long[] push = new long[rounds];
@@ -186,10 +169,10 @@ public final class SriovBenchmark {
             // The tree edit is not timed; then what discovery does on the kernel's PCI remove/add uevents: an
             // incremental scan of the PF and the VFs they name.
             List<io.rdmanode.discovery.PciAddress> changed = discovery.numVfs("0000:31:00.0", i % 2 == 0 ? 64 : 128);
-            int before = c.updates().size();
+            int before = c.updates();
             long t0 = System.nanoTime();
             discovery.update(changed);
-            c.awaitUpdate(u -> u.getDevicesCount() == want, WAIT);
+            c.awaitDevices(u -> u.size() == want, WAIT);
             List<Long> at = c.updateNanos();
             if (at.size() != before + 1) {
                 throw new IllegalStateException("expected exactly one update, saw " + (at.size() - before));

@@ -10,10 +10,7 @@ import io.rdmanode.discovery.PciAddress;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.discovery.RdmaTopologyListener;
 import io.rdmanode.discovery.TopologyDiff;
-import io.rdmanode.discovery.internal.ScanHints;
-import io.rdmanode.discovery.internal.sysfs.FixtureHosts;
-import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
-import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
+import io.rdmanode.discovery.testing.SysfsTree;
 import io.rdmanode.agent.Ttar;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -35,7 +32,7 @@ final class SriovHost implements RdmaDiscovery {
 
     private final Path dir;
     private final Path stash;
-    private final SysfsTopologySource source;
+    private final SysfsTree source;
     private final List<RdmaTopologyListener> listeners = new CopyOnWriteArrayList<>();
     private volatile NetnsMode mode = NetnsMode.of(NetnsMode.Mode.SHARED);
     private volatile HostSnapshot snapshot;
@@ -43,8 +40,7 @@ final class SriovHost implements RdmaDiscovery {
     private SriovHost(Path dir) {
         this.dir = real(dir);
         this.stash = this.dir.resolve("stash");
-        this.source = new SysfsTopologySource(new SysfsRoot(this.dir.resolve("sys"), this.dir.resolve("dev")),
-                () -> mode);
+        this.source = SysfsTree.of(this.dir, () -> mode);
         this.snapshot = source.scan().withRevision(1, Instant.now());
     }
 
@@ -62,7 +58,7 @@ final class SriovHost implements RdmaDiscovery {
 
     /** The generated host: {@code pfs} ConnectX-5 PFs with {@code vfsPerPf} VFs each. */
     static SriovHost generated(Path dir, int pfs, int vfsPerPf) {
-        FixtureHosts.scale(dir, pfs, vfsPerPf);
+        SysfsTree.generateSriovHost(dir, pfs, vfsPerPf);
         return new SriovHost(dir);
     }
 
@@ -251,9 +247,7 @@ final class SriovHost implements RdmaDiscovery {
 
     /** What discovery does on kernel events: an incremental scan of the functions they named. */
     HostSnapshot update(List<PciAddress> functions) {
-        ScanHints hints = new ScanHints();
-        functions.forEach(hints::pciFunction);
-        return publish(source.update(hints));
+        return publish(source.update(functions));
     }
 
     private synchronized HostSnapshot publish(HostSnapshot next) {

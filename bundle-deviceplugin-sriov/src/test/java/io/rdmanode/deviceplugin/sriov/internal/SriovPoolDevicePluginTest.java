@@ -4,10 +4,9 @@ package io.rdmanode.deviceplugin.sriov.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmanode.health.HealthStatus;
-import io.rdmanode.kubelet.internal.FakeKubelet;
-import io.rdmanode.kubelet.internal.HostSettings;
-import io.rdmanode.kubelet.internal.KubeletDevicePluginHost;
-import io.rdmanode.kubelet.internal.v1beta1.ListAndWatchResponse;
+import io.rdmanode.kubelet.Device;
+import io.rdmanode.kubelet.DevicePluginHost;
+import io.rdmanode.kubelet.testing.KubeletTestbed;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,15 +32,13 @@ class SriovPoolDevicePluginTest {
 
     @TempDir
     Path dir;
-    private FakeKubelet kubelet;
-    private KubeletDevicePluginHost host;
+    private KubeletTestbed kubelet;
+    private DevicePluginHost host;
     private SriovPoolRegistry registry;
 
     private void start(SriovHost discovery) throws IOException {
-        Path plugins = Files.createDirectories(dir.resolve("device-plugins"));
-        host = new KubeletDevicePluginHost(new HostSettings(plugins, plugins.resolve("kubelet.sock"), 2000, 2000,
-                60_000, 1));
-        kubelet = new FakeKubelet(plugins).start();
+        kubelet = KubeletTestbed.start(dir);
+        host = kubelet.host();
         registry = new SriovPoolRegistry(discovery, discovery.layer(), dir.resolve("state"));
     }
 
@@ -49,7 +46,6 @@ class SriovPoolDevicePluginTest {
     void stop() {
         if (registry != null) {
             registry.stop();
-            host.close();
             kubelet.close();
         }
     }
@@ -62,8 +58,8 @@ class SriovPoolDevicePluginTest {
 
     private List<String> ids(String resource, int count) {
         kubelet.awaitRegistrations(resource, 1, WAIT);
-        ListAndWatchResponse r = kubelet.plugin(resource).awaitUpdate(u -> u.getDevicesCount() == count, WAIT);
-        return r.getDevicesList().stream().map(d -> d.getID()).toList();
+        List<Device> r = kubelet.plugin(resource).awaitDevices(u -> u.size() == count, WAIT);
+        return r.stream().map(Device::id).toList();
     }
 
     static Stream<Arguments> selectors() {
@@ -131,7 +127,7 @@ class SriovPoolDevicePluginTest {
 
         assertThat(low).allMatch(id -> id.startsWith("0000:42:"));
         assertThat(rest).doesNotContainAnyElementsOf(low);
-        assertThat(kubelet.plugin("rdma/rest").latest(WAIT).getSerializedSize()).isLessThan(64 * 1024);
+        assertThat(kubelet.plugin("rdma/rest").latestWireSize(WAIT)).isLessThan(64 * 1024);
     }
 
     @Test

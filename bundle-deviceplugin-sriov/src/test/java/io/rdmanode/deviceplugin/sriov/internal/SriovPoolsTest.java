@@ -4,16 +4,13 @@ package io.rdmanode.deviceplugin.sriov.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.rdmanode.deviceplugin.sriov.internal.PreferredAllocator.Policy;
 import io.rdmanode.discovery.NetnsMode;
-import io.rdmanode.kubelet.internal.FakeKubelet;
-import io.rdmanode.kubelet.internal.HostSettings;
-import io.rdmanode.kubelet.internal.KubeletDevicePluginHost;
-import io.rdmanode.kubelet.internal.v1beta1.AllocateResponse;
-import io.rdmanode.kubelet.internal.v1beta1.ContainerAllocateResponse;
-import io.rdmanode.kubelet.internal.v1beta1.ListAndWatchResponse;
+import io.rdmanode.kubelet.ContainerAllocation;
+import io.rdmanode.kubelet.Device;
+import io.rdmanode.kubelet.DevicePluginException;
+import io.rdmanode.kubelet.DevicePluginHost;
+import io.rdmanode.kubelet.testing.KubeletTestbed;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,24 +32,21 @@ class SriovPoolsTest {
     @TempDir
     Path dir;
     private SriovHost host;
-    private FakeKubelet kubelet;
-    private KubeletDevicePluginHost pluginHost;
+    private KubeletTestbed kubelet;
+    private DevicePluginHost pluginHost;
     private SriovPools pools;
 
     @BeforeEach
     void start() throws IOException {
         host = SriovHost.recorded(dir.resolve("host"));
-        Path plugins = Files.createDirectories(dir.resolve("device-plugins"));
-        pluginHost = new KubeletDevicePluginHost(new HostSettings(plugins, plugins.resolve("kubelet.sock"), 2000,
-                2000, 60_000, 1));
-        kubelet = new FakeKubelet(plugins).start();
+        kubelet = KubeletTestbed.start(dir);
+        pluginHost = kubelet.host();
         pools = new SriovPools(host, host.layer(), new RdmaVfLedger(dir.resolve("state/rdma-vfs")));
     }
 
     @AfterEach
     void stop() {
         pools.close();
-        pluginHost.close();
         kubelet.close();
     }
 
@@ -65,8 +59,8 @@ class SriovPoolsTest {
         return (vf, h) -> vf.pf().toString().equals(pf) ? Optional.empty() : Optional.of("PF " + vf.pf());
     }
 
-    private ListAndWatchResponse awaitIds(String resource, int count) {
-        return kubelet.plugin(resource).awaitUpdate(u -> u.getDevicesCount() == count, WAIT);
+    private List<Device> awaitIds(String resource, int count) {
+        return kubelet.plugin(resource).awaitDevices(u -> u.size() == count, WAIT);
     }
 
     @Test
@@ -76,16 +70,16 @@ class SriovPoolsTest {
         kubelet.awaitRegistrations("rdma/pf0", 1, WAIT);
         kubelet.awaitRegistrations("rdma/all", 1, WAIT);
 
-        ListAndWatchResponse pf0 = awaitIds("rdma/pf0", 8);
-        ListAndWatchResponse all = awaitIds("rdma/all", 8);
+        List<Device> pf0 = awaitIds("rdma/pf0", 8);
+        List<Device> all = awaitIds("rdma/all", 8);
 
-        assertThat(kubelet.plugin("rdma/pf0").options().getGetPreferredAllocationAvailable()).isTrue();
-        assertThat(pf0.getDevices(0).getID()).isEqualTo("0000:3b:00.2");
-        assertThat(pf0.getDevices(0).getTopology().getNodes(0).getID()).isZero();
-        assertThat(pf0.getDevices(7).getHealth()).isEqualTo("Unhealthy");           // ens1f0v7 is down
-        assertThat(all.getDevicesList()).allSatisfy(d -> {
-            assertThat(d.getID()).startsWith("0000:86:");
-            assertThat(d.getTopology().getNodes(0).getID()).isEqualTo(1);
+        assertThat(kubelet.plugin("rdma/pf0").preferredAllocationAvailable()).isTrue();
+        assertThat(pf0.get(0).id()).isEqualTo("0000:3b:00.2");
+        assertThat(pf0.get(0).numaNodes().get(0)).isZero();
+        assertThat(pf0.get(7).healthy()).isFalse();                                 // ens1f0v7 is down
+        assertThat(all).allSatisfy(d -> {
+            assertThat(d.id()).startsWith("0000:86:");
+            assertThat(d.numaNodes().get(0)).isEqualTo(1L);
         });
         assertThat(pools.vfStatus()).containsEntry("0000:86:00.2", "pool all");
     }
@@ -95,19 +89,19 @@ class SriovPoolsTest {
         pool("pf1", 0, pf("0000:86:00.0"));
         kubelet.awaitRegistrations("rdma/pf1", 1, WAIT);
 
-        AllocateResponse first = kubelet.plugin("rdma/pf1").allocate(List.of("0000:86:00.2"));
-        AllocateResponse again = kubelet.plugin("rdma/pf1").allocate(List.of("0000:86:00.2"));
+        List<ContainerAllocation> first = kubelet.plugin("rdma/pf1").allocate("rdma/pf1", List.of("0000:86:00.2"));
+        List<ContainerAllocation> again = kubelet.plugin("rdma/pf1").allocate("rdma/pf1", List.of("0000:86:00.2"));
 
-        ContainerAllocateResponse c = first.getContainerResponses(0);
+        ContainerAllocation c = first.get(0);
         Path dev = host.devRoot();
-        assertThat(c.getDevicesList()).extracting(d -> d.getContainerPath(), d -> d.getHostPath())
+        assertThat(c.devices()).extracting(d -> d.containerPath(), d -> d.hostPath())
                 .containsExactly(
                         org.assertj.core.groups.Tuple.tuple("/dev/infiniband/uverbs21", dev + "/infiniband/uverbs21"),
                         org.assertj.core.groups.Tuple.tuple("/dev/infiniband/umad21", dev + "/infiniband/umad21"),
                         org.assertj.core.groups.Tuple.tuple("/dev/infiniband/issm21", dev + "/infiniband/issm21"),
                         org.assertj.core.groups.Tuple.tuple("/dev/infiniband/rdma_cm", dev + "/infiniband/rdma_cm"));
-        assertThat(c.getEnvsMap()).containsEntry("PCIDEVICE_RDMA_PF1", "0000:86:00.2");
-        assertThat(c.getEnvsMap().get("PCIDEVICE_RDMA_PF1_INFO")).contains("\"rdma_dev\":\"mlx5_10\"");
+        assertThat(c.envs()).containsEntry("PCIDEVICE_RDMA_PF1", "0000:86:00.2");
+        assertThat(c.envs().get("PCIDEVICE_RDMA_PF1_INFO")).contains("\"rdma_dev\":\"mlx5_10\"");
         assertThat(Files.readString(dir.resolve("devinfo/rdma-pf1-0000:86:00.2-device.json")))
                 .contains("\"pci-address\":\"0000:86:00.2\"").contains("\"pf-pci-address\":\"0000:86:00.0\"")
                 .contains("\"rdma-device\":\"mlx5_10\"");
@@ -119,19 +113,19 @@ class SriovPoolsTest {
         pool("pf1", 0, pf("0000:86:00.0"));
         kubelet.awaitRegistrations("rdma/pf1", 1, WAIT);
 
-        assertThatThrownBy(() -> kubelet.plugin("rdma/pf1").allocate(List.of("0000:86:00.2", "0000:3b:00.2")))
-                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-                    assertThat(e.getStatus().getDescription()).contains("'0000:3b:00.2'").contains("rdma/pf1")
+        assertThatThrownBy(() -> kubelet.plugin("rdma/pf1").allocate("rdma/pf1", List.of("0000:86:00.2", "0000:3b:00.2")))
+                .isInstanceOfSatisfying(DevicePluginException.class, e -> {
+                    assertThat(e.code()).isEqualTo(DevicePluginException.Code.INVALID_ARGUMENT);
+                    assertThat(e.getMessage()).contains("'0000:3b:00.2'").contains("rdma/pf1")
                             .doesNotContain("'0000:86:00.2'");
                 });
-        assertThatThrownBy(() -> kubelet.plugin("rdma/pf1").allocate(List.of("mlx5_3")))
-                .isInstanceOfSatisfying(StatusRuntimeException.class, e ->
-                        assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
-        assertThatThrownBy(() -> kubelet.plugin("rdma/pf1").allocate(List.of()))
-                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-                    assertThat(e.getStatus().getDescription()).contains("no device id");
+        assertThatThrownBy(() -> kubelet.plugin("rdma/pf1").allocate("rdma/pf1", List.of("mlx5_3")))
+                .isInstanceOfSatisfying(DevicePluginException.class, e ->
+                        assertThat(e.code()).isEqualTo(DevicePluginException.Code.INVALID_ARGUMENT));
+        assertThatThrownBy(() -> kubelet.plugin("rdma/pf1").allocate("rdma/pf1", List.of()))
+                .isInstanceOfSatisfying(DevicePluginException.class, e -> {
+                    assertThat(e.code()).isEqualTo(DevicePluginException.Code.INVALID_ARGUMENT);
+                    assertThat(e.getMessage()).contains("no device id");
                 });
     }
 
@@ -140,10 +134,10 @@ class SriovPoolsTest {
         pool("pf0", 0, pf("0000:3b:00.0"));
         kubelet.awaitRegistrations("rdma/pf0", 1, WAIT);
 
-        assertThatThrownBy(() -> kubelet.plugin("rdma/pf0").allocate(List.of("0000:3b:01.1")))
-                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
-                    assertThat(e.getStatus().getDescription()).contains("0000:3b:01.1").contains("mlx5_8");
+        assertThatThrownBy(() -> kubelet.plugin("rdma/pf0").allocate("rdma/pf0", List.of("0000:3b:01.1")))
+                .isInstanceOfSatisfying(DevicePluginException.class, e -> {
+                    assertThat(e.code()).isEqualTo(DevicePluginException.Code.UNAVAILABLE);
+                    assertThat(e.getMessage()).contains("0000:3b:01.1").contains("mlx5_8");
                 });
     }
 
@@ -154,10 +148,8 @@ class SriovPoolsTest {
         List<String> available = List.of("0000:3b:00.2", "0000:3b:00.3", "0000:86:00.2", "0000:86:00.3",
                 "0000:86:00.4");
 
-        List<String> three = kubelet.plugin("rdma/all").preferred(available, List.of(), 3)
-                .getContainerResponses(0).getDeviceIDsList();
-        List<String> two = kubelet.plugin("rdma/all").preferred(available, List.of(), 2)
-                .getContainerResponses(0).getDeviceIDsList();
+        List<String> three = kubelet.plugin("rdma/all").preferred("rdma/all", available, List.of(), 3);
+        List<String> two = kubelet.plugin("rdma/all").preferred("rdma/all", available, List.of(), 2);
 
         assertThat(three).containsExactly("0000:86:00.2", "0000:86:00.3", "0000:86:00.4");     // only NUMA 1 fits
         assertThat(two).containsExactly("0000:3b:00.2", "0000:3b:00.3");     // best fit: NUMA 0 has exactly two
@@ -168,15 +160,15 @@ class SriovPoolsTest {
         pool("pf0", 0, pf("0000:3b:00.0"));
         kubelet.awaitRegistrations("rdma/pf0", 1, WAIT);
         awaitIds("rdma/pf0", 8);
-        kubelet.plugin("rdma/pf0").allocate(List.of("0000:3b:00.6"));
+        kubelet.plugin("rdma/pf0").allocate("rdma/pf0", List.of("0000:3b:00.6"));
         Path info = dir.resolve("devinfo/rdma-pf0-0000:3b:00.6-device.json");
         assertThat(info).exists();
 
         host.numVfs("0000:3b:00.0", 4);
         host.rescan();
-        ListAndWatchResponse fewer = awaitIds("rdma/pf0", 4);
+        List<Device> fewer = awaitIds("rdma/pf0", 4);
 
-        assertThat(fewer.getDevicesList()).extracting(d -> d.getID()).containsExactly("0000:3b:00.2",
+        assertThat(fewer).extracting(Device::id).containsExactly("0000:3b:00.2",
                 "0000:3b:00.3", "0000:3b:00.4", "0000:3b:00.5");
         assertThat(info).doesNotExist();
         host.numVfs("0000:3b:00.0", 8);
@@ -192,15 +184,14 @@ class SriovPoolsTest {
 
         host.portState("mlx5_9", 1, "1: DOWN");
         host.rescan();
-        kubelet.plugin("rdma/pf1").awaitUpdate(u -> u.getDevicesList().stream()
-                .allMatch(d -> d.getHealth().equals("Unhealthy")), WAIT);
+        kubelet.plugin("rdma/pf1").awaitDevices(u -> u.stream().noneMatch(Device::healthy), WAIT);
         assertThat(pools.vfStatus().get("0000:86:00.2")).contains("PF 0000:86:00.0 link down");
 
         host.portState("mlx5_9", 1, "4: ACTIVE");
         host.rescan();
-        kubelet.plugin("rdma/pf1").awaitUpdate(u -> u.getDevicesList().stream()     // all but VF 7 (down itself)
-                .filter(d -> d.getHealth().equals("Healthy")).count() == 7, WAIT);
-        assertThat(kubelet.plugin("rdma/pf1").updates()).hasSize(3);
+        kubelet.plugin("rdma/pf1").awaitDevices(u -> u.stream()     // all but VF 7 (down itself)
+                .filter(Device::healthy).count() == 7, WAIT);
+        assertThat(kubelet.plugin("rdma/pf1").updates()).isEqualTo(3);
     }
 
     @Test
@@ -210,7 +201,7 @@ class SriovPoolsTest {
         VfMatcher isRdma = RDMA;
         pool("pf1", 0, (vf, h) -> pf("0000:86:00.0").exclusion(vf, h).or(() -> isRdma.exclusion(vf, h)));
         kubelet.awaitRegistrations("rdma/pf1", 1, WAIT);
-        AllocateResponse before = kubelet.plugin("rdma/pf1").allocate(List.of("0000:86:00.2"));
+        List<ContainerAllocation> before = kubelet.plugin("rdma/pf1").allocate("rdma/pf1", List.of("0000:86:00.2"));
         host.moveRdmaToPod("0000:86:00.2", "mlx5_10");
         host.rescan();
         awaitIds("rdma/pf1", 8);
@@ -220,11 +211,11 @@ class SriovPoolsTest {
         pool("pf1", 0, (vf, h) -> pf("0000:86:00.0").exclusion(vf, h).or(() -> isRdma.exclusion(vf, h)));
         kubelet.awaitRegistrations("rdma/pf1", 2, WAIT);               // ... and starts again
 
-        ListAndWatchResponse list = awaitIds("rdma/pf1", 8);
-        assertThat(list.getDevices(0).getID()).isEqualTo("0000:86:00.2");
-        assertThat(list.getDevices(0).getHealth()).isEqualTo("Healthy");
+        List<Device> list = awaitIds("rdma/pf1", 8);
+        assertThat(list.get(0).id()).isEqualTo("0000:86:00.2");
+        assertThat(list.get(0).healthy()).isTrue();
         assertThat(pools.vfStatus().get("0000:86:00.2")).contains("in a pod netns");
-        assertThat(kubelet.plugin("rdma/pf1").allocate(List.of("0000:86:00.2"))).isEqualTo(before);
+        assertThat(kubelet.plugin("rdma/pf1").allocate("rdma/pf1", List.of("0000:86:00.2"))).isEqualTo(before);
 
         host.returnRdmaFromPod("0000:86:00.2", "mlx5_10");            // the pod is gone
         host.rescan();
@@ -240,7 +231,7 @@ class SriovPoolsTest {
         awaitIds("rdma/all", 8);
 
         pools.remove(first);
-        assertThat(kubelet.plugin("rdma/all").latest(WAIT).getDevicesCount()).isEqualTo(8);    // reserved a moment
+        assertThat(kubelet.plugin("rdma/all").latest(WAIT)).hasSize(8);    // reserved a moment
 
         awaitIds("rdma/all", 16);
         // The status map follows the assignment the push came from, on the pools' own thread.
@@ -259,7 +250,7 @@ class SriovPoolsTest {
         pool("pf0", 0, (vf, h) -> vf.index() < 4 ? pf("0000:3b:00.0").exclusion(vf, h) : Optional.of("index"));
         awaitIds("rdma/all", 12);
 
-        assertThat(kubelet.plugin("rdma/all").updates()).allSatisfy(u -> assertThat(u.getDevicesCount())
+        assertThat(kubelet.plugin("rdma/all").deviceLists()).allSatisfy(u -> assertThat(u.size())
                 .isLessThanOrEqualTo(12));
     }
 }
