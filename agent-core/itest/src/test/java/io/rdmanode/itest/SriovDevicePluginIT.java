@@ -50,7 +50,8 @@ public class SriovDevicePluginIT extends AgentTestSupport {
     BundleContext context;
 
     Path pluginDir() {
-        return workDir().resolve("dp");
+        // sun_path has 107 bytes: sockets under a short temporary directory, not below a deep checkout.
+        return socketDir("dp");
     }
 
     String config(String sriovPools) {
