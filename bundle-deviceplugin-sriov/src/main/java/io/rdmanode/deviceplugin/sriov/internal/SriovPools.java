@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.sriov.internal;
 
+import io.rdmanode.deviceplugin.CdiSpec;
 import io.rdmanode.deviceplugin.DeviceFile;
 import io.rdmanode.deviceplugin.DevicePluginLayer;
 import io.rdmanode.discovery.HostSnapshot;
@@ -10,6 +11,7 @@ import io.rdmanode.discovery.TopologyDiff;
 import io.rdmanode.kubelet.DevicePluginHost;
 import io.rdmanode.kubelet.ServedResource;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -77,7 +79,18 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
     private volatile PoolAssignment assignment;
     private volatile String ledgerProblem = "";
 
+    /** Where the node's runtime configuration is looked for (the CDI check). */
+    static final Path NODE_ROOT = Path.of("/");
+
+    private final Path nodeRoot;
+
     public SriovPools(RdmaDiscovery discovery, DevicePluginLayer layer, RdmaVfLedger ledger) {
+        this(discovery, layer, ledger, NODE_ROOT);
+    }
+
+    /** @param nodeRoot where the node's {@code /etc} is looked for the runtime's CDI support (tests: a tree) */
+    SriovPools(RdmaDiscovery discovery, DevicePluginLayer layer, RdmaVfLedger ledger, Path nodeRoot) {
+        this.nodeRoot = nodeRoot;
         this.discovery = discovery;
         this.layer = layer;
         this.ledger = ledger;
@@ -93,7 +106,16 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
      * @throws IllegalArgumentException when the host already serves the resource name
      */
     public synchronized Handle add(SriovPoolSettings settings, VfMatcher matcher, DevicePluginHost host) {
-        Handle h = new Handle(settings, matcher, new SriovVfPool(settings, layer.paths()));
+        Optional<CdiSpec> cdi = settings.cdiSpecDir()
+                .map(dir -> layer.cdiSpec(dir, SriovVfPool.CDI_KIND, settings.name()));
+        Optional<CdiRuntime.Finding> cdiRuntime = Optional.empty();
+        if (cdi.isPresent()) {
+            CdiRuntime.Finding f = CdiRuntime.detect(nodeRoot);
+            cdiRuntime = Optional.of(f);
+            LOG.warn("pool uses CDI pool={} specDir={}: {}; detected {}: {}", settings.name(),
+                    settings.cdiSpecDir().get(), CdiRuntime.REQUIREMENT, f.verdict(), f.detail());
+        }
+        Handle h = new Handle(settings, matcher, new SriovVfPool(settings, layer.paths(), cdi, cdiRuntime));
         reserved.remove(settings.name());
         pools.add(h);
         pools.sort(Comparator.comparingInt((Handle p) -> p.settings.order()).thenComparing(p -> p.settings.name()));
@@ -103,6 +125,7 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
         } catch (RuntimeException e) {
             pools.remove(h);
             recompute(discovery.snapshot());
+            h.pool.removeCdiSpec();
             throw e;
         }
         List<String> stale = h.pool.removeStaleDeviceInfo();
@@ -139,6 +162,11 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
             h.served.close();
         }
         h.pool.removeAllDeviceInfo();
+        try {
+            h.pool.removeCdiSpec();
+        } catch (UncheckedIOException e) {
+            LOG.warn("pool={}: {}", h.settings.name(), e.getMessage());
+        }
         LOG.info("pool stopped pool={} resource={}", h.settings.name(), h.settings.extendedResourceName());
         return true;
     }
