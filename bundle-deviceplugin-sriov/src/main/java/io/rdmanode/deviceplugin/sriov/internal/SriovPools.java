@@ -71,6 +71,13 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
     private final RdmaVfLedger ledger;
     private final List<Handle> pools = new ArrayList<>();
     private final Map<String, Reserved> reserved = new LinkedHashMap<>();
+    /**
+     * VFs allocated by pools since stopped, to their extended resource name: kubelet still counts them as
+     * that resource in running containers, so a config edit must not hand them to another resource. Kept while
+     * a pool (or a just-removed pool's reservation) has that resource name; dropped when none does (the pool
+     * is gone from the configuration, kubelet drops the resource) or the VF leaves the host.
+     */
+    private final Map<String, String> held = new LinkedHashMap<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "rdma-agent-deviceplugin-sriov-reserve");
         t.setDaemon(true);
@@ -161,6 +168,7 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
         if (h.served != null) {
             h.served.close();
         }
+        h.pool.allocated().forEach(id -> held.put(id, h.settings.extendedResourceName()));
         h.pool.removeAllDeviceInfo();
         try {
             h.pool.removeCdiSpec();
@@ -190,8 +198,16 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
         reserved.values().forEach(r -> all.add(new Ordered(r.settings(), r.matcher())));
         all.sort(Comparator.comparingInt((Ordered o) -> o.settings().order()).thenComparing(o -> o.settings().name()));
         List<PoolAssignment.Rule> rules = all.stream().map(o -> new PoolAssignment.Rule(o.settings().name(),
-                o.matcher())).toList();
-        PoolAssignment next = PoolAssignment.of(rules, layer, snapshot, ledger.entries());
+                o.settings().extendedResourceName(), o.matcher())).toList();
+        java.util.Set<String> resources = new java.util.HashSet<>();
+        all.forEach(o -> resources.add(o.settings().extendedResourceName()));
+        if (held.values().removeIf(r -> !resources.contains(r))) {
+            LOG.info("allocated VFs of removed resources released; still held: {}", held);
+        }
+        Map<String, String> pins = new LinkedHashMap<>(held);
+        pools.forEach(p -> p.pool.allocated().forEach(id -> pins.put(id, p.settings.extendedResourceName())));
+        PoolAssignment next = PoolAssignment.of(rules, layer, snapshot, ledger.entries(), pins);
+        held.keySet().retainAll(next.vfs().keySet());           // VFs gone from the host
         try {
             if (ledger.replace(next.ledger())) {
                 LOG.debug("RDMA ledger written file={} vfs={}", ledger.file(), next.ledger().size());

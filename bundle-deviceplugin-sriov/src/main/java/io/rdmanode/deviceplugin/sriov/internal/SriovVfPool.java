@@ -44,6 +44,8 @@ public final class SriovVfPool implements DevicePlugin {
     private final Optional<CdiSpec> cdi;
     private final Optional<CdiRuntime.Finding> cdiRuntime;
     private volatile String cdiProblem = "";
+    /** VFs Allocate answered for: a container may hold them (kubelet never says when it stops). */
+    private final Set<String> allocated = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** CDI kind of SR-IOV pools' specs: {@code rdmanode.io/vf=<PCI address>}. */
     static final String CDI_KIND = "rdmanode.io/vf";
@@ -86,6 +88,7 @@ public final class SriovVfPool implements DevicePlugin {
             }
         }
         vfs = Map.copyOf(m);
+        allocated.retainAll(m.keySet());              // a VF that left the host is no one's any more
         rdmaCm = rdmaCmNode;
         List<Device> list = new ArrayList<>(next.size());
         for (PooledVf p : next) {
@@ -166,6 +169,11 @@ public final class SriovVfPool implements DevicePlugin {
         }
     }
 
+    /** The VFs Allocate answered for, still in the pool. */
+    public Set<String> allocated() {
+        return Set.copyOf(allocated);
+    }
+
     public Map<String, PooledVf> vfs() {
         return vfs;
     }
@@ -221,6 +229,7 @@ public final class SriovVfPool implements DevicePlugin {
                         "cannot write device-info file " + deviceInfo.file(p.vf().id()) + ": " + e.getMessage(), e);
             }
         }
+        allocated.addAll(ids);
         LOG.debug("allocate resource={} vfs={}", resourceName(), ids);
         DeviceFile cm = rdmaCm;
         ContainerAllocation plain = allocator.allocate(chosen, cm);

@@ -321,4 +321,30 @@ class SriovPoolsTest {
         assertThat(kubelet.plugin("rdma/pf0").allocate("rdma/pf0", List.of("0000:3b:00.6")).get(0).cdiDevices())
                 .containsExactly("rdmanode.io/vf=0000:3b:00.6");
     }
+
+    @Test
+    void anAllocatedVfStaysWithItsResourceAcrossAnEditAndIsReleasedWhenThePoolGoes() {
+        SriovPools.Handle first = pool("pf0", 0, pf("0000:3b:00.0"));
+        pool("all", 1, RDMA);
+        kubelet.awaitRegistrations("rdma/pf0", 1, WAIT);
+        kubelet.awaitRegistrations("rdma/all", 1, WAIT);
+        awaitIds("rdma/all", 8);
+        kubelet.plugin("rdma/pf0").allocate("rdma/pf0", List.of("0000:3b:00.2"));    // VF index 0, in a pod
+
+        pools.remove(first);                                  // edited: now VFs 4-7 of the PF only
+        SriovPools.Handle edited = pool("pf0", 0, (vf, h) -> vf.index() >= 4 ? pf("0000:3b:00.0").exclusion(vf, h)
+                : Optional.of("index"));
+        assertThat(edited.pool().vfs()).hasSize(4);
+        awaitIds("rdma/all", 11);                             // VFs 1-3 move; VF 0 stays held for rdma/pf0
+
+        org.awaitility.Awaitility.await().pollDelay(Duration.ofMillis(SriovPools.RESERVE_MILLIS + 500))
+                .atMost(WAIT).untilAsserted(() -> assertThat(pools.vfStatus().get("0000:3b:00.2"))
+                        .contains("allocated as rdma/pf0"));
+        assertThat(kubelet.plugin("rdma/all").deviceLists()).allSatisfy(u -> assertThat(u)
+                .noneMatch(d -> d.id().equals("0000:3b:00.2")));
+
+        pools.remove(edited);                                 // rdma/pf0 is gone: kubelet drops the resource
+        List<Device> all = awaitIds("rdma/all", 16);
+        assertThat(all).anyMatch(d -> d.id().equals("0000:3b:00.2"));
+    }
 }
