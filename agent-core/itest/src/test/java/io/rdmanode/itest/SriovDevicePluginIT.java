@@ -50,7 +50,7 @@ public class SriovDevicePluginIT extends AgentTestSupport {
     BundleContext context;
 
     Path pluginDir() {
-        return workDir().resolve("dp");
+        return socketDir("dp");                  // short whatever the checkout depth (kubelet.pluginDir length)
     }
 
     String config(String sriovPools) {
