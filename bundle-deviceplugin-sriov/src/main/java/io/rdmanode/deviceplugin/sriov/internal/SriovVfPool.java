@@ -229,11 +229,11 @@ public final class SriovVfPool implements DevicePlugin {
                         "cannot write device-info file " + deviceInfo.file(p.vf().id()) + ": " + e.getMessage(), e);
             }
         }
-        allocated.addAll(ids);
         LOG.debug("allocate resource={} vfs={}", resourceName(), ids);
         DeviceFile cm = rdmaCm;
         ContainerAllocation plain = allocator.allocate(chosen, cm);
         if (cdi.isEmpty()) {
+            allocated.addAll(ids);
             return plain;
         }
         CdiSpec spec = cdi.get();
@@ -247,6 +247,7 @@ public final class SriovVfPool implements DevicePlugin {
         List<String> names = ids.stream().filter(inSpec::contains).map(spec::qualifiedName).toList();
         Map<String, String> annotations = names.isEmpty() ? Map.of()
                 : Map.of(spec.annotationKey(), String.join(",", names));
+        allocated.addAll(ids);
         // The runtime adds the nodes from the spec; env (PCIDEVICE_*) and device-info files are as without CDI.
         return new ContainerAllocation(plain.envs(), plain.mounts(), List.of(), annotations, names);
     }
