@@ -25,11 +25,24 @@ import java.util.TreeMap;
 public record PoolAssignment(long revision, Map<String, List<PooledVf>> pools, Map<String, String> vfs,
                              Map<String, VfRdma> ledger) {
 
-    /** A pool as the assignment sees it: its name and selectors. */
-    public record Rule(String name, VfMatcher matcher) { }
+    /** A pool as the assignment sees it: its name, extended resource name and selectors. */
+    public record Rule(String name, String resource, VfMatcher matcher) {
+        public Rule(String name, VfMatcher matcher) {
+            this(name, "", matcher);
+        }
+    }
 
     public static PoolAssignment of(List<Rule> rules, DevicePluginLayer layer, HostSnapshot snapshot,
                                     Map<String, VfRdma> remembered) {
+        return of(rules, layer, snapshot, remembered, Map.of());
+    }
+
+    /**
+     * @param held VF ID to the extended resource that allocated it: only a pool of that resource may take it
+     *             (kubelet believes a container holds it under that name), and none when no such pool matches
+     */
+    public static PoolAssignment of(List<Rule> rules, DevicePluginLayer layer, HostSnapshot snapshot,
+                                    Map<String, VfRdma> remembered, Map<String, String> held) {
         HostIndex host = new HostIndex(snapshot);
         boolean exclusive = snapshot.netnsMode().mode() == NetnsMode.Mode.EXCLUSIVE;
         Map<String, List<PooledVf>> pools = new LinkedHashMap<>();
@@ -44,7 +57,12 @@ public record PoolAssignment(long revision, Map<String, List<PooledVf>> pools, M
             SriovVf candidate = onHost.isEmpty() && known.isPresent() ? remembered(vf, known.get()) : vf;
             List<String> reasons = new ArrayList<>();
             Rule taker = null;
+            String heldBy = held.get(vf.id());
             for (Rule r : rules) {
+                if (heldBy != null && !heldBy.equals(r.resource())) {
+                    reasons.add(r.name() + ": allocated as " + heldBy);
+                    continue;
+                }
                 Optional<String> why = r.matcher().exclusion(candidate, host);
                 if (why.isEmpty()) {
                     taker = r;

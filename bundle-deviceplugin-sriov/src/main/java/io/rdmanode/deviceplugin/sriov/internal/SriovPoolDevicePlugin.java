@@ -59,6 +59,13 @@ public final class SriovPoolDevicePlugin {
         @AttributeDefinition(description = "directory of NPWG device-info files written at Allocate")
         String deviceInfoDir() default "/var/run/k8s.cni.cncf.io/devinfo/dp";
 
+        @AttributeDefinition(description = "write a CDI spec (one device per VF) and answer Allocate with CDI"
+                + " device names instead of device nodes")
+        boolean cdi() default false;
+
+        @AttributeDefinition(description = "directory of dynamic CDI specs")
+        String cdiSpecDir() default "/var/run/cdi";
+
         @AttributeDefinition(description = "PCI vendor ids of the VFs, e.g. 15b3")
         String[] selectors_vendors() default {};
 
@@ -112,7 +119,7 @@ public final class SriovPoolDevicePlugin {
         String resourceName = c.resourceName().isEmpty() ? c.name() : c.resourceName();
         return new SriovPoolSettings(c.name(), order, c.resourcePrefix(), resourceName,
                 PreferredAllocator.Policy.valueOf(c.policy().toUpperCase(Locale.ROOT)), c.excludeTopology(),
-                Path.of(c.deviceInfoDir()));
+                Path.of(c.deviceInfoDir()), c.cdi() ? Optional.of(Path.of(c.cdiSpecDir())) : Optional.empty());
     }
 
     /**

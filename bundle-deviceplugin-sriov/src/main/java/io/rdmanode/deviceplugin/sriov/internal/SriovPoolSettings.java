@@ -2,6 +2,7 @@
 package io.rdmanode.deviceplugin.sriov.internal;
 
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -10,11 +11,19 @@ import java.util.regex.Pattern;
  * @param name           the pool's name (factory configuration name)
  * @param order          position in {@code deviceplugin.sriov.pools}: the first matching pool takes a VF
  * @param deviceInfoDir  where NPWG device-info files go
+ * @param cdiSpecDir     where the pool's CDI spec goes when CDI is on; empty when it is off
  */
 public record SriovPoolSettings(String name, int order, String resourcePrefix, String resourceName,
-                                PreferredAllocator.Policy policy, boolean excludeTopology, Path deviceInfoDir) {
+                                PreferredAllocator.Policy policy, boolean excludeTopology, Path deviceInfoDir,
+                                Optional<Path> cdiSpecDir) {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
+
+    /** A pool without CDI. */
+    public SriovPoolSettings(String name, int order, String resourcePrefix, String resourceName,
+                             PreferredAllocator.Policy policy, boolean excludeTopology, Path deviceInfoDir) {
+        this(name, order, resourcePrefix, resourceName, policy, excludeTopology, deviceInfoDir, Optional.empty());
+    }
 
     public SriovPoolSettings {
         if (!NAME.matcher(resourceName).matches() || resourceName.length() > 63) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.sriov.internal;
 
+import io.rdmanode.deviceplugin.CdiSpec;
 import io.rdmanode.deviceplugin.DeviceFile;
 import io.rdmanode.deviceplugin.DevicePluginLayer;
 import io.rdmanode.discovery.HostSnapshot;
@@ -10,6 +11,7 @@ import io.rdmanode.discovery.TopologyDiff;
 import io.rdmanode.kubelet.DevicePluginHost;
 import io.rdmanode.kubelet.ServedResource;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -69,6 +71,13 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
     private final RdmaVfLedger ledger;
     private final List<Handle> pools = new ArrayList<>();
     private final Map<String, Reserved> reserved = new LinkedHashMap<>();
+    /**
+     * VFs allocated by pools since stopped, to their extended resource name: kubelet still counts them as
+     * that resource in running containers, so a config edit must not hand them to another resource. Kept while
+     * a pool (or a just-removed pool's reservation) has that resource name; dropped when none does (the pool
+     * is gone from the configuration, kubelet drops the resource) or the VF leaves the host.
+     */
+    private final Map<String, String> held = new LinkedHashMap<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "rdma-agent-deviceplugin-sriov-reserve");
         t.setDaemon(true);
@@ -77,7 +86,18 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
     private volatile PoolAssignment assignment;
     private volatile String ledgerProblem = "";
 
+    /** Where the node's runtime configuration is looked for (the CDI check). */
+    static final Path NODE_ROOT = Path.of("/");
+
+    private final Path nodeRoot;
+
     public SriovPools(RdmaDiscovery discovery, DevicePluginLayer layer, RdmaVfLedger ledger) {
+        this(discovery, layer, ledger, NODE_ROOT);
+    }
+
+    /** @param nodeRoot where the node's {@code /etc} is looked for the runtime's CDI support (tests: a tree) */
+    SriovPools(RdmaDiscovery discovery, DevicePluginLayer layer, RdmaVfLedger ledger, Path nodeRoot) {
+        this.nodeRoot = nodeRoot;
         this.discovery = discovery;
         this.layer = layer;
         this.ledger = ledger;
@@ -93,7 +113,16 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
      * @throws IllegalArgumentException when the host already serves the resource name
      */
     public synchronized Handle add(SriovPoolSettings settings, VfMatcher matcher, DevicePluginHost host) {
-        Handle h = new Handle(settings, matcher, new SriovVfPool(settings, layer.paths()));
+        Optional<CdiSpec> cdi = settings.cdiSpecDir()
+                .map(dir -> layer.cdiSpec(dir, SriovVfPool.CDI_KIND, settings.name()));
+        Optional<CdiRuntime.Finding> cdiRuntime = Optional.empty();
+        if (cdi.isPresent()) {
+            CdiRuntime.Finding f = CdiRuntime.detect(nodeRoot);
+            cdiRuntime = Optional.of(f);
+            LOG.warn("pool uses CDI pool={} specDir={}: {}; detected {}: {}", settings.name(),
+                    settings.cdiSpecDir().get(), CdiRuntime.REQUIREMENT, f.verdict(), f.detail());
+        }
+        Handle h = new Handle(settings, matcher, new SriovVfPool(settings, layer.paths(), cdi, cdiRuntime));
         reserved.remove(settings.name());
         pools.add(h);
         pools.sort(Comparator.comparingInt((Handle p) -> p.settings.order()).thenComparing(p -> p.settings.name()));
@@ -103,6 +132,7 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
         } catch (RuntimeException e) {
             pools.remove(h);
             recompute(discovery.snapshot());
+            h.pool.removeCdiSpec();
             throw e;
         }
         List<String> stale = h.pool.removeStaleDeviceInfo();
@@ -138,7 +168,13 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
         if (h.served != null) {
             h.served.close();
         }
+        h.pool.allocated().forEach(id -> held.put(id, h.settings.extendedResourceName()));
         h.pool.removeAllDeviceInfo();
+        try {
+            h.pool.removeCdiSpec();
+        } catch (UncheckedIOException e) {
+            LOG.warn("pool={}: {}", h.settings.name(), e.getMessage());
+        }
         LOG.info("pool stopped pool={} resource={}", h.settings.name(), h.settings.extendedResourceName());
         return true;
     }
@@ -162,8 +198,16 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
         reserved.values().forEach(r -> all.add(new Ordered(r.settings(), r.matcher())));
         all.sort(Comparator.comparingInt((Ordered o) -> o.settings().order()).thenComparing(o -> o.settings().name()));
         List<PoolAssignment.Rule> rules = all.stream().map(o -> new PoolAssignment.Rule(o.settings().name(),
-                o.matcher())).toList();
-        PoolAssignment next = PoolAssignment.of(rules, layer, snapshot, ledger.entries());
+                o.settings().extendedResourceName(), o.matcher())).toList();
+        java.util.Set<String> resources = new java.util.HashSet<>();
+        all.forEach(o -> resources.add(o.settings().extendedResourceName()));
+        if (held.values().removeIf(r -> !resources.contains(r))) {
+            LOG.info("allocated VFs of removed resources released; still held: {}", held);
+        }
+        Map<String, String> pins = new LinkedHashMap<>(held);
+        pools.forEach(p -> p.pool.allocated().forEach(id -> pins.put(id, p.settings.extendedResourceName())));
+        PoolAssignment next = PoolAssignment.of(rules, layer, snapshot, ledger.entries(), pins);
+        held.keySet().retainAll(next.vfs().keySet());           // VFs gone from the host
         try {
             if (ledger.replace(next.ledger())) {
                 LOG.debug("RDMA ledger written file={} vfs={}", ledger.file(), next.ledger().size());

@@ -7,8 +7,12 @@ import io.rdmanode.kubelet.DevicePlugin;
 import io.rdmanode.kubelet.DevicePluginException;
 import io.rdmanode.kubelet.PluginOptions;
 import java.io.IOException;
+import io.rdmanode.deviceplugin.CdiDevice;
+import io.rdmanode.deviceplugin.CdiSpec;
 import io.rdmanode.deviceplugin.DeviceFile;
 import io.rdmanode.deviceplugin.DevicePaths;
+import java.io.UncheckedIOException;
+import java.util.Optional;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,7 +25,10 @@ import org.slf4j.LoggerFactory;
  * One SR-IOV pool as a kubelet device plugin: one device ID per VF (its PCI address) with the VF's health
  * and NUMA node. Allocate hands out the VFs' RDMA (or vfio) nodes and the PCIDEVICE environment and writes
  * their NPWG device-info files; it is idempotent (kubelet calls it again with an init container's IDs for the
- * next container). GetPreferredAllocation is offered. Thread-safe: {@link #update} on the discovery thread,
+ * next container). GetPreferredAllocation is offered. With CDI on, the pool's spec has one device per VF (named by
+ * its PCI address, with the VF's nodes), rewritten whenever the pool's VFs or their nodes change, and Allocate
+ * answers with the VFs' CDI names (annotation and {@code cdi_devices}) instead of device nodes; env and
+ * device-info files stay. Thread-safe: {@link #update} on the discovery thread,
  * the rest on RPC threads.
  */
 public final class SriovVfPool implements DevicePlugin {
@@ -34,9 +41,28 @@ public final class SriovVfPool implements DevicePlugin {
     private volatile Map<String, PooledVf> vfs = Map.of();
     private volatile List<Device> devices = List.of();
     private volatile DeviceFile rdmaCm;
+    private final Optional<CdiSpec> cdi;
+    private final Optional<CdiRuntime.Finding> cdiRuntime;
+    private volatile String cdiProblem = "";
+    /** VFs Allocate answered for: a container may hold them (kubelet never says when it stops). */
+    private final Set<String> allocated = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** CDI kind of SR-IOV pools' specs: {@code rdmanode.io/vf=<PCI address>}. */
+    static final String CDI_KIND = "rdmanode.io/vf";
 
     public SriovVfPool(SriovPoolSettings settings, DevicePaths paths) {
+        this(settings, paths, Optional.empty(), Optional.empty());
+    }
+
+    /**
+     * @param cdi        the pool's CDI spec when CDI is on ({@link #CDI_KIND}, owner the pool name)
+     * @param cdiRuntime what was found about the runtime's CDI support, for {@code /status}
+     */
+    public SriovVfPool(SriovPoolSettings settings, DevicePaths paths, Optional<CdiSpec> cdi,
+                       Optional<CdiRuntime.Finding> cdiRuntime) {
         this.settings = settings;
+        this.cdi = cdi;
+        this.cdiRuntime = cdiRuntime;
         this.allocator = new VfAllocator(settings.resourcePrefix(), settings.resourceName(), paths);
         this.deviceInfo = new DeviceInfoFiles(settings.deviceInfoDir(), settings.extendedResourceName());
     }
@@ -62,6 +88,7 @@ public final class SriovVfPool implements DevicePlugin {
             }
         }
         vfs = Map.copyOf(m);
+        allocated.retainAll(m.keySet());              // a VF that left the host is no one's any more
         rdmaCm = rdmaCmNode;
         List<Device> list = new ArrayList<>(next.size());
         for (PooledVf p : next) {
@@ -71,7 +98,46 @@ public final class SriovVfPool implements DevicePlugin {
         }
         boolean changed = !list.equals(devices);
         devices = List.copyOf(list);
+        cdi.ifPresent(spec -> {
+            try {
+                if (spec.write(cdiDevices(next, rdmaCmNode))) {
+                    LOG.debug("CDI spec written pool={} file={} vfs={}", settings.name(), spec.file(), next.size());
+                }
+                cdiProblem = "";
+            } catch (IOException e) {
+                // Allocate writes it again (and fails if it still cannot); until then the log and /status say it.
+                cdiProblem = "cannot write CDI spec " + spec.file() + ": " + e.getMessage();
+                LOG.warn("pool={}: {}", settings.name(), cdiProblem);
+            }
+        });
         return changed;
+    }
+
+    /**
+     * One CDI device per VF with the nodes Allocate would hand out for it alone. A VF without any node (no RDMA
+     * device, not vfio) is left out: CDI refuses a device without container edits.
+     */
+    private List<CdiDevice> cdiDevices(java.util.Collection<PooledVf> pooled, DeviceFile rdmaCmNode) {
+        List<CdiDevice> list = new ArrayList<>();
+        for (PooledVf p : pooled) {
+            List<io.rdmanode.kubelet.ContainerAllocation.DeviceNode> nodes =
+                    allocator.allocate(List.of(p), rdmaCmNode).devices();
+            if (!nodes.isEmpty()) {
+                list.add(new CdiDevice(p.vf().id(), nodes, Map.of()));
+            }
+        }
+        return list;
+    }
+
+    /** Deletes the pool's CDI spec, if CDI is on (the pool stops). */
+    public void removeCdiSpec() {
+        cdi.ifPresent(spec -> {
+            try {
+                spec.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot delete CDI spec " + spec.file(), e);
+            }
+        });
     }
 
     /** At start: device-info files of this resource for VFs not in the pool are stale. */
@@ -101,6 +167,11 @@ public final class SriovVfPool implements DevicePlugin {
         } catch (IOException e) {
             LOG.warn("cannot remove device-info file {}: {}", deviceInfo.file(id), e.getMessage());
         }
+    }
+
+    /** The VFs Allocate answered for, still in the pool. */
+    public Set<String> allocated() {
+        return Set.copyOf(allocated);
     }
 
     public Map<String, PooledVf> vfs() {
@@ -159,7 +230,26 @@ public final class SriovVfPool implements DevicePlugin {
             }
         }
         LOG.debug("allocate resource={} vfs={}", resourceName(), ids);
-        return allocator.allocate(chosen, rdmaCm);
+        DeviceFile cm = rdmaCm;
+        ContainerAllocation plain = allocator.allocate(chosen, cm);
+        if (cdi.isEmpty()) {
+            allocated.addAll(ids);
+            return plain;
+        }
+        CdiSpec spec = cdi.get();
+        try {
+            spec.write(cdiDevices(now.values(), cm));     // a no-op unless update could not write it
+        } catch (IOException e) {
+            throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, resourceName(),
+                    "cannot write CDI spec " + spec.file() + " for pool " + settings.name() + ": " + e.getMessage(), e);
+        }
+        List<String> inSpec = spec.written().stream().map(CdiDevice::name).toList();
+        List<String> names = ids.stream().filter(inSpec::contains).map(spec::qualifiedName).toList();
+        Map<String, String> annotations = names.isEmpty() ? Map.of()
+                : Map.of(spec.annotationKey(), String.join(",", names));
+        allocated.addAll(ids);
+        // The runtime adds the nodes from the spec; env (PCIDEVICE_*) and device-info files are as without CDI.
+        return new ContainerAllocation(plain.envs(), plain.mounts(), List.of(), annotations, names);
     }
 
     /** The {@code /status} view of this pool. */
@@ -176,6 +266,11 @@ public final class SriovVfPool implements DevicePlugin {
         now.values().stream().filter(p -> !p.healthy()).forEach(p -> unhealthy.put(p.vf().id(), p.unhealthy().get()));
         m.put("unhealthy", unhealthy);
         m.put("deviceInfoDir", deviceInfo.dir().toString());
+        m.put("cdi", cdi.map(c -> (Object) c.file().toString()).orElse(false));
+        cdiRuntime.ifPresent(f -> m.put("cdiRuntime", f.toStatus()));
+        if (!cdiProblem.isEmpty()) {
+            m.put("cdiProblem", cdiProblem);
+        }
         return m;
     }
 }

@@ -73,6 +73,20 @@ class PoolAssignmentTest {
     }
 
     @Test
+    void aHeldVfGoesOnlyToAPoolOfTheResourceThatAllocatedIt() {
+        List<PoolAssignment.Rule> rules = List.of(
+                new PoolAssignment.Rule("low", "rdma/low", indexBelow(4)),
+                new PoolAssignment.Rule("pf0", "rdma/pf0", pf("0000:3b:00.0")));
+        PoolAssignment a = PoolAssignment.of(rules, host.layer(), host.snapshot(), Map.of(),
+                Map.of("0000:3b:00.2", "rdma/pf0", "0000:3b:00.3", "rdma/gone"));
+
+        assertThat(a.pool("pf0")).extracting(p -> p.vf().id()).startsWith("0000:3b:00.2", "0000:3b:00.6");
+        assertThat(a.pool("low")).extracting(p -> p.vf().id()).doesNotContain("0000:3b:00.2", "0000:3b:00.3");
+        assertThat(a.vfs()).containsEntry("0000:3b:00.2", "pool pf0")
+                .containsEntry("0000:3b:00.3", "no pool: low: allocated as rdma/gone; pf0: allocated as rdma/gone");
+    }
+
+    @Test
     void aVfWhosePortIsDownIsPooledButUnhealthy() {
         PoolAssignment a = PoolAssignment.of(List.of(new PoolAssignment.Rule("pf0", pf("0000:3b:00.0"))), host.layer(), host.snapshot(), Map.of());
 

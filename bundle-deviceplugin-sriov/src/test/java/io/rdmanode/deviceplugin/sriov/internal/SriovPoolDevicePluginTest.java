@@ -144,4 +144,19 @@ class SriovPoolDevicePluginTest {
                 .contains("none=pool none has no selectors").contains("b=resource rdma/a is already served");
         assertThat(ids("rdma/a", 16)).hasSize(16);
     }
+
+    @Test
+    void theCdiKeysOfAPoolConfigurationTurnOnItsSpec() throws IOException {
+        start(SriovHost.recorded(dir.resolve("host")));
+        Path cdiDir = dir.resolve("cdi");
+        SriovPoolDevicePlugin p = activate(0, "cdi_a", "selectors.pfNames", new String[] {"ens2f0#0"}, "cdi", true,
+                "cdiSpecDir", cdiDir.toString());
+        assertThat(ids("rdma/cdi_a", 1)).containsExactly("0000:86:00.2");
+
+        assertThat(kubelet.plugin("rdma/cdi_a").allocate("rdma/cdi_a", List.of("0000:86:00.2")).get(0).cdiDevices())
+                .containsExactly("rdmanode.io/vf=0000:86:00.2");
+        assertThat(cdiDir.resolve("rdmanode.io-vf_cdi_a.json")).exists();
+        p.stop();
+        assertThat(cdiDir.resolve("rdmanode.io-vf_cdi_a.json")).doesNotExist();
+    }
 }

@@ -253,4 +253,98 @@ class SriovPoolsTest {
         assertThat(kubelet.plugin("rdma/all").deviceLists()).allSatisfy(u -> assertThat(u.size())
                 .isLessThanOrEqualTo(12));
     }
+
+    private SriovPools.Handle cdiPool(String name, VfMatcher matcher, Path cdiDir) {
+        return pools.add(new SriovPoolSettings(name, 0, "rdma", name, Policy.SPREAD, false, dir.resolve("devinfo"),
+                Optional.of(cdiDir)), matcher, pluginHost);
+    }
+
+    @Test
+    void answersWithCdiNamesKeepsEnvAndDeviceInfoAndListsEveryVfInTheSpec() throws IOException {
+        Path cdiDir = dir.resolve("cdi");
+        Files.createDirectories(cdiDir);
+        Files.writeString(cdiDir.resolve("rdmanode.io-vf_old.json"), "{}");        // a killed agent's spec
+        pools.close();
+        pools = new SriovPools(host, host.layer(), new RdmaVfLedger(dir.resolve("state/rdma-vfs")),
+                dir.resolve("node"));
+        SriovPools.Handle h = cdiPool("pf1", pf("0000:86:00.0"), cdiDir);
+        kubelet.awaitRegistrations("rdma/pf1", 1, WAIT);
+        Path spec = cdiDir.resolve("rdmanode.io-vf_pf1.json");
+        assertThat(cdiDir.resolve("rdmanode.io-vf_old.json")).doesNotExist();
+
+        List<ContainerAllocation> first = kubelet.plugin("rdma/pf1").allocate("rdma/pf1",
+                List.of("0000:86:00.2", "0000:86:00.3"));
+        List<ContainerAllocation> again = kubelet.plugin("rdma/pf1").allocate("rdma/pf1",
+                List.of("0000:86:00.2", "0000:86:00.3"));
+
+        ContainerAllocation c = first.get(0);
+        assertThat(c.devices()).isEmpty();                                 // the runtime takes them from the spec
+        assertThat(c.cdiDevices()).containsExactly("rdmanode.io/vf=0000:86:00.2", "rdmanode.io/vf=0000:86:00.3");
+        assertThat(c.annotations()).containsExactly(org.assertj.core.api.Assertions.entry(
+                "cdi.k8s.io/rdmanode.io_vf_pf1", "rdmanode.io/vf=0000:86:00.2,rdmanode.io/vf=0000:86:00.3"));
+        assertThat(c.envs()).containsEntry("PCIDEVICE_RDMA_PF1", "0000:86:00.2,0000:86:00.3");
+        assertThat(dir.resolve("devinfo/rdma-pf1-0000:86:00.2-device.json")).exists();
+        assertThat(again).isEqualTo(first);
+        String json = Files.readString(spec);
+        assertThat(json).contains("\"kind\":\"rdmanode.io/vf\"", "\"name\":\"0000:86:00.2\"",
+                "\"name\":\"0000:86:01.1\"", "\"path\":\"/dev/infiniband/uverbs21\"",
+                "\"hostPath\":\"" + host.devRoot() + "/infiniband/uverbs21\"", "/dev/infiniband/rdma_cm");
+        try (var files = Files.list(cdiDir)) {
+            assertThat(files).containsExactly(spec);                       // no temp files left behind
+        }
+        assertThat(h.status()).containsEntry("cdi", spec.toString()).containsKey("cdiRuntime");
+
+        pools.remove(h);
+        assertThat(spec).doesNotExist();
+    }
+
+    @Test
+    void theCdiSpecFollowsAVfCountChange() throws IOException {
+        Path cdiDir = dir.resolve("cdi");
+        cdiPool("pf0", pf("0000:3b:00.0"), cdiDir);
+        kubelet.awaitRegistrations("rdma/pf0", 1, WAIT);
+        Path spec = cdiDir.resolve("rdmanode.io-vf_pf0.json");
+        assertThat(Files.readString(spec)).contains("\"name\":\"0000:3b:00.2\"", "\"name\":\"0000:3b:00.6\"");
+
+        host.numVfs("0000:3b:00.0", 4);
+        host.rescan();
+        awaitIds("rdma/pf0", 4);
+        assertThat(Files.readString(spec)).contains("\"name\":\"0000:3b:00.5\"")
+                .doesNotContain("\"name\":\"0000:3b:00.6\"");
+        assertThatThrownBy(() -> kubelet.plugin("rdma/pf0").allocate("rdma/pf0", List.of("0000:3b:00.6")))
+                .isInstanceOf(DevicePluginException.class);
+
+        host.numVfs("0000:3b:00.0", 8);
+        host.rescan();
+        awaitIds("rdma/pf0", 8);
+        assertThat(Files.readString(spec)).contains("\"name\":\"0000:3b:00.6\"");
+        assertThat(kubelet.plugin("rdma/pf0").allocate("rdma/pf0", List.of("0000:3b:00.6")).get(0).cdiDevices())
+                .containsExactly("rdmanode.io/vf=0000:3b:00.6");
+    }
+
+    @Test
+    void anAllocatedVfStaysWithItsResourceAcrossAnEditAndIsReleasedWhenThePoolGoes() {
+        SriovPools.Handle first = pool("pf0", 0, pf("0000:3b:00.0"));
+        pool("all", 1, RDMA);
+        kubelet.awaitRegistrations("rdma/pf0", 1, WAIT);
+        kubelet.awaitRegistrations("rdma/all", 1, WAIT);
+        awaitIds("rdma/all", 8);
+        kubelet.plugin("rdma/pf0").allocate("rdma/pf0", List.of("0000:3b:00.2"));    // VF index 0, in a pod
+
+        pools.remove(first);                                  // edited: now VFs 4-7 of the PF only
+        SriovPools.Handle edited = pool("pf0", 0, (vf, h) -> vf.index() >= 4 ? pf("0000:3b:00.0").exclusion(vf, h)
+                : Optional.of("index"));
+        assertThat(edited.pool().vfs()).hasSize(4);
+        awaitIds("rdma/all", 11);                             // VFs 1-3 move; VF 0 stays held for rdma/pf0
+
+        org.awaitility.Awaitility.await().pollDelay(Duration.ofMillis(SriovPools.RESERVE_MILLIS + 500))
+                .atMost(WAIT).untilAsserted(() -> assertThat(pools.vfStatus().get("0000:3b:00.2"))
+                        .contains("allocated as rdma/pf0"));
+        assertThat(kubelet.plugin("rdma/all").deviceLists()).allSatisfy(u -> assertThat(u)
+                .noneMatch(d -> d.id().equals("0000:3b:00.2")));
+
+        pools.remove(edited);                                 // rdma/pf0 is gone: kubelet drops the resource
+        List<Device> all = awaitIds("rdma/all", 16);
+        assertThat(all).anyMatch(d -> d.id().equals("0000:3b:00.2"));
+    }
 }
