@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.shared.internal;
 
+import io.rdmanode.deviceplugin.CdiRuntime;
 import io.rdmanode.deviceplugin.CandidateDevice;
 import io.rdmanode.deviceplugin.CdiDevice;
 import io.rdmanode.deviceplugin.CdiSpec;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.shared.internal;
 
+import io.rdmanode.deviceplugin.CdiRuntime;
 import io.rdmanode.deviceplugin.DevicePluginLayer;
 import io.rdmanode.deviceplugin.Selectors;
 import io.rdmanode.deviceplugin.ServedPool;

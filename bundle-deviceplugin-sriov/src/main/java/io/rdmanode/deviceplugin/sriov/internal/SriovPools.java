@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.sriov.internal;
 
+import io.rdmanode.deviceplugin.CdiRuntime;
 import io.rdmanode.deviceplugin.CdiSpec;
 import io.rdmanode.deviceplugin.DeviceFile;
 import io.rdmanode.deviceplugin.DevicePluginLayer;

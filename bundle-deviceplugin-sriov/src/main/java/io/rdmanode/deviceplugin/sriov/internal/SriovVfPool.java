@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.sriov.internal;
 
+import io.rdmanode.deviceplugin.CdiRuntime;
 import io.rdmanode.kubelet.ContainerAllocation;
 import io.rdmanode.kubelet.Device;
 import io.rdmanode.kubelet.DevicePlugin;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.rdmanode.deviceplugin.shared.internal;
+package io.rdmanode.deviceplugin;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -16,19 +16,27 @@ import java.util.regex.Pattern;
  * {@code cdi.k8s.io/} annotation (read by the runtime) or the {@code cdi_devices} field (feature gate
  * {@code DevicePluginCDIDevices}, beta and on from Kubernetes 1.29). The runtime's version is not visible from
  * here, so the check reads its configuration files under {@code root} (the agent sees the node's {@code /etc}
- * only when the DaemonSet mounts it) and says what it found.
+ * only when the DaemonSet mounts it) and says what it found. Every device plugin with CDI pools uses it.
+ *
+ * @since 1.0
  */
-final class CdiRuntime {
+public final class CdiRuntime {
 
     /** What a CDI pool requires, in words for the log and {@code /status}. */
-    static final String REQUIREMENT = "the container runtime must support CDI: containerd >= 1.7 with"
+    public static final String REQUIREMENT = "the container runtime must support CDI: containerd >= 1.7 with"
             + " enable_cdi = true in [plugins.\"io.containerd.grpc.v1.cri\"] (default from containerd 2.0), or"
             + " CRI-O >= 1.23; otherwise pods start without the RDMA devices";
 
-    enum Verdict { ENABLED, DISABLED, UNKNOWN }
+    /** What the node's runtime configuration says about CDI. */
+    public enum Verdict { ENABLED, DISABLED, UNKNOWN }
 
-    record Finding(Verdict verdict, String detail) {
-        Map<String, Object> toStatus() {
+    /**
+     * @param verdict what was found
+     * @param detail  which file said so, for the log and {@code /status}
+     */
+    public record Finding(Verdict verdict, String detail) {
+        /** The {@code /status} view: requirement, detected verdict, detail. */
+        public Map<String, Object> toStatus() {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("requirement", REQUIREMENT);
             m.put("detected", verdict.name().toLowerCase(java.util.Locale.ROOT));
@@ -43,7 +51,8 @@ final class CdiRuntime {
     private CdiRuntime() {
     }
 
-    static Finding detect(Path root) {
+    /** @param root the node's root as the agent sees it ({@code /} on a host, a mount in a DaemonSet) */
+    public static Finding detect(Path root) {
         Path containerd = root.resolve("etc/containerd/config.toml");
         if (Files.isRegularFile(containerd)) {
             String toml;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.rdmanode.deviceplugin.shared.internal;
+package io.rdmanode.deviceplugin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
