@@ -10,7 +10,6 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -125,7 +124,7 @@ final class CheckConfigCommand {
         } finally {
             felix.stop();
             felix.waitForStop(10_000);
-            deleteTree(scratch);
+            Main.deleteTree(scratch);
         }
     }
 
@@ -152,13 +151,5 @@ final class CheckConfigCommand {
             installed.add(context.installBundle(jar.toUri().toString()));
         }
         return installed;
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        try (Stream<Path> walk = Files.walk(root)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 }

@@ -3,11 +3,8 @@ package io.rdmanode.launcher;
 
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -64,9 +61,11 @@ final class DemoLeftovers {
                 Path owner = dir.resolve(OWNER_FILE);
                 if (Files.isDirectory(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS) && Files.isRegularFile(owner)
                         && !alive(Files.readString(owner).trim())) {
-                    deleteTree(dir);
-                    removed.add(dir);
-                    LOG.info("removed demo directory {} left by a demo that was killed", dir);
+                    Main.deleteTree(dir);                        // warns itself when it cannot
+                    if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                        removed.add(dir);
+                        LOG.info("removed demo directory {} left by a demo that was killed", dir);
+                    }
                 }
             }
         } catch (IOException e) {
@@ -91,21 +90,5 @@ final class DemoLeftovers {
         } catch (NumberFormatException e) {
             return true;
         }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                Files.delete(file);
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-                Files.delete(d);
-                return FileVisitResult.CONTINUE;
-            }
-        });
     }
 }

@@ -221,17 +221,8 @@ public final class Router implements AutoCloseable {
                 throw new WireException(Errno.EINVAL, "no completion channel " + r.channelFd() + " for " + t.id());
             }
         }
-        int h = t.cqHandles.take();
-        if (h == 0) {
-            throw new WireException(Errno.ENOMEM, "no CQ handle left");
-        }
-        Mailbox mb;
-        try {
-            mb = new Mailbox(Mailbox.Kind.CQ, t, h, shm.create(Mailbox.SIZE, t.cred));
-        } catch (IOException e) {
-            t.cqHandles.free(h);
-            throw new WireException(Errno.ENOMEM, e.getMessage());
-        }
+        Mailbox mb = takeMailbox(Mailbox.Kind.CQ, t, t.cqHandles, "CQ");
+        int h = mb.handle;
         CompletionQueue cq = new CompletionQueue(t, h, r.cqe(), mb, ch);
         t.cqs.put(h, cq);
         poller.add(mb);
@@ -356,17 +347,8 @@ public final class Router implements AutoCloseable {
             throw new WireException(Errno.EINVAL, "QP capacities out of range (wr 1.." + l.maxQpWr() + ", sge 0.."
                     + l.maxSge() + ")");
         }
-        int h = t.qpHandles.take();
-        if (h == 0) {
-            throw new WireException(Errno.ENOMEM, "no QP handle left");
-        }
-        Mailbox mb;
-        try {
-            mb = new Mailbox(Mailbox.Kind.QP, t, h, shm.create(Mailbox.SIZE, t.cred));
-        } catch (IOException e) {
-            t.qpHandles.free(h);
-            throw new WireException(Errno.ENOMEM, e.getMessage());
-        }
+        Mailbox mb = takeMailbox(Mailbox.Kind.QP, t, t.qpHandles, "QP");
+        int h = mb.handle;
         int qpn = newQpn();
         QueuePair qp = new QueuePair(t, h, qpn, r.pdHandle(), r.sqSigAll(), scq, rcq, mb, r.maxSendWr(),
                 r.maxRecvWr(), Math.max(1, r.maxSendSge()), Math.max(1, r.maxRecvSge()));
@@ -376,6 +358,20 @@ public final class Router implements AutoCloseable {
         qpns.put(qpn, qp);
         poller.add(mb);
         return new CreateQpResponse(qpn, h, qp.maxSendWr, qp.maxRecvWr, qp.maxSendSge, qp.maxRecvSge, mb.file.name());
+    }
+
+    /** A free handle of {@code handles} and its mailbox; the handle goes back when the shared memory cannot be made. */
+    private Mailbox takeMailbox(Mailbox.Kind kind, Tenant t, Handles handles, String what) throws WireException {
+        int h = handles.take();
+        if (h == 0) {
+            throw new WireException(Errno.ENOMEM, "no " + what + " handle left");
+        }
+        try {
+            return new Mailbox(kind, t, h, shm.create(Mailbox.SIZE, t.cred));
+        } catch (IOException e) {
+            handles.free(h);
+            throw new WireException(Errno.ENOMEM, e.getMessage());
+        }
     }
 
     private int newQpn() {
