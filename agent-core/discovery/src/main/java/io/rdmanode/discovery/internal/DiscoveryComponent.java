@@ -3,12 +3,14 @@ package io.rdmanode.discovery.internal;
 
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.NetnsMode;
+import io.rdmanode.discovery.RdmaDevice;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.discovery.RdmaTopologyListener;
 import io.rdmanode.discovery.TopologyDiff;
 import io.rdmanode.discovery.internal.events.DiscoveryEngine;
 import io.rdmanode.discovery.internal.netlink.KernelEventListener;
 import io.rdmanode.discovery.internal.netlink.RdmaNetnsModeReader;
+import io.rdmanode.discovery.internal.sysfs.InfinibandClassReader;
 import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
 import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
 import io.rdmanode.discovery.internal.verbs.VerbsEventHints;
@@ -19,7 +21,9 @@ import io.rdmanode.health.StatusSection;
 import io.rdmanode.netlink.NetlinkException;
 import io.rdmanode.verbs.RdmaVerbs;
 import io.rdmanode.verbs.VerbsException;
+import java.nio.file.Path;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.osgi.service.component.ComponentConstants;
 import org.osgi.service.component.ComponentContext;
@@ -275,6 +279,12 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
     @Override
     public HostSnapshot rescan() {
         return engine.rescan();
+    }
+
+    @Override
+    public Optional<RdmaDevice> readDevice(Path sys, String name) {
+        // Character devices stay the host's: /dev is not namespaced, and a moved device keeps its uverbs node.
+        return InfinibandClassReader.readIfPresent(new SysfsRoot(sys, Path.of("/dev")), name);
     }
 
     @Override

@@ -6,6 +6,8 @@ import io.rdmanode.discovery.NetnsMode;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.discovery.RdmaTopologyListener;
 import io.rdmanode.discovery.TopologyDiff;
+import io.rdmanode.discovery.RdmaDevice;
+import io.rdmanode.discovery.internal.sysfs.InfinibandClassReader;
 import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
 import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
 import io.rdmanode.agent.Ttar;
@@ -17,6 +19,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -95,6 +98,11 @@ public final class RecordedHostDiscovery implements RdmaDiscovery {
                 List.of("test rescan"));
         listeners.forEach(l -> l.topologyChanged(snapshot, diff));
         return snapshot;
+    }
+
+    @Override
+    public Optional<RdmaDevice> readDevice(Path sys, String name) {
+        return InfinibandClassReader.readIfPresent(new SysfsRoot(sys, dir.resolve("dev")), name);
     }
 
     @Override

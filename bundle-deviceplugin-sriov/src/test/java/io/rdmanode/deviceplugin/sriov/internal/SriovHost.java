@@ -7,6 +7,7 @@ import io.rdmanode.deviceplugin.LayerSettings;
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.NetnsMode;
 import io.rdmanode.discovery.PciAddress;
+import io.rdmanode.discovery.RdmaDevice;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.discovery.RdmaTopologyListener;
 import io.rdmanode.discovery.TopologyDiff;
@@ -20,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 
@@ -261,6 +263,11 @@ final class SriovHost implements RdmaDiscovery {
                 List.of("test rescan"));
         listeners.forEach(l -> l.topologyChanged(snapshot, diff));
         return snapshot;
+    }
+
+    @Override
+    public Optional<RdmaDevice> readDevice(Path sys, String name) {
+        return source.readDevice(sys, name);
     }
 
     @Override
