@@ -55,6 +55,21 @@ class CniPartsTest {
     }
 
     @Test
+    void theFileBackedFakeKernelOutlivesItsProcessAndCountsDoubleMoves(@TempDir Path dir) throws Exception {
+        Path pod = Files.createFile(dir.resolve("pod-netns")); // stands in for /var/run/netns/x: only its inode counts
+        FakeRdmaKernel first = FakeRdmaKernel.persistent(dir.resolve("kernel"), "mlx5_7");
+        first.moveToNetns("mlx5_7", pod);
+
+        FakeRdmaKernel restarted = FakeRdmaKernel.persistent(dir.resolve("kernel"), "mlx5_7");
+        assertThat(restarted.linksIn(pod)).extracting(l -> l.name()).containsExactly("mlx5_7");
+        assertThatThrownBy(() -> restarted.moveToNetns("mlx5_7", pod)).hasMessageContaining("not in this network");
+        restarted.returnFromNetns("mlx5_7", pod);
+
+        assertThat(restarted.placement("mlx5_7")).isEqualTo(new FakeRdmaKernel.Placement(null, null, 1, 1, 1));
+        assertThat(restarted.inHost("mlx5_7")).isTrue();
+    }
+
+    @Test
     void podArgsAndDeviceIdSources() throws Exception {
         assertThat(CniInput.cniArgs("IgnoreUnknown=1;K8S_POD_NAMESPACE=a;K8S_POD_NAME=b"))
                 .containsEntry("K8S_POD_NAMESPACE", "a").containsEntry("K8S_POD_NAME", "b");
