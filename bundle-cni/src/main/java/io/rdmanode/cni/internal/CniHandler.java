@@ -181,9 +181,9 @@ final class CniHandler {
             return "";
         }
         String driver = devices.driver(device).map(d -> "its driver " + d).orElse("its driver");
-        return "; " + driver + " cannot move an RDMA device into another network namespace (EOPNOTSUPP: the"
-                + " driver lacks disassociate_ucontext, as Soft-RoCE rxe and Soft-iWARP siw do); give pods VFs of a"
-                + " NIC whose driver supports it (mlx5_core)";
+        return "; " + driver + " cannot move RDMA devices between network namespaces (it lacks"
+                + " disassociate_ucontext, like every Soft-RoCE rxe and Soft-iWARP siw device): give pods VFs of a"
+                + " NIC whose driver can, such as mlx5_core";
     }
 
     private String rdmaDevice(String pci) throws CniError {
