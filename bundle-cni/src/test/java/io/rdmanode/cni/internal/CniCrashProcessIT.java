@@ -3,8 +3,10 @@ package io.rdmanode.cni.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The short form of scripts/bench-cni-crash: 100 ADD/DEL pairs through the shipped executable while the agent
@@ -15,6 +17,7 @@ import org.junit.jupiter.api.Test;
 class CniCrashProcessIT {
 
     @Test
+    @Timeout(value = 10, unit = TimeUnit.MINUTES) // a hung agent is a failure, not a stuck build (kills stop at 25)
     void sigkilledAgentNeverLeaksLosesOrMovesTwice() throws Exception {
         Assumptions.assumeTrue(Netns.ip("netns", "list") == 0 && ProcessHandle.current().info().user()
                 .map("root"::equals).orElse(false), "needs root and iproute2");
