@@ -180,6 +180,13 @@ final class CniHandler {
         if (errno != NetlinkException.EOPNOTSUPP) {
             return "";
         }
+        try {
+            if (rdma.netnsMode() != RdmaNetnsMode.EXCLUSIVE) {
+                return "; the RDMA netns mode changed to " + rdma.netnsMode().name().toLowerCase() + " while ADD ran";
+            }
+        } catch (NetlinkException e) {
+            // the mode was exclusive a moment ago: the driver is the likelier cause
+        }
         String driver = devices.driver(device).map(d -> "its driver " + d).orElse("its driver");
         return "; " + driver + " cannot move RDMA devices between network namespaces (it lacks"
                 + " disassociate_ucontext, like every Soft-RoCE rxe and Soft-iWARP siw device): give pods VFs of a"

@@ -77,13 +77,15 @@ public final class CniCrashBench {
                   int strayTempFiles, List<String> problems, long millis, long medianRestartMillis) {
 
         boolean ok() {
-            return strayTempFiles == 0 && leakedAtKills == 0 && leakedAtEnd == 0 && stateLeftAtEnd == 0 && lost == 0 && doubleMoves == 0
+            return strayTempFiles == 0 && leakedAtKills == 0 && leakedAtEnd == 0 && stateLeftAtEnd == 0 && lost == 0
+                    && doubleMoves == 0
                     && moves == returns && unexpected == 0 && problems.isEmpty();
         }
 
         void print(PrintStream out, int maxDelayMs) {
             out.printf("%d ADD/DEL pairs over %d pods x %d VFs (shipped C client, env + stdin); agent JVM SIGKILLed %d"
-                    + " times, each a random 0-%d ms after it was serving again%n", pairs, PODS, VFS, kills, maxDelayMs);
+                    + " times, each a random 0-%d ms after it was serving again%n", pairs, PODS, VFS, kills,
+                    maxDelayMs);
             out.printf("  kills with a CNI call in flight: %d; calls cut mid-request (agent died holding them): %d%n",
                     killsMidCall, cutCalls);
             out.printf("  where the kills left ADD/DEL (state + fake kernel, agent dead): %s%n", killPoints);
@@ -215,7 +217,8 @@ public final class CniCrashBench {
         List<Long> sorted = restarts.stream().sorted().toList();
         return new Result(done.get(), kills, killsMidCall, killPoints, cut.get(), addFailures.get(), delRetries.get(),
                 checkRetries.get(), leakedAtKills, leakedAtEnd, stateLeft, lost.get(), doubles, moves, returns,
-                unexpected.get(), strayTemp, List.copyOf(problems), millis, sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2));
+                unexpected.get(), strayTemp, List.copyOf(problems), millis,
+                sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2));
     }
 
     // ---- the agent and its killer ----

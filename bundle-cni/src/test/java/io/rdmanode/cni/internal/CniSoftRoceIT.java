@@ -78,7 +78,8 @@ class CniSoftRoceIT {
                 "rdma_rxe (Soft-RoCE on " + out.get("nic") + ")", "cannot move RDMA devices between network namespaces",
                 "disassociate_ucontext");
         assertThat(out).containsEntry("exclusive.state.files", "0").containsEntry("exclusive.rxe0.in.host", "true")
-                .containsEntry("exclusive.rxe0.in.pod", "false").containsEntry("exclusive.del.exit", "0");
+                .containsEntry("exclusive.rxe0.in.pod", "false").containsEntry("exclusive.del.exit", "0")
+                .containsEntry("status.exit", "0");
     }
 
     /**

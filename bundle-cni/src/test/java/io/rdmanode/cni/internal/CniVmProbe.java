@@ -98,6 +98,9 @@ public final class CniVmProbe {
         out("exclusive.rxe0.in.host", rdma.links().stream().anyMatch(l -> l.name().equals("rxe0")));
         out("exclusive.rxe0.in.pod", rdma.linksIn(Path.of("/var/run/netns/pod2")).stream().map(RdmaLink::name)
                 .anyMatch("rxe0"::equals));
+        // STATUS: ready, since discovery's real sysfs scan works.
+        Netns.Exec status = Netns.exec(client, env("STATUS", "pod2"), conf(nic[1]).replace("1.0.0", "1.1.0"));
+        out("status.exit", status.exit());
         Netns.Exec del = Netns.exec(client, env("DEL", "pod2"), conf(nic[1]));
         out("exclusive.del.exit", del.exit());
         component.stop();
