@@ -84,7 +84,8 @@ class CniSoftRoceIT {
 
     /**
      * The jars the probe needs, copied under target/vm-lib (the VM sees only the shared target folder): the agent
-     * modules, Jackson, slf4j, OSGi core, and the netlink bundle's privately embedded jnr jars.
+     * modules (and discovery's test-jar), Jackson, slf4j, OSGi core, and the netlink bundle's privately embedded jnr
+     * jars.
      */
     private static List<String> vmLibraries(Path target) throws IOException {
         Path libs = target.resolve("vm-lib");
@@ -99,6 +100,7 @@ class CniSoftRoceIT {
                 com.fasterxml.jackson.databind.ObjectMapper.class, com.fasterxml.jackson.core.JsonFactory.class,
                 com.fasterxml.jackson.annotation.JsonAutoDetect.class, org.osgi.framework.BundleContext.class,
                 io.rdmanode.health.HealthCheck.class, io.rdmanode.discovery.RdmaDiscovery.class,
+                io.rdmanode.discovery.testing.SysfsTree.class,
                 io.rdmanode.netlink.Netlink.class)) {
             Path from = location(c);
             if (Files.isDirectory(from)) { // a reactor build may resolve a module to its classes folder

@@ -8,8 +8,7 @@ import io.rdmanode.discovery.NetnsMode;
 import io.rdmanode.discovery.PciAddress;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.discovery.RdmaTopologyListener;
-import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
-import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
+import io.rdmanode.discovery.testing.SysfsTree;
 import io.rdmanode.netlink.Netlink;
 import io.rdmanode.netlink.NetlinkException;
 import io.rdmanode.netlink.RdmaLink;
@@ -45,8 +44,7 @@ public final class CniVmProbe {
         out("link.up", run("ip", "link", "set", nic[0], "up"));
         out("rxe.add", run("rdma", "link", "add", "rxe0", "type", "rxe", "netdev", nic[0]));
 
-        SysfsTopologySource sysfs = new SysfsTopologySource(SysfsRoot.of("/sys", "/dev"),
-                () -> NetnsMode.unknown("not read by the probe"));
+        SysfsTree sysfs = SysfsTree.of(Path.of("/"), () -> NetnsMode.unknown("not read by the probe")); // /sys, /dev
         RdmaDiscovery discovery = new RdmaDiscovery() {
             @Override
             public HostSnapshot snapshot() {
