@@ -126,6 +126,7 @@ public final class CniCrashBench {
     private final Map<String, Integer> killPoints = new LinkedHashMap<>();
     private final List<Long> restarts = new ArrayList<>();
     private volatile boolean finished;
+    private boolean cleaned;
     private int kills;
     private int killsMidCall;
     private int leakedAtKills;
@@ -156,10 +157,13 @@ public final class CniCrashBench {
     /** Kills stop after {@code maxKills} (a bound on the run time of the IT on a loaded machine). */
     static Result run(int pairs, int maxDelayMs, int maxKills, PrintStream log) throws Exception {
         CniCrashBench b = new CniCrashBench(pairs, maxDelayMs, maxKills, log);
+        Thread onExit = new Thread(b::cleanUp, "bench-cni-crash-cleanup"); // Ctrl-C: no namespaces left behind
+        Runtime.getRuntime().addShutdownHook(onExit);
         try {
             return b.run();
         } finally {
             b.cleanUp();
+            Runtime.getRuntime().removeShutdownHook(onExit);
         }
     }
 
@@ -439,7 +443,11 @@ public final class CniCrashBench {
         problems.add(what + ": " + c.stdout().replaceAll("\\s+", " "));
     }
 
-    private void cleanUp() {
+    private synchronized void cleanUp() {
+        if (cleaned) {
+            return;
+        }
+        cleaned = true;
         if (agent != null) {
             agent.destroyForcibly();
         }
