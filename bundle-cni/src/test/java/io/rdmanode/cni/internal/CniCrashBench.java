@@ -379,8 +379,14 @@ public final class CniCrashBench {
         }
     }
 
+    /**
+     * Sandboxes until one ADD succeeds, as kubelet keeps retrying a pod: unbounded while the answer is "agent
+     * down" (the kills cause that; with 0-50 ms between restart and kill an ADD can take hundreds of attempts),
+     * given up after 20 other errors, each of which is already a failure of the run.
+     */
     private void pair(String pod, int pair, int vf) throws Exception {
-        for (int attempt = 0; attempt < 200; attempt++) {
+        int otherErrors = 0;
+        for (int attempt = 0; otherErrors < 20; attempt++) {
             String cid = "p" + pair + "a" + attempt;
             Call add = call("ADD", pod, cid, vf);
             if (add.exit() == 0) {
@@ -391,6 +397,7 @@ public final class CniCrashBench {
             addFailures.incrementAndGet();
             if (add.code() != CniError.TRY_AGAIN) {
                 unexpected("ADD " + cid + " on " + pci(vf), add);
+                otherErrors++;
             }
             del(pod, cid, vf); // the CRI tears the failed sandbox's network down, kubelet retries with a new one
             pause();
@@ -424,13 +431,15 @@ public final class CniCrashBench {
     }
 
     private void del(String pod, String cid, int vf) throws Exception {
-        for (int i = 0; i < 1000; i++) {
+        int otherErrors = 0;
+        while (otherErrors < 20) { // "agent down" is retried as long as it lasts, as kubelet does
             Call del = call("DEL", pod, cid, vf);
             if (del.exit() == 0) {
                 return;
             }
             if (del.code() != CniError.TRY_AGAIN) {
                 unexpected("DEL " + cid, del);
+                otherErrors++;
             }
             delRetries.incrementAndGet();
             pause();
