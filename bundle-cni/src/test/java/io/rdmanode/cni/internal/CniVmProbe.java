@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.NetnsMode;
 import io.rdmanode.discovery.PciAddress;
+import io.rdmanode.discovery.RdmaDevice;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.discovery.RdmaTopologyListener;
 import io.rdmanode.discovery.testing.SysfsTree;
@@ -54,6 +55,11 @@ public final class CniVmProbe {
             @Override
             public HostSnapshot rescan() {
                 return sysfs.scan();
+            }
+
+            @Override
+            public Optional<RdmaDevice> readDevice(Path sys, String name) {
+                return sysfs.readDevice(sys, name);
             }
 
             @Override

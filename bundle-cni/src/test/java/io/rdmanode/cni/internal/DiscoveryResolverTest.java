@@ -50,6 +50,11 @@ class DiscoveryResolverTest {
             }
 
             @Override
+            public Optional<RdmaDevice> readDevice(Path sys, String name) {
+                return Optional.empty();
+            }
+
+            @Override
             public void addListener(RdmaTopologyListener listener) {
             }
 
