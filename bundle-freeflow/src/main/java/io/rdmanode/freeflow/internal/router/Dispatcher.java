@@ -165,7 +165,8 @@ final class Dispatcher {
                 PollCqRequest r = PollCqRequest.decode(b);
                 synchronized (router) {
                     CompletionQueue cq = Router.cq(t, r.cqHandle());
-                    ByteBuffer out = Wire.allocate(4 + Math.min(r.ne(), cq.entries.size()) * WorkCompletion.SIZE);
+                    int most = Math.min(router.limits().completionsFor(r.ne()), cq.entries.size());
+                    ByteBuffer out = Wire.allocate(4 + most * WorkCompletion.SIZE);
                     int n = router.rc.poll(cq, r.ne(), out, 4);
                     out.putInt(0, n * WorkCompletion.SIZE);
                     yield out;

@@ -180,8 +180,9 @@ final class RcEngine {
 
     /** Moves up to ne completions into out at offset at; returns how many. */
     int poll(CompletionQueue cq, int ne, ByteBuffer out, int at) {
+        int max = router.limits().completionsFor(ne);
         int n = 0;
-        while (n < ne) {
+        while (n < max) {
             WorkCompletion wc = cq.entries.poll();
             if (wc == null) {
                 break;

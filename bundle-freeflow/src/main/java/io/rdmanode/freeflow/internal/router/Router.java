@@ -252,8 +252,18 @@ public final class Router implements AutoCloseable {
         poller.remove(mb);
     }
 
+    /**
+     * Arms the CQ. Arming a CQ that still holds completions fires at once (unless solicited-only), as ConnectX
+     * hardware does (the arm doorbell carries the consumer index and the HCA raises an event for CQEs beyond it): the
+     * genuine client's C router relies on that, and an application that polls fewer entries than are queued
+     * (see Limits#maxCompletionsPerPoll) and then re-arms would otherwise wait for an event that never comes.
+     */
     synchronized void reqNotify(Tenant t, ReqNotifyCqRequest r) {
-        cq(t, r.cqHandle()).armed = true;
+        CompletionQueue cq = cq(t, r.cqHandle());
+        cq.armed = true;
+        if (!r.solicitedOnly() && !cq.entries.isEmpty()) {
+            completionAdded(cq);
+        }
     }
 
     synchronized CompChannel createChannel(Tenant t) throws IOException {
