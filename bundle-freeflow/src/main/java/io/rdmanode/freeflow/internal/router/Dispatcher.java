@@ -111,6 +111,9 @@ final class Dispatcher {
             }
             LOG.debug("freeflow {} {}: {} (errno {})", t.id(), spec.name(), e.getMessage(), e.errno());
             rsp = spec.id() == Func.POLL_CQ ? Wire.allocate(4) : ErrorResponse.of(spec, e.errno());
+            if (Func.passesFdFirst(spec.id())) {
+                c.sendFd(-1);
+            }
         }
         c.write(rsp);
         return spec.id() < Func.SOCKET_SOCKET;

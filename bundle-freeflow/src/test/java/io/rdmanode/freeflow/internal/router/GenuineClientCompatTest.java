@@ -14,6 +14,7 @@ import io.rdmanode.freeflow.testclient.FfClient.Qp;
 import io.rdmanode.freeflow.testclient.FfClient.Sg;
 import io.rdmanode.freeflow.testclient.FfClient.Wc;
 import io.rdmanode.freeflow.testclient.FfClient.Wr;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -90,6 +91,20 @@ class GenuineClientCompatTest {
             assertThat(r.getCqEvent(t, ch.fd).cqHandle()).isEqualTo(full);
             assertThat(Router.cq(t, full).armed).as("one event per arming").isFalse();
             assertThat(Router.cq(t, empty).armed).isTrue();
+        }
+    }
+
+    @Test
+    void a_refused_fd_first_call_still_sends_its_fd_message_so_the_answer_stays_framed() throws Exception {
+        try (RouterFixture fx = new RouterFixture()) {
+            FfClient c = fx.client();
+            // CM_CREATE_EVENT_CHANNEL (36): librdmacm's recv_fd reads 2 bytes first, then {ret_errno, ec}.
+            ByteBuffer r = c.call(36, null, 2 + 8);
+            assertThat(new String(new byte[] {r.get(0), r.get(1)})).isEqualTo("fd");
+            assertThat(r.getInt(2)).isEqualTo(95);
+            assertThat(r.getInt(6)).as("ec.fd: no channel").isEqualTo(-1);
+            // and the router goes on serving the next call (on a fresh connection, as the client makes)
+            assertThat(c.allocPd()).isPositive();
         }
     }
 }
