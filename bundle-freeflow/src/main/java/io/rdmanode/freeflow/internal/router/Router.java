@@ -337,8 +337,8 @@ public final class Router implements AutoCloseable {
     synchronized CreateQpResponse createQp(Tenant t, CreateQpRequest r) {
         live(t);
         Limits l = limits;
-        if (r.qpType() != QueuePair.TYPE_RC) {
-            throw new WireException(Errno.EOPNOTSUPP, "QP type " + r.qpType() + ": the software backend has RC only");
+        if (r.qpType() != QueuePair.TYPE_RC && r.qpType() != QueuePair.TYPE_UC) {
+            throw new WireException(Errno.EOPNOTSUPP, "QP type " + r.qpType() + ": the software backend has RC and UC only");
         }
         if (r.srq() != 0) {
             throw new WireException(Errno.EOPNOTSUPP, "SRQ " + r.srq() + ": SRQs are not supported yet");
@@ -360,7 +360,7 @@ public final class Router implements AutoCloseable {
         Mailbox mb = takeMailbox(Mailbox.Kind.QP, t, t.qpHandles, "QP");
         int h = mb.handle;
         int qpn = newQpn();
-        QueuePair qp = new QueuePair(t, h, qpn, r.pdHandle(), r.sqSigAll(), scq, rcq, mb, r.maxSendWr(),
+        QueuePair qp = new QueuePair(t, h, qpn, r.qpType(), r.pdHandle(), r.sqSigAll(), scq, rcq, mb, r.maxSendWr(),
                 r.maxRecvWr(), Math.max(1, r.maxSendSge()), Math.max(1, r.maxRecvSge()));
         scq.users++;
         rcq.users++;
