@@ -23,7 +23,8 @@ final class QueuePair {
     final Tenant tenant;
     final int handle;
     final int qpn;
-    final int type;
+    /** RC or UC; set by the router right after construction, before the QP is in any table. */
+    int type = TYPE_RC;
     final int pd;
     final boolean sqSigAll;
     final CompletionQueue sendCq;
@@ -53,12 +54,11 @@ final class QueuePair {
     int rnrNaks;
     long rnrRetryAt;
 
-    QueuePair(Tenant tenant, int handle, int qpn, int type, int pd, boolean sqSigAll, CompletionQueue sendCq,
+    QueuePair(Tenant tenant, int handle, int qpn, int pd, boolean sqSigAll, CompletionQueue sendCq,
               CompletionQueue recvCq, Mailbox mailbox, int maxSendWr, int maxRecvWr, int maxSendSge, int maxRecvSge) {
         this.tenant = tenant;
         this.handle = handle;
         this.qpn = qpn;
-        this.type = type;
         this.pd = pd;
         this.sqSigAll = sqSigAll;
         this.sendCq = sendCq;

@@ -220,6 +220,15 @@ final class RcEngine {
     }
 
     private Outcome execute(QueuePair qp, SendWr wr) {
+        QueuePair peer = router.qpns.get(qp.destQpn);
+        if (peer == null || peer.destQpn != qp.qpn || (peer.state != QueuePair.RTR && peer.state != QueuePair.RTS)) {
+            // Nobody answers: a NIC would exhaust its transport retries.
+            return qp.reliable() ? fail(qp, wr, RETRY_EXC_ERR, 0) : dropped(qp, wr, length(wr));
+        }
+        if (peer.type != qp.type) {
+            // An RC and a UC QP naming each other: the responder drops every packet of the other transport.
+            return qp.reliable() ? fail(qp, wr, RETRY_EXC_ERR, 0) : dropped(qp, wr, length(wr));
+        }
         long total = 0;
         int localAccess = wr.opcode() == SendWr.OP_RDMA_READ ? MemoryRegion.LOCAL_WRITE : 0;
         MemoryRegion[] local = new MemoryRegion[wr.sges().length];
@@ -230,12 +239,6 @@ final class RcEngine {
                 return fail(qp, wr, LOC_PROT_ERR, 0);
             }
             total += s.len();
-        }
-        QueuePair peer = router.qpns.get(qp.destQpn);
-        if (peer == null || peer.destQpn != qp.qpn || peer.type != qp.type
-                || (peer.state != QueuePair.RTR && peer.state != QueuePair.RTS)) {
-            // Nobody answers: a NIC would exhaust its transport retries (RC) or send into the void (UC).
-            return qp.reliable() ? fail(qp, wr, RETRY_EXC_ERR, 0) : dropped(qp, wr, total);
         }
         switch (wr.opcode()) {
             case SendWr.OP_SEND, SendWr.OP_SEND_WITH_IMM -> {
@@ -358,6 +361,14 @@ final class RcEngine {
         if (n > 0) {
             dst.put((int) dstOff, src, (int) srcOff, (int) n);
         }
+    }
+
+    private static long length(SendWr wr) {
+        long n = 0;
+        for (Sge s : wr.sges()) {
+            n += s.len();
+        }
+        return n;
     }
 
     /** UC: the message is lost on the way and nobody says so; the sender's WR completes as sent. */

@@ -360,10 +360,11 @@ public final class Router implements AutoCloseable {
         Mailbox mb = takeMailbox(Mailbox.Kind.QP, t, t.qpHandles, "QP");
         int h = mb.handle;
         int qpn = newQpn();
-        QueuePair qp = new QueuePair(t, h, qpn, r.qpType(), r.pdHandle(), r.sqSigAll(), scq, rcq, mb, r.maxSendWr(),
+        QueuePair qp = new QueuePair(t, h, qpn, r.pdHandle(), r.sqSigAll(), scq, rcq, mb, r.maxSendWr(),
                 r.maxRecvWr(), Math.max(1, r.maxSendSge()), Math.max(1, r.maxRecvSge()));
         scq.users++;
         rcq.users++;
+        qp.type = r.qpType();
         t.qps.put(h, qp);
         qpns.put(qpn, qp);
         poller.add(mb);

@@ -96,13 +96,22 @@ class SoftwareUcTest {
     }
 
     @Test
-    void uc_and_rc_qps_do_not_talk_to_each_other() throws Exception {
+    void uc_and_rc_qps_naming_each_other_do_not_talk() throws Exception {
         int pd = c.allocPd();
         Cq cq = c.createCq(8);
         Qp rc = c.createQp(pd, cq, cq, 8, 1);
+        Qp uc = c.createQp(pd, cq, cq, 8, 1, 3);
         Mr mr = c.regMr(pd, 4096, ACCESS_ALL);
-        c.connect(rc, a.qpn(), ACCESS_ALL, 1, 1);
-        c.postSend(rc, List.of(Wr.send(9, new Sg(0, 8, mr.lkey()))));
-        assertThat(c.await(cq, 1)).extracting(Wc::status).containsExactly(12);
+        c.connect(rc, uc.qpn(), ACCESS_ALL, 1, 1);
+        c.connectUc(uc, rc.qpn(), ACCESS_ALL);
+        c.postRecv(rc, 1, new Sg(0, 8, mr.lkey()));
+        c.postRecv(uc, 2, new Sg(8, 8, mr.lkey()));
+        c.postSend(rc, List.of(Wr.send(3, new Sg(16, 8, mr.lkey()))));
+        c.postSend(uc, List.of(Wr.send(4, new Sg(24, 8, mr.lkey()))));
+        List<Wc> wcs = c.await(cq, 3); // rc: RETRY_EXC_ERR + its flushed receive; uc: sent (dropped)
+        assertThat(wcs).extracting(Wc::wrId, Wc::status).contains(
+                org.assertj.core.groups.Tuple.tuple(3L, 12), org.assertj.core.groups.Tuple.tuple(4L, 0));
+        assertThat(wcs).filteredOn(w -> w.opcode() == 128 && w.status() == 0).as("nothing delivered").isEmpty();
+        assertThat(fx.router.stats().ucDropped()).isEqualTo(1);
     }
 }
