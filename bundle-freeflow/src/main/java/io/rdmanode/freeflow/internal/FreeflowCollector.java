@@ -45,6 +45,9 @@ final class FreeflowCollector implements MultiCollector {
                 point(s.errorCompletions(), "status", "error")));
         out.add(counter("rdma_agent_freeflow_rnr_naks", "Receiver-not-ready NAKs (send with no receive posted)",
                 point(s.rnrNaks())));
+        out.add(counter("rdma_agent_freeflow_uc_dropped", "UC messages dropped (no receive posted, no connected"
+                + " peer, or a bad remote key): UC has no acknowledgements, the sender completes successfully",
+                point(s.ucDropped())));
         out.add(counter("rdma_agent_freeflow_cq_overflows", "Completions dropped on a full CQ", point(s.cqOverflows())));
         out.add(counter("rdma_agent_freeflow_limit_refusals", "Requests refused by a per-tenant limit",
                 point(s.limitRefusals())));

@@ -31,6 +31,7 @@ final class FreeflowStatus {
         limits.put("maxCqs", l.maxCqs());
         limits.put("maxMailboxes", l.maxMailboxes());
         m.put("limitsPerTenant", limits);
+        m.put("maxCompletionsPerPoll", l.maxCompletionsPerPoll());
         Map<String, Object> poller = new LinkedHashMap<>();
         poller.put("mailboxes", router.poller().mailboxes());
         poller.put("cpuSeconds", router.poller().cpuSeconds());

@@ -92,9 +92,14 @@ public final class FfClient {
     }
 
     public Qp createQp(int pd, Cq send, Cq recv, int wr, int sge) throws IOException {
+        return createQp(pd, send, recv, wr, sge, 2);
+    }
+
+    /** CREATE_QP of {@code type} (RC 2, UC 3, UD 4). */
+    public Qp createQp(int pd, Cq send, Cq recv, int wr, int sge, int type) throws IOException {
         Layout rq = l("create_qp_req");
         Layout rs = l("create_qp_rsp");
-        ByteBuffer b = buf(rq.size()).putInt(rq.off("pd_handle"), pd).putInt(rq.off("qp_type"), 2)
+        ByteBuffer b = buf(rq.size()).putInt(rq.off("pd_handle"), pd).putInt(rq.off("qp_type"), type)
                 .putInt(rq.off("send_cq_handle"), send.handle).putInt(rq.off("recv_cq_handle"), recv.handle)
                 .putInt(rq.off("max_send_wr"), wr).putInt(rq.off("max_recv_wr"), wr)
                 .putInt(rq.off("max_send_sge"), sge).putInt(rq.off("max_recv_sge"), sge);
@@ -121,6 +126,13 @@ public final class FfClient {
         check(modifyQp(qp, 1, 1 | 8 | 16 | 32, 0, access, 0, 0), "INIT");
         check(modifyQp(qp, 2, 1 | 128 | 256 | 1048576 | 4096 | 131072 | 32768, destQpn, 0, minRnrTimer, 0), "RTR");
         check(modifyQp(qp, 3, 1 | 65536 | 512 | 1024 | 2048 | 8192, 0, 0, 0, rnrRetry), "RTS");
+    }
+
+    /** RESET→INIT→RTR→RTS of a UC QP with exactly the mask bits uc_pingpong sets (no RC-only attributes). */
+    public void connectUc(Qp qp, int destQpn, int access) throws IOException {
+        check(modifyQp(qp, 1, 1 | 8 | 16 | 32, 0, access, 0, 0), "INIT");
+        check(modifyQp(qp, 2, 1 | 128 | 256 | 1048576 | 4096, destQpn, 0, 0, 0), "RTR");
+        check(modifyQp(qp, 3, 1 | 65536, 0, 0, 0, 0), "RTS");
     }
 
     private static void check(int ret, String what) throws IOException {

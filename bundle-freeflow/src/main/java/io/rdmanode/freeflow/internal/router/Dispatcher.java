@@ -111,6 +111,9 @@ final class Dispatcher {
             }
             LOG.debug("freeflow {} {}: {} (errno {})", t.id(), spec.name(), e.getMessage(), e.errno());
             rsp = spec.id() == Func.POLL_CQ ? Wire.allocate(4) : ErrorResponse.of(spec, e.errno());
+            if (Func.passesFdFirst(spec.id())) {
+                c.sendFd(-1);
+            }
         }
         c.write(rsp);
         return spec.id() < Func.SOCKET_SOCKET;
@@ -165,7 +168,8 @@ final class Dispatcher {
                 PollCqRequest r = PollCqRequest.decode(b);
                 synchronized (router) {
                     CompletionQueue cq = Router.cq(t, r.cqHandle());
-                    ByteBuffer out = Wire.allocate(4 + Math.min(r.ne(), cq.entries.size()) * WorkCompletion.SIZE);
+                    int most = Math.min(router.limits().completionsFor(r.ne()), cq.entries.size());
+                    ByteBuffer out = Wire.allocate(4 + most * WorkCompletion.SIZE);
                     int n = router.rc.poll(cq, r.ne(), out, 4);
                     out.putInt(0, n * WorkCompletion.SIZE);
                     yield out;

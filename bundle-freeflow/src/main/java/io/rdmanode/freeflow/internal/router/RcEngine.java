@@ -30,7 +30,9 @@ import java.util.Set;
  * placed (RC = acknowledged); the send queue is FIFO, so completions on a CQ come in post order per QP. A SEND or
  * WRITE_WITH_IMM finding no receive posted is RNR-NAKed: retried after the responder's min_rnr_timer (or as soon
  * as a receive is posted), rnr_retry times (7 = forever), then RNR_RETRY_EXC_ERR. Any error moves the QP to ERR,
- * which flushes what is left with WR_FLUSH_ERR. Called with the router's monitor held.
+ * which flushes what is left with WR_FLUSH_ERR. UC QPs move data the same way but nothing is acknowledged: a
+ * message with no receive posted, no connected peer or a bad remote key is dropped and the sender still completes
+ * successfully; RDMA READ is refused at post time. Called with the router's monitor held.
  */
 final class RcEngine {
     private final Router router;
@@ -51,7 +53,7 @@ final class RcEngine {
         if (to < QueuePair.RESET || to > QueuePair.ERR) {
             throw new WireException(Errno.EINVAL, "QP state " + to + " does not exist");
         }
-        int required = QpTransitions.required(qp.state, to);
+        int required = QpTransitions.required(qp.state, to, qp.type);
         if ((mask & QpTransitions.STATE) == 0) {
             required = 0;
         } else if (required < 0) {
@@ -133,7 +135,8 @@ final class RcEngine {
         }
         for (int i = 0; i < wrs.size(); i++) {
             SendWr wr = wrs.get(i);
-            if (wr.opcode() < SendWr.OP_RDMA_WRITE || wr.opcode() > SendWr.OP_RDMA_READ) {
+            if (wr.opcode() < SendWr.OP_RDMA_WRITE || wr.opcode() > SendWr.OP_RDMA_READ
+                    || (wr.opcode() == SendWr.OP_RDMA_READ && !qp.reliable())) {
                 return new PostResponse(Errno.EINVAL, i + 1);
             }
             if (wr.sges().length > qp.maxSendSge) {
@@ -180,8 +183,9 @@ final class RcEngine {
 
     /** Moves up to ne completions into out at offset at; returns how many. */
     int poll(CompletionQueue cq, int ne, ByteBuffer out, int at) {
+        int max = router.limits().completionsFor(ne);
         int n = 0;
-        while (n < ne) {
+        while (n < max) {
             WorkCompletion wc = cq.entries.poll();
             if (wc == null) {
                 break;
@@ -219,7 +223,11 @@ final class RcEngine {
         QueuePair peer = router.qpns.get(qp.destQpn);
         if (peer == null || peer.destQpn != qp.qpn || (peer.state != QueuePair.RTR && peer.state != QueuePair.RTS)) {
             // Nobody answers: a NIC would exhaust its transport retries.
-            return fail(qp, wr, RETRY_EXC_ERR, 0);
+            return qp.reliable() ? fail(qp, wr, RETRY_EXC_ERR, 0) : dropped(qp, wr, length(wr));
+        }
+        if (peer.type != qp.type) {
+            // An RC and a UC QP naming each other: the responder drops every packet of the other transport.
+            return qp.reliable() ? fail(qp, wr, RETRY_EXC_ERR, 0) : dropped(qp, wr, length(wr));
         }
         long total = 0;
         int localAccess = wr.opcode() == SendWr.OP_RDMA_READ ? MemoryRegion.LOCAL_WRITE : 0;
@@ -236,7 +244,7 @@ final class RcEngine {
             case SendWr.OP_SEND, SendWr.OP_SEND_WITH_IMM -> {
                 RecvWr recv = peer.rq.peek();
                 if (recv == null) {
-                    return rnr(qp, wr, peer);
+                    return qp.reliable() ? rnr(qp, wr, peer) : dropped(qp, wr, total);
                 }
                 MemoryRegion[] remote = new MemoryRegion[recv.sges().length];
                 long room = 0;
@@ -246,7 +254,7 @@ final class RcEngine {
                         peer.rq.poll();
                         complete(peer.recvCq, recv.wrId(), LOC_PROT_ERR, WorkCompletion.WC_RECV, 0, 0, peer, qp.qpn, 0);
                         toError(peer);
-                        return fail(qp, wr, WorkCompletion.REM_OP_ERR, 0);
+                        return qp.reliable() ? fail(qp, wr, WorkCompletion.REM_OP_ERR, 0) : dropped(qp, wr, total);
                     }
                     room += recv.sges()[i].len();
                 }
@@ -254,7 +262,7 @@ final class RcEngine {
                     peer.rq.poll();
                     complete(peer.recvCq, recv.wrId(), LOC_LEN_ERR, WorkCompletion.WC_RECV, 0, 0, peer, qp.qpn, 0);
                     toError(peer);
-                    return fail(qp, wr, REM_INV_REQ_ERR, 0);
+                    return qp.reliable() ? fail(qp, wr, REM_INV_REQ_ERR, 0) : dropped(qp, wr, total);
                 }
                 scatter(wr.sges(), local, recv.sges(), remote, total);
                 peer.rq.poll();
@@ -267,11 +275,11 @@ final class RcEngine {
             case SendWr.OP_RDMA_WRITE, SendWr.OP_RDMA_WRITE_WITH_IMM -> {
                 boolean imm = wr.opcode() == SendWr.OP_RDMA_WRITE_WITH_IMM;
                 if (imm && peer.rq.peek() == null) {
-                    return rnr(qp, wr, peer);
+                    return qp.reliable() ? rnr(qp, wr, peer) : dropped(qp, wr, total);
                 }
                 MemoryRegion target = remote(peer, wr, total, MemoryRegion.REMOTE_WRITE);
                 if (target == null) {
-                    return fail(qp, wr, REM_ACCESS_ERR, 0);
+                    return qp.reliable() ? fail(qp, wr, REM_ACCESS_ERR, 0) : dropped(qp, wr, total);
                 }
                 long off = wr.remoteAddr() - target.appBase;
                 for (int i = 0; i < local.length; i++) {
@@ -353,6 +361,21 @@ final class RcEngine {
         if (n > 0) {
             dst.put((int) dstOff, src, (int) srcOff, (int) n);
         }
+    }
+
+    private static long length(SendWr wr) {
+        long n = 0;
+        for (Sge s : wr.sges()) {
+            n += s.len();
+        }
+        return n;
+    }
+
+    /** UC: the message is lost on the way and nobody says so; the sender's WR completes as sent. */
+    private Outcome dropped(QueuePair qp, SendWr wr, long total) {
+        stats.ucDropped.increment();
+        succeed(qp, wr, opcodeOf(wr), (int) total);
+        return Outcome.DONE;
     }
 
     private Outcome rnr(QueuePair qp, SendWr wr, QueuePair peer) {

@@ -252,8 +252,18 @@ public final class Router implements AutoCloseable {
         poller.remove(mb);
     }
 
+    /**
+     * Arms the CQ. Arming a CQ that still holds completions fires at once (unless solicited-only), as ConnectX
+     * hardware does (the arm doorbell carries the consumer index and the HCA raises an event for CQEs beyond it): the
+     * genuine client's C router relies on that, and an application that polls fewer entries than are queued
+     * (see Limits#maxCompletionsPerPoll) and then re-arms would otherwise wait for an event that never comes.
+     */
     synchronized void reqNotify(Tenant t, ReqNotifyCqRequest r) {
-        cq(t, r.cqHandle()).armed = true;
+        CompletionQueue cq = cq(t, r.cqHandle());
+        cq.armed = true;
+        if (!r.solicitedOnly() && !cq.entries.isEmpty()) {
+            completionAdded(cq);
+        }
     }
 
     synchronized CompChannel createChannel(Tenant t) throws IOException {
@@ -327,8 +337,8 @@ public final class Router implements AutoCloseable {
     synchronized CreateQpResponse createQp(Tenant t, CreateQpRequest r) {
         live(t);
         Limits l = limits;
-        if (r.qpType() != QueuePair.TYPE_RC) {
-            throw new WireException(Errno.EOPNOTSUPP, "QP type " + r.qpType() + ": the software backend has RC only");
+        if (r.qpType() != QueuePair.TYPE_RC && r.qpType() != QueuePair.TYPE_UC) {
+            throw new WireException(Errno.EOPNOTSUPP, "QP type " + r.qpType() + ": the software backend has RC and UC only");
         }
         if (r.srq() != 0) {
             throw new WireException(Errno.EOPNOTSUPP, "SRQ " + r.srq() + ": SRQs are not supported yet");
@@ -354,6 +364,7 @@ public final class Router implements AutoCloseable {
                 r.maxRecvWr(), Math.max(1, r.maxSendSge()), Math.max(1, r.maxRecvSge()));
         scq.users++;
         rcq.users++;
+        qp.type = r.qpType();
         t.qps.put(h, qp);
         qpns.put(qpn, qp);
         poller.add(mb);
