@@ -81,9 +81,10 @@ public final class FreeflowComponent implements StatusSection, HealthCheck {
         int maxCqe() default 65536;
 
         @AttributeDefinition(description = "most work completions one ibv_poll_cq returns, 0 = as many as asked;"
-                + " 1 lets applications built on MLNX exp verbs (ibv_exp_poll_cq) run on the genuine Freeflow client,"
-                + " which fills their ibv_exp_wc arrays with ibv_wc-sized entries", min = "0", max = "65536")
-        int maxCompletionsPerPoll() default 0;
+                + " 1 (the default) lets applications built on MLNX exp verbs (ibv_exp_poll_cq) run on the genuine"
+                + " Freeflow client, which fills their ibv_exp_wc arrays with ibv_wc-sized entries; 0 gives clients"
+                + " that poll with plain ibv_poll_cq whole batches per round trip", min = "0", max = "65536")
+        int maxCompletionsPerPoll() default 1;
 
         @AttributeDefinition(description = "empty scans the poller spins before backing off", min = "0")
         int pollerSpins() default 2000;

@@ -16,6 +16,10 @@ public record Limits(long maxMrBytes, int maxMrs, int maxQps, int maxCqs, int ma
         this(maxMrBytes, maxMrs, maxQps, maxCqs, maxPds, maxMailboxes, maxQpWr, maxCqe, maxSge, 0);
     }
 
+    /**
+     * Generous quotas with uncapped polls, for routers built in code (tests, benchmarks). The component's
+     * configuration caps polls at 1 by default, for the genuine client's exp-verbs applications.
+     */
     public static Limits defaults() {
         return new Limits(1L << 30, 4096, 1024, 1024, 256, 2048, 16384, 65536, 32, 0);
     }
