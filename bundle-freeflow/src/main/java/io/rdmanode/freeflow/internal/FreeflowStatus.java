@@ -47,6 +47,7 @@ final class FreeflowStatus {
             e.put("pds", t.pds());
             e.put("cqs", t.cqs());
             e.put("qps", t.qps());
+            e.put("srqs", t.srqs());
             e.put("mrs", t.mrs());
             e.put("mrBytes", t.mrBytes());
             e.put("requests", t.requests());

@@ -6,6 +6,7 @@ import io.rdmanode.freeflow.internal.wire.AckCqEventRequest;
 import io.rdmanode.freeflow.internal.wire.CompChannelResponse;
 import io.rdmanode.freeflow.internal.wire.CreateCqRequest;
 import io.rdmanode.freeflow.internal.wire.CreateQpRequest;
+import io.rdmanode.freeflow.internal.wire.CreateSrqRequest;
 import io.rdmanode.freeflow.internal.wire.DeviceAttrResponse;
 import io.rdmanode.freeflow.internal.wire.Errno;
 import io.rdmanode.freeflow.internal.wire.ErrorResponse;
@@ -17,6 +18,7 @@ import io.rdmanode.freeflow.internal.wire.GetContextResponse;
 import io.rdmanode.freeflow.internal.wire.HandleRequest;
 import io.rdmanode.freeflow.internal.wire.LayoutTable;
 import io.rdmanode.freeflow.internal.wire.ModifyQpRequest;
+import io.rdmanode.freeflow.internal.wire.ModifySrqRequest;
 import io.rdmanode.freeflow.internal.wire.ModifyQpResponse;
 import io.rdmanode.freeflow.internal.wire.PollCqRequest;
 import io.rdmanode.freeflow.internal.wire.PortAttrResponse;
@@ -162,6 +164,15 @@ final class Dispatcher {
                     PostResponse p = spec.id() == Func.POST_SEND ? router.rc.postSend(qp, r.sends())
                             : router.rc.postRecv(qp, r.recvs());
                     yield p.encode();
+                }
+            }
+            case Func.CREATE_SRQ -> router.createSrq(t, CreateSrqRequest.decode(b)).encode();
+            case Func.MODIFY_SRQ -> ok(() -> router.modifySrq(t, ModifySrqRequest.decode(b)));
+            case Func.DESTROY_SRQ -> ok(() -> router.destroySrq(t, HandleRequest.decode(b, "SRQ").handle()));
+            case Func.POST_SRQ_RECV -> {
+                PostRequest r = PostRequest.decodeRecv(b, b.capacity());
+                synchronized (router) {
+                    yield router.rc.postSrqRecv(Router.srq(t, r.handle()), r.recvs()).encode();
                 }
             }
             case Func.POLL_CQ -> {

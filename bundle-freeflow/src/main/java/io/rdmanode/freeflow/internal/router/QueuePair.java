@@ -25,6 +25,8 @@ final class QueuePair {
     final int qpn;
     /** RC or UC; set by the router right after construction, before the QP is in any table. */
     int type = TYPE_RC;
+    /** The SRQ its receives come from, or null; set by the router right after construction, like the type. */
+    SharedReceiveQueue srq;
     final int pd;
     final boolean sqSigAll;
     final CompletionQueue sendCq;
@@ -68,6 +70,11 @@ final class QueuePair {
         this.maxRecvWr = maxRecvWr;
         this.maxSendSge = maxSendSge;
         this.maxRecvSge = maxRecvSge;
+    }
+
+    /** Where an incoming SEND (or WRITE with immediate) takes its receive from: the SRQ when it has one. */
+    java.util.ArrayDeque<RecvWr> receives() {
+        return srq != null ? srq.rq : rq;
     }
 
     boolean reliable() {

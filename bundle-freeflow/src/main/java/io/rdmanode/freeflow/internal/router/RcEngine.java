@@ -155,8 +155,8 @@ final class RcEngine {
     }
 
     PostResponse postRecv(QueuePair qp, List<RecvWr> wrs) {
-        if (qp.state == QueuePair.RESET) {
-            return new PostResponse(Errno.EINVAL, 1);
+        if (qp.state == QueuePair.RESET || qp.srq != null) {
+            return new PostResponse(Errno.EINVAL, 1);             // a QP with an SRQ has no receive queue of its own
         }
         for (int i = 0; i < wrs.size(); i++) {
             RecvWr wr = wrs.get(i);
@@ -177,6 +177,31 @@ final class RcEngine {
         if (requester != null && rnrWaiting.contains(requester)) {
             rnrWaiting.remove(requester);
             progress(requester);
+        }
+        return new PostResponse(0, 0);
+    }
+
+    /**
+     * POST_SRQ_RECV: receives for every QP of the SRQ, in order. A requester waiting out an RNR on one of those QPs
+     * is retried at once, as after a POST_RECV.
+     */
+    PostResponse postSrqRecv(SharedReceiveQueue srq, List<RecvWr> wrs) {
+        for (int i = 0; i < wrs.size(); i++) {
+            RecvWr wr = wrs.get(i);
+            if (wr.sges().length > srq.maxSge) {
+                return new PostResponse(Errno.EINVAL, i + 1);
+            }
+            if (srq.rq.size() >= srq.maxWr) {
+                return new PostResponse(Errno.ENOMEM, i + 1);
+            }
+            srq.rq.add(wr);
+        }
+        for (QueuePair requester : rnrWaiting.toArray(new QueuePair[0])) {
+            QueuePair responder = router.qpns.get(requester.destQpn);
+            if (responder != null && responder.srq == srq) {
+                rnrWaiting.remove(requester);
+                progress(requester);
+            }
         }
         return new PostResponse(0, 0);
     }
@@ -242,7 +267,7 @@ final class RcEngine {
         }
         switch (wr.opcode()) {
             case SendWr.OP_SEND, SendWr.OP_SEND_WITH_IMM -> {
-                RecvWr recv = peer.rq.peek();
+                RecvWr recv = peer.receives().peek();
                 if (recv == null) {
                     return qp.reliable() ? rnr(qp, wr, peer) : dropped(qp, wr, total);
                 }
@@ -251,7 +276,7 @@ final class RcEngine {
                 for (int i = 0; i < remote.length; i++) {
                     remote[i] = lookup(peer.tenant, peer.pd, recv.sges()[i], MemoryRegion.LOCAL_WRITE);
                     if (remote[i] == null) {
-                        peer.rq.poll();
+                        peer.receives().poll();
                         complete(peer.recvCq, recv.wrId(), LOC_PROT_ERR, WorkCompletion.WC_RECV, 0, 0, peer, qp.qpn, 0);
                         toError(peer);
                         return qp.reliable() ? fail(qp, wr, WorkCompletion.REM_OP_ERR, 0) : dropped(qp, wr, total);
@@ -259,13 +284,13 @@ final class RcEngine {
                     room += recv.sges()[i].len();
                 }
                 if (room < total) {
-                    peer.rq.poll();
+                    peer.receives().poll();
                     complete(peer.recvCq, recv.wrId(), LOC_LEN_ERR, WorkCompletion.WC_RECV, 0, 0, peer, qp.qpn, 0);
                     toError(peer);
                     return qp.reliable() ? fail(qp, wr, REM_INV_REQ_ERR, 0) : dropped(qp, wr, total);
                 }
                 scatter(wr.sges(), local, recv.sges(), remote, total);
-                peer.rq.poll();
+                peer.receives().poll();
                 boolean imm = wr.opcode() == SendWr.OP_SEND_WITH_IMM;
                 complete(peer.recvCq, recv.wrId(), SUCCESS, WorkCompletion.WC_RECV, (int) total, wr.immData(), peer,
                         qp.qpn, imm ? WorkCompletion.WITH_IMM : 0);
@@ -274,7 +299,7 @@ final class RcEngine {
             }
             case SendWr.OP_RDMA_WRITE, SendWr.OP_RDMA_WRITE_WITH_IMM -> {
                 boolean imm = wr.opcode() == SendWr.OP_RDMA_WRITE_WITH_IMM;
-                if (imm && peer.rq.peek() == null) {
+                if (imm && peer.receives().peek() == null) {
                     return qp.reliable() ? rnr(qp, wr, peer) : dropped(qp, wr, total);
                 }
                 MemoryRegion target = remote(peer, wr, total, MemoryRegion.REMOTE_WRITE);
@@ -288,7 +313,7 @@ final class RcEngine {
                     off += s.len();
                 }
                 if (imm) {
-                    RecvWr recv = peer.rq.poll();
+                    RecvWr recv = peer.receives().poll();
                     complete(peer.recvCq, recv.wrId(), SUCCESS, WorkCompletion.WC_RECV_RDMA_WITH_IMM, (int) total,
                             wr.immData(), peer, qp.qpn, WorkCompletion.WITH_IMM);
                 }

@@ -14,7 +14,9 @@ public final class Func {
     public static final int QUERY_QP = 9;
     public static final int DESTROY_QP = 10;
     public static final int CREATE_SRQ = 11;
+    public static final int MODIFY_SRQ = 12;
     public static final int POST_SRQ_RECV = 13;
+    public static final int DESTROY_SRQ = 14;
     public static final int CREATE_CQ = 15;
     public static final int DESTROY_CQ = 16;
     public static final int POLL_CQ = 17;
