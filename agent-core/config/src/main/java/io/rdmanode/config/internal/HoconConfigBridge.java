@@ -90,8 +90,14 @@ public final class HoconConfigBridge implements HealthCheck, StatusSection {
         }
     }
 
+    /**
+     * A reload still waiting out its debounce will read the file anyway; one already running may have read it
+     * before this save, so another is queued behind it (the worker is one thread; an unchanged file is a no-op).
+     * Dropping the event then left the save to the 2 s poll: an edit made while a bundle switch was being applied
+     * took 2 s instead of milliseconds.
+     */
     private synchronized void scheduleReload() {
-        if (pendingReload == null || pendingReload.isDone()) {
+        if (pendingReload == null || pendingReload.isDone() || pendingReload.getDelay(TimeUnit.MILLISECONDS) <= 0) {
             pendingReload = submit(reloader::reloadIfChanged, DEBOUNCE_MS);
         }
     }
