@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal.router;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
@@ -29,11 +31,27 @@ public final class MailboxPoller implements AutoCloseable {
     private volatile Mailbox[] active = new Mailbox[0];
     private volatile boolean running = true;
     private volatile boolean parked;
-    private final LongAdder scans = new LongAdder();
-    private final LongAdder busyScans = new LongAdder();
+    // Written by the poller thread only, once per scan: opaque stores (plain moves on x86) rather than volatile
+    // writes or LongAdders, which cost a fence or a CAS on every scan of the hot loop; readers use opaque loads.
+    private static final VarHandle SCANS;
+    private static final VarHandle BUSY_SCANS;
+    private static final VarHandle LAST_BEAT;
+    private long scans;
+    private long busyScans;
+    private long lastBeat = System.nanoTime();
     private final LongAdder parks = new LongAdder();
     private final LongAdder yields = new LongAdder();
-    private volatile long lastBeat = System.nanoTime();
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            SCANS = l.findVarHandle(MailboxPoller.class, "scans", long.class);
+            BUSY_SCANS = l.findVarHandle(MailboxPoller.class, "busyScans", long.class);
+            LAST_BEAT = l.findVarHandle(MailboxPoller.class, "lastBeat", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     MailboxPoller(FastPath fastPath, PollerSettings settings, LongConsumer timers) {
         this.fastPath = fastPath;
@@ -74,11 +92,11 @@ public final class MailboxPoller implements AutoCloseable {
     }
 
     public long scans() {
-        return scans.sum();
+        return (long) SCANS.getOpaque(this);
     }
 
     public long busyScans() {
-        return busyScans.sum();
+        return (long) BUSY_SCANS.getOpaque(this);
     }
 
     public long parks() {
@@ -98,7 +116,7 @@ public final class MailboxPoller implements AutoCloseable {
 
     /** Nanoseconds since the loop last went round (health: a stuck poller hangs every client). */
     public long sinceLastBeatNanos() {
-        return running ? System.nanoTime() - lastBeat : 0;
+        return running ? System.nanoTime() - (long) LAST_BEAT.getOpaque(this) : 0;
     }
 
     public boolean alive() {
@@ -121,15 +139,15 @@ public final class MailboxPoller implements AutoCloseable {
                     busy = true;
                 }
             }
-            scans.increment();
+            SCANS.setOpaque(this, scans + 1);
             long now = System.nanoTime();
-            lastBeat = now;
+            LAST_BEAT.setOpaque(this, now);
             timers.accept(now);
             if (!retired.isEmpty()) {
                 release(snapshot);
             }
             if (busy) {
-                busyScans.increment();
+                BUSY_SCANS.setOpaque(this, busyScans + 1);
                 lastBusy = now;
                 idle = 0;
                 park = 1_000;
