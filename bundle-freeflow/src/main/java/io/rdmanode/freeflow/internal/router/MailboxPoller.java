@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal.router;
 
+import io.rdmanode.freeflow.internal.posix.Posix;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.management.ManagementFactory;
@@ -18,11 +19,14 @@ import java.util.function.LongConsumer;
  * plain spins, Thread.onSpinWait, Thread.yield, then parks with a doubling pause up to a bound. The thread's CPU
  * time is read from the JVM and exported, with scan and park counts, so the cost of the latency is visible. After a
  * second without any request the park bound grows twentyfold (2 ms by default): an idle router then wakes far
- * less often, and the first request after a pause waits at most that long.
+ * less often, and the first request after a pause waits at most that long. The thread's timer slack is set to
+ * {@link #TIMER_SLACK_NANOS}: with the kernel's default of 50 us every park, even of 1 us, took 60 us or more, so a
+ * client arriving while the poller had just parked waited that long for its answer.
  */
 public final class MailboxPoller implements AutoCloseable {
     private static final long DEEP_IDLE_NANOS = 1_000_000_000L;
     private static final long DEEP_IDLE_FACTOR = 20;
+    static final long TIMER_SLACK_NANOS = 1_000;
     private final FastPath fastPath;
     private final PollerSettings settings;
     private final LongConsumer timers;
@@ -31,6 +35,7 @@ public final class MailboxPoller implements AutoCloseable {
     private volatile Mailbox[] active = new Mailbox[0];
     private volatile boolean running = true;
     private volatile boolean parked;
+    private volatile long timerSlackNanos = -1;
     // Written by the poller thread only, once per scan: opaque stores (plain moves on x86) rather than volatile
     // writes or LongAdders, which cost a fence or a CAS on every scan of the hot loop; readers use opaque loads.
     private static final VarHandle SCANS;
@@ -123,7 +128,25 @@ public final class MailboxPoller implements AutoCloseable {
         return thread.isAlive();
     }
 
+    /** The poller thread's timer slack in nanoseconds once it runs, -1 before or when it could not be set. */
+    public long timerSlackNanos() {
+        return timerSlackNanos;
+    }
+
+    private void lowerTimerSlack() {
+        try {
+            timerSlackNanos = Posix.get().timerSlack(TIMER_SLACK_NANOS);
+        } catch (RuntimeException | LinkageError e) {
+            timerSlackNanos = -1;
+        }
+        if (timerSlackNanos < 0) {
+            org.slf4j.LoggerFactory.getLogger(MailboxPoller.class).warn(
+                    "freeflow poller: cannot lower the timer slack; parks wake up to 50 us late");
+        }
+    }
+
     private void run() {
+        lowerTimerSlack();
         long idle = 0;
         long park = 1_000;
         long spinEnd = settings.spins();
