@@ -105,6 +105,30 @@ public final class FastPathBench {
                 mb.buf.putInt(0, 0);
             }
         }
+        scanCost();
+    }
+
+    /** An idle scan of 8 mailboxes by a poller that never backs off: the floor of how soon a request is seen. */
+    private static void scanCost() throws Exception {
+        PollerSettings spin = new PollerSettings(Integer.MAX_VALUE, 0, 0, 100_000);
+        try (RouterFixture fx = new RouterFixture(Limits.defaults(), spin)) {
+            FfClient c = fx.client();
+            int pd = c.allocPd();
+            Cq cq = c.createCq(16);
+            for (int i = 0; i < 7; i++) {
+                c.createQp(pd, cq, cq, 16, 1);
+            }
+            MailboxPoller p = fx.router.poller();
+            for (int round = 0; round < 3; round++) {
+                long s0 = p.scans();
+                double c0 = p.cpuSeconds();
+                Thread.sleep(1000);
+                long s1 = p.scans();
+                double c1 = p.cpuSeconds();
+                System.out.printf("idle scan of %d mailboxes: %.1f ns of poller CPU%n", p.mailboxes(),
+                        (c1 - c0) * 1e9 / (s1 - s0));
+            }
+        }
     }
 
     private static Mailbox box(RouterFixture fx, Qp qp) {
