@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.discovery;
 
+import java.nio.file.Path;
+import java.util.Optional;
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
@@ -21,6 +23,18 @@ public interface RdmaDiscovery {
      * notified (before this returns) when something changed; an unchanged host keeps its revision.
      */
     HostSnapshot rescan();
+
+    /**
+     * Reads one RDMA device from the sysfs tree at {@code sys} as it is now, outside the snapshot and without
+     * telling listeners. For a device moved into a pod (exclusive netns mode): the host's sysfs no longer lists
+     * it, and only a thread with that namespace's own sysfs sees it (the netlink bundle's
+     * {@code NetworkNamespaces.callInWithSysfs}, then {@code readDevice(Path.of("/sys"), name)} on that thread).
+     *
+     * @return empty when the tree has no such device
+     * @throws DiscoveryException when the device is there but cannot be read, naming the file
+     * @since 1.2
+     */
+    Optional<RdmaDevice> readDevice(Path sys, String name);
 
     /** Adds a listener called after every change, on the discovery's scan thread, never concurrently. */
     void addListener(RdmaTopologyListener listener);

@@ -15,7 +15,7 @@
  * @since 1.0
  */
 @Export
-@Version("1.1.0")
+@Version("1.2.0")
 package io.rdmanode.discovery;
 
 import org.osgi.annotation.bundle.Export;

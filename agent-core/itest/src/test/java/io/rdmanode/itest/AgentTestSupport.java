@@ -10,6 +10,10 @@ import static org.ops4j.pax.exam.CoreOptions.systemPackages;
 import io.rdmanode.agent.AgentProperties;
 import io.rdmanode.health.StatusSection;
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +26,9 @@ import java.util.function.Supplier;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
 import org.ops4j.pax.exam.Option;
+import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceReference;
 import org.osgi.util.tracker.ServiceTracker;
 
 /**
@@ -163,5 +169,47 @@ abstract class AgentTestSupport {
             }
         }
         throw new AssertionError("no StatusSection named config");
+    }
+
+    /** The agent's {@code /metrics} URL, once the HTTP endpoint has published its port. */
+    static String metricsUrl(BundleContext context) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (System.nanoTime() < deadline) {
+            ServiceReference<?>[] refs = context.getAllServiceReferences(null, "(io.rdmanode.http.port=*)");
+            if (refs != null && refs.length > 0) {
+                return "http://127.0.0.1:" + refs[0].getProperty("io.rdmanode.http.port") + "/metrics";
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("the HTTP endpoint did not publish its port");
+    }
+
+    /** The page at {@code url} (200 expected), or "unreachable: ..." while it cannot be fetched. */
+    static String scrape(String url, String accept) {
+        try {
+            HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
+            if (accept != null) {
+                c.setRequestProperty("Accept", accept);
+            }
+            try (InputStream in = c.getInputStream()) {
+                if (c.getResponseCode() != 200) {
+                    throw new AssertionError("HTTP " + c.getResponseCode() + " from " + url);
+                }
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            } finally {
+                c.disconnect();
+            }
+        } catch (IOException e) {
+            return "unreachable: " + e;
+        }
+    }
+
+    static Bundle installedBundle(BundleContext context, String symbolicName) {
+        for (Bundle b : context.getBundles()) {
+            if (symbolicName.equals(b.getSymbolicName())) {
+                return b;
+            }
+        }
+        throw new AssertionError("no bundle " + symbolicName);
     }
 }

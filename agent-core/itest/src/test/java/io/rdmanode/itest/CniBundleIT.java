@@ -72,6 +72,31 @@ public class CniBundleIT extends AgentTestSupport {
         try (var files = Files.list(ROOT.resolve("state"))) {
             assertEquals(0, files.count());
         }
+        podSeriesFollowTheCniBundle();
+    }
+
+    /**
+     * Part of the test above (Pax Exam runs the class's @AfterClass, which removes ROOT, after each method).
+     * The metrics bundle reads the series of RDMA devices in pods through the CNI plugin's placements and the
+     * netlink bundle's namespace switch, both imported dynamically: the pod reader is bound while bundle-cni
+     * runs, goes with it (the host's series stay) and comes back when it is started again (hot swap).
+     */
+    private void podSeriesFollowTheCniBundle() throws Exception {
+        awaitService(context, PodAttachments.class, Duration.ofSeconds(20));
+        String url = metricsUrl(context);
+        String pods = "rdma_agent_infiniband_pod_devices 0.0";
+        String host = "rdma_agent_infiniband_state_id{device=\"mlx5_0\",port=\"1\"} 4.0";
+        await("pod series on " + url, Duration.ofSeconds(10), () -> scrape(url, null),
+                () -> scrape(url, null).contains(pods) && scrape(url, null).contains(host));
+
+        var cni = installedBundle(context, "io.rdmanode.cni");
+        cni.stop();
+        await("pod series gone with bundle-cni", Duration.ofSeconds(10), () -> scrape(url, null),
+                () -> !scrape(url, null).contains("rdma_agent_infiniband_pod_devices"));
+        assertTrue(scrape(url, null).contains(host));
+        cni.start();
+        await("pod series back", Duration.ofSeconds(10), () -> scrape(url, null),
+                () -> scrape(url, null).contains(pods));
     }
 
     @org.junit.AfterClass

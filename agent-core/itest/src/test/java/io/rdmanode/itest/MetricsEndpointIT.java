@@ -5,10 +5,8 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.HttpURLConnection;
 import java.net.URL;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import javax.inject.Inject;
 import org.junit.Test;
@@ -20,7 +18,6 @@ import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
-import org.osgi.framework.ServiceReference;
 
 /**
  * {@code /metrics} inside a real Felix with the shipped bundles on the recorded ConnectX-5 host: RDMA port
@@ -75,24 +72,11 @@ public class MetricsEndpointIT extends AgentTestSupport {
     }
 
     private String metricsUrl() throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (System.nanoTime() < deadline) {
-            ServiceReference<?>[] refs = context.getAllServiceReferences(null, "(io.rdmanode.http.port=*)");
-            if (refs != null && refs.length > 0) {
-                return "http://127.0.0.1:" + refs[0].getProperty("io.rdmanode.http.port") + "/metrics";
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("the HTTP endpoint did not publish its port");
+        return metricsUrl(context);
     }
 
     private Bundle bundle(String symbolicName) {
-        for (Bundle b : context.getBundles()) {
-            if (symbolicName.equals(b.getSymbolicName())) {
-                return b;
-            }
-        }
-        throw new AssertionError("no bundle " + symbolicName);
+        return installedBundle(context, symbolicName);
     }
 
     private static int status(String url) {
@@ -105,23 +89,6 @@ public class MetricsEndpointIT extends AgentTestSupport {
             }
         } catch (IOException e) {
             return -1;
-        }
-    }
-
-    private static String scrape(String url, String accept) {
-        try {
-            HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
-            if (accept != null) {
-                c.setRequestProperty("Accept", accept);
-            }
-            try (InputStream in = c.getInputStream()) {
-                assertEquals(200, c.getResponseCode());
-                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            } finally {
-                c.disconnect();
-            }
-        } catch (IOException e) {
-            return "unreachable: " + e;
         }
     }
 }

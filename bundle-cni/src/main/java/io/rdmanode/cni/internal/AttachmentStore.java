@@ -35,6 +35,19 @@ final class AttachmentStore {
         this.dir = dir;
         Files.createDirectories(dir);
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+        sweepTempFiles();
+    }
+
+    /** A write cut by a crash leaves its temp file (the state itself is the old file or the new one): drop it. */
+    private void sweepTempFiles() {
+        try (DirectoryStream<Path> tmps = Files.newDirectoryStream(dir, ".*.tmp")) {
+            for (Path t : tmps) {
+                Files.deleteIfExists(t);
+                LOG.info("removed {}, left by a state write the previous agent did not finish", t);
+            }
+        } catch (IOException e) {
+            LOG.warn("cannot clean temp files in {}: {}", dir, e.toString());
+        }
     }
 
     Path dir() {

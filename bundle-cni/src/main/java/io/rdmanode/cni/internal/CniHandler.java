@@ -145,7 +145,8 @@ final class CniHandler {
         } catch (NetlinkException e) {
             forget(key);
             throw new CniError(CniError.MOVE_FAILED, "failed to move RDMA device " + device + " (" + pci
-                    + ") into " + netns + ": " + e.getMessage(), NetlinkException.errnoName(e.errno()));
+                    + ") into " + netns + ": " + e.getMessage() + moveHint(device, e.errno()),
+                    NetlinkException.errnoName(e.errno()));
         }
         steps.reached("add:moved");
         persist(a.with(Attachment.Phase.ADDED), true);
@@ -172,6 +173,24 @@ final class CniHandler {
                     + " /etc/modprobe.d/ib_core.conf and reboot, or run 'rdma system set netns exclusive' while no"
                     + " other network namespace exists");
         }
+    }
+
+    /** What a move errno means for the operator; EOPNOTSUPP is a driver limitation, not a transient failure. */
+    private String moveHint(String device, int errno) {
+        if (errno != NetlinkException.EOPNOTSUPP) {
+            return "";
+        }
+        try {
+            if (rdma.netnsMode() != RdmaNetnsMode.EXCLUSIVE) {
+                return "; the RDMA netns mode changed to " + rdma.netnsMode().name().toLowerCase() + " while ADD ran";
+            }
+        } catch (NetlinkException e) {
+            // the mode was exclusive a moment ago: the driver is the likelier cause
+        }
+        String driver = devices.driver(device).map(d -> "its driver " + d).orElse("its driver");
+        return "; " + driver + " cannot move RDMA devices between network namespaces (it lacks"
+                + " disassociate_ucontext, like every Soft-RoCE rxe and Soft-iWARP siw device): give pods VFs of a"
+                + " NIC whose driver can, such as mlx5_core";
     }
 
     private String rdmaDevice(String pci) throws CniError {

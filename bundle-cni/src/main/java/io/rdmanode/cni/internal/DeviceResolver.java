@@ -10,6 +10,11 @@ interface DeviceResolver {
     /** The RDMA devices under the PCI function; empty Optional when the function is unknown. */
     Optional<List<String>> rdmaDevices(String pciAddress);
 
+    /** The kernel driver behind an RDMA device, for error messages; empty when unknown. */
+    default Optional<String> driver(String rdmaDevice) {
+        return Optional.empty();
+    }
+
     /** Empty when ready; otherwise why not. */
     Optional<String> notReady();
 }

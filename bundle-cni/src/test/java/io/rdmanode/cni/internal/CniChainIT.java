@@ -177,6 +177,7 @@ class CniChainIT {
         agent.kernel.failMoveWith = io.rdmanode.netlink.NetlinkException.EOPNOTSUPP;
         Netns.Exec unsupported = exec(agent.client(), env("ADD", "c1", netns), rdmaConf("0000:3b:02.1", "{}"));
         assertCniError(unsupported, 102, "EOPNOTSUPP");
+        assertThat(unsupported.stdout()).contains("cannot move RDMA devices between network namespaces");
 
         assertThat(agent.kernel.inHost("mlx5_7")).isTrue();
         assertThat(agent.kernel.moves).isZero();

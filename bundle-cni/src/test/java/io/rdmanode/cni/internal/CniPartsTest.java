@@ -8,11 +8,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.rdmanode.cni.PodAttachment;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class CniPartsTest {
 
@@ -34,6 +37,36 @@ class CniPartsTest {
         assertThat(new String(patched, StandardCharsets.ISO_8859_1)).contains("@@RDMA_AGENT_CNI_SOCKET@@/run/x/cni.sock\0");
         assertThat(ClientInstaller.version(patched)).isNotBlank().isNotEqualTo("unknown");
         assertThatThrownBy(() -> ClientInstaller.patched(client, "/" + "x".repeat(90))).hasMessageContaining("longer");
+    }
+
+    @Test
+    void aStoreDropsTempFilesOfWritesACrashCutButKeepsTheState(@TempDir Path dir) throws Exception {
+        Attachment a = new Attachment("net", "c1", "net1", "/var/run/netns/x", "ns", "pod", "0000:3b:02.1", "mlx5_7",
+                Attachment.Phase.ADDED, Instant.EPOCH);
+        new AttachmentStore(dir).write(a, true);
+        Files.writeString(dir.resolve("." + Attachment.key("net", "c2", "net1") + ".tmp"), "{\"format\":1,");
+
+        AttachmentStore restarted = new AttachmentStore(dir);
+
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(f -> f.getFileName().toString())).containsExactly(a.key() + ".json");
+        }
+        assertThat(restarted.read(a.key())).contains(a);
+    }
+
+    @Test
+    void theFileBackedFakeKernelOutlivesItsProcessAndCountsDoubleMoves(@TempDir Path dir) throws Exception {
+        Path pod = Files.createFile(dir.resolve("pod-netns")); // stands in for /var/run/netns/x: only its inode counts
+        FakeRdmaKernel first = FakeRdmaKernel.persistent(dir.resolve("kernel"), "mlx5_7");
+        first.moveToNetns("mlx5_7", pod);
+
+        FakeRdmaKernel restarted = FakeRdmaKernel.persistent(dir.resolve("kernel"), "mlx5_7");
+        assertThat(restarted.linksIn(pod)).extracting(l -> l.name()).containsExactly("mlx5_7");
+        assertThatThrownBy(() -> restarted.moveToNetns("mlx5_7", pod)).hasMessageContaining("not in this network");
+        restarted.returnFromNetns("mlx5_7", pod);
+
+        assertThat(restarted.placement("mlx5_7")).isEqualTo(new FakeRdmaKernel.Placement(null, null, 1, 1, 1));
+        assertThat(restarted.inHost("mlx5_7")).isTrue();
     }
 
     @Test

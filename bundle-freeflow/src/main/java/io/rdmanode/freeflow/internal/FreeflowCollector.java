@@ -45,12 +45,15 @@ final class FreeflowCollector implements MultiCollector {
                 point(s.errorCompletions(), "status", "error")));
         out.add(counter("rdma_agent_freeflow_rnr_naks", "Receiver-not-ready NAKs (send with no receive posted)",
                 point(s.rnrNaks())));
+        out.add(counter("rdma_agent_freeflow_uc_dropped", "UC messages dropped (no receive posted, no connected"
+                + " peer, or a bad remote key): UC has no acknowledgements, the sender completes successfully",
+                point(s.ucDropped())));
         out.add(counter("rdma_agent_freeflow_cq_overflows", "Completions dropped on a full CQ", point(s.cqOverflows())));
         out.add(counter("rdma_agent_freeflow_limit_refusals", "Requests refused by a per-tenant limit",
                 point(s.limitRefusals())));
         out.add(counter("rdma_agent_freeflow_reclaimed_tenants", "Client processes whose resources were reclaimed",
                 point(s.tenantsReclaimed())));
-        out.add(counter("rdma_agent_freeflow_reclaimed_objects", "QPs, CQs, MRs, channels and PDs reclaimed",
+        out.add(counter("rdma_agent_freeflow_reclaimed_objects", "QPs, SRQs, CQs, MRs, channels and PDs reclaimed",
                 point(s.objectsReclaimed())));
         double cpu = router.poller().cpuSeconds();
         if (cpu >= 0) {
@@ -63,15 +66,18 @@ final class FreeflowCollector implements MultiCollector {
         out.add(counter("rdma_agent_freeflow_poller_backoffs", "Idle back-off steps of the poller, by kind",
                 point(router.poller().yields(), "kind", "yield"), point(router.poller().parks(), "kind", "park")));
         List<GaugeDataPointSnapshot> qps = new ArrayList<>();
+        List<GaugeDataPointSnapshot> srqs = new ArrayList<>();
         List<GaugeDataPointSnapshot> mrs = new ArrayList<>();
         List<GaugeDataPointSnapshot> bytes = new ArrayList<>();
         for (TenantFigures t : router.tenants()) {
             Labels l = Labels.of("pid", Integer.toString(t.pid()), "uid", Integer.toString(t.uid()));
             qps.add(new GaugeDataPointSnapshot(t.qps(), l, null));
+            srqs.add(new GaugeDataPointSnapshot(t.srqs(), l, null));
             mrs.add(new GaugeDataPointSnapshot(t.mrs(), l, null));
             bytes.add(new GaugeDataPointSnapshot(t.mrBytes(), l, null));
         }
         out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_tenant_qps", "QPs per client process"), qps));
+        out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_tenant_srqs", "SRQs per client process"), srqs));
         out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_tenant_mrs", "MRs per client process"), mrs));
         out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_tenant_mr_bytes",
                 "Registered bytes per client process", Unit.BYTES), bytes));

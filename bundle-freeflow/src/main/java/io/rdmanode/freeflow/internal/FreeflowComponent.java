@@ -80,6 +80,12 @@ public final class FreeflowComponent implements StatusSection, HealthCheck {
         @AttributeDefinition(description = "CQ depth", min = "1", max = "4194304")
         int maxCqe() default 65536;
 
+        @AttributeDefinition(description = "most work completions one ibv_poll_cq returns, 0 = as many as asked;"
+                + " 1 (the default) lets applications built on MLNX exp verbs (ibv_exp_poll_cq) run on the genuine"
+                + " Freeflow client, which fills their ibv_exp_wc arrays with ibv_wc-sized entries; 0 gives clients"
+                + " that poll with plain ibv_poll_cq whole batches per round trip", min = "0", max = "65536")
+        int maxCompletionsPerPoll() default 1;
+
         @AttributeDefinition(description = "empty scans the poller spins before backing off", min = "0")
         int pollerSpins() default 2000;
 
@@ -127,7 +133,7 @@ public final class FreeflowComponent implements StatusSection, HealthCheck {
 
     private static Limits limits(Config c) {
         return new Limits(c.maxMrBytesPerTenant(), c.maxMrsPerTenant(), c.maxQpsPerTenant(), c.maxCqsPerTenant(),
-                c.maxPdsPerTenant(), c.maxMailboxesPerTenant(), c.maxQpWr(), c.maxCqe(), 32);
+                c.maxPdsPerTenant(), c.maxMailboxesPerTenant(), c.maxQpWr(), c.maxCqe(), 32, c.maxCompletionsPerPoll());
     }
 
     /** Limits apply in place (existing objects stay); anything else means a new socket and new shm: restart. */

@@ -31,6 +31,7 @@ final class FreeflowStatus {
         limits.put("maxCqs", l.maxCqs());
         limits.put("maxMailboxes", l.maxMailboxes());
         m.put("limitsPerTenant", limits);
+        m.put("maxCompletionsPerPoll", l.maxCompletionsPerPoll());
         Map<String, Object> poller = new LinkedHashMap<>();
         poller.put("mailboxes", router.poller().mailboxes());
         poller.put("cpuSeconds", router.poller().cpuSeconds());
@@ -46,6 +47,7 @@ final class FreeflowStatus {
             e.put("pds", t.pds());
             e.put("cqs", t.cqs());
             e.put("qps", t.qps());
+            e.put("srqs", t.srqs());
             e.put("mrs", t.mrs());
             e.put("mrBytes", t.mrBytes());
             e.put("requests", t.requests());

@@ -26,7 +26,8 @@ import java.util.List;
 public final class FfClient {
     public static final int IBV_GET_CONTEXT = 1, QUERY_DEV = 2, QUERY_PORT = 4, ALLOC_PD = 5, DEALLOC_PD = 6,
             CREATE_QP = 7, MODIFY_QP = 8, QUERY_QP = 9, DESTROY_QP = 10, CREATE_CQ = 15, DESTROY_CQ = 16,
-            POLL_CQ = 17, REG_MR = 21, REG_MR_MAPPING = 22, DEREG_MR = 23, POST_SEND = 25, POST_RECV = 26;
+            POLL_CQ = 17, REG_MR = 21, REG_MR_MAPPING = 22, DEREG_MR = 23, POST_SEND = 25, POST_RECV = 26,
+            CREATE_SRQ = 11, MODIFY_SRQ = 12, POST_SRQ_RECV = 13, DESTROY_SRQ = 14;
     private static final VarHandle STATE = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final Path socket;
@@ -92,15 +93,45 @@ public final class FfClient {
     }
 
     public Qp createQp(int pd, Cq send, Cq recv, int wr, int sge) throws IOException {
+        return createQp(pd, send, recv, wr, sge, 2);
+    }
+
+    /** CREATE_QP of {@code type} (RC 2, UC 3, UD 4). */
+    public Qp createQp(int pd, Cq send, Cq recv, int wr, int sge, int type) throws IOException {
+        return createQp(pd, send, recv, wr, sge, type, null);
+    }
+
+    /** CREATE_QP whose receives come from {@code srq} (null: its own receive queue). */
+    public Qp createQp(int pd, Cq send, Cq recv, int wr, int sge, int type, Srq srq) throws IOException {
         Layout rq = l("create_qp_req");
         Layout rs = l("create_qp_rsp");
-        ByteBuffer b = buf(rq.size()).putInt(rq.off("pd_handle"), pd).putInt(rq.off("qp_type"), 2)
+        ByteBuffer b = buf(rq.size()).putInt(rq.off("pd_handle"), pd).putInt(rq.off("qp_type"), type)
                 .putInt(rq.off("send_cq_handle"), send.handle).putInt(rq.off("recv_cq_handle"), recv.handle)
                 .putInt(rq.off("max_send_wr"), wr).putInt(rq.off("max_recv_wr"), wr)
-                .putInt(rq.off("max_send_sge"), sge).putInt(rq.off("max_recv_sge"), sge);
+                .putInt(rq.off("max_send_sge"), sge).putInt(rq.off("max_recv_sge"), sge)
+                .putInt(rq.off("srq_handle"), srq == null ? 0 : srq.handle);
         ByteBuffer r = call(CREATE_QP, b, rs.size());
         int handle = r.getInt(rs.off("handle"));
         return handle == 0 ? null : new Qp(handle, r.getInt(rs.off("qp_num")), mailbox(cstring(r, rs.off("shm_name"))));
+    }
+
+    /** CREATE_SRQ; null when refused. */
+    public Srq createSrq(int pd, int maxWr, int maxSge) throws IOException {
+        Layout rq = l("create_srq_req");
+        Layout rs = l("create_srq_rsp");
+        ByteBuffer b = buf(rq.size()).putInt(rq.off("pd_handle"), pd).putInt(rq.off("max_wr"), maxWr)
+                .putInt(rq.off("max_sge"), maxSge);
+        ByteBuffer r = call(CREATE_SRQ, b, rs.size());
+        int handle = r.getInt(rs.off("srq_handle"));
+        return handle == 0 ? null : new Srq(handle, mailbox(cstring(r, rs.off("shm_name"))));
+    }
+
+    /** MODIFY_SRQ; returns ret. */
+    public int modifySrq(Srq srq, int maxWr, int limit, int mask) throws IOException {
+        Layout rq = l("modify_srq_req");
+        ByteBuffer b = buf(rq.size()).putInt(rq.off("srq_handle"), srq.handle).putInt(rq.off("max_wr"), maxWr)
+                .putInt(rq.off("srq_limit"), limit).putInt(rq.off("mask"), mask);
+        return call(MODIFY_SRQ, b, 4).getInt(0);
     }
 
     /** MODIFY_QP with the given state and attributes (mask computed by the caller). Returns ret. */
@@ -121,6 +152,13 @@ public final class FfClient {
         check(modifyQp(qp, 1, 1 | 8 | 16 | 32, 0, access, 0, 0), "INIT");
         check(modifyQp(qp, 2, 1 | 128 | 256 | 1048576 | 4096 | 131072 | 32768, destQpn, 0, minRnrTimer, 0), "RTR");
         check(modifyQp(qp, 3, 1 | 65536 | 512 | 1024 | 2048 | 8192, 0, 0, 0, rnrRetry), "RTS");
+    }
+
+    /** RESET→INIT→RTR→RTS of a UC QP with exactly the mask bits uc_pingpong sets (no RC-only attributes). */
+    public void connectUc(Qp qp, int destQpn, int access) throws IOException {
+        check(modifyQp(qp, 1, 1 | 8 | 16 | 32, 0, access, 0, 0), "INIT");
+        check(modifyQp(qp, 2, 1 | 128 | 256 | 1048576 | 4096, destQpn, 0, 0, 0), "RTR");
+        check(modifyQp(qp, 3, 1 | 65536, 0, 0, 0, 0), "RTS");
     }
 
     private static void check(int ret, String what) throws IOException {
@@ -218,13 +256,37 @@ public final class FfClient {
     }
 
     public int[] postRecv(Qp qp, long wrId, Sg... sges) {
+        return postRecv(qp.mailbox, POST_RECV, qp.handle, wrId, sges);
+    }
+
+    /** POST_SRQ_RECV through the SRQ's mailbox. */
+    public int[] postSrqRecv(Srq srq, long wrId, Sg... sges) {
+        return postRecv(srq.mailbox, POST_SRQ_RECV, srq.handle, wrId, sges);
+    }
+
+    /** POST_SRQ_RECV over the control socket (the genuine client's slow path). */
+    public int[] postSrqRecvSlow(Srq srq, long wrId, Sg... sges) throws IOException {
+        ByteBuffer body = buf(recvBodySize(sges.length));
+        writeRecvBody(body, 0, srq.handle, wrId, sges);
+        ByteBuffer r = call(POST_SRQ_RECV, body, 8);
+        return new int[] {r.getInt(0), r.getInt(4)};
+    }
+
+    private int[] postRecv(Mailbox mailbox, int func, int handle, long wrId, Sg... sges) {
+        writeRecvBody(mailbox.buf, 16, handle, wrId, sges);
+        ByteBuffer r = mailbox.roundTrip(func, recvBodySize(sges.length), clientId);
+        return new int[] {r.getInt(0), r.getInt(4)};
+    }
+
+    private static int recvBodySize(int sges) {
+        return l("post_hdr").size() + l("recv_wr").size() + sges * l("sge").size();
+    }
+
+    private static void writeRecvBody(ByteBuffer m, int body, int handle, long wrId, Sg... sges) {
         Layout h = l("post_hdr");
         Layout w = l("recv_wr");
         Layout s = l("sge");
-        int size = h.size() + w.size() + sges.length * s.size();
-        ByteBuffer m = qp.mailbox.buf;
-        int body = 16;
-        m.putInt(body + h.off("qp_handle"), qp.handle).putInt(body + h.off("wr_count"), 1)
+        m.putInt(body + h.off("qp_handle"), handle).putInt(body + h.off("wr_count"), 1)
                 .putInt(body + h.off("sge_count"), sges.length);
         int at = body + h.size();
         m.putLong(at + w.off("wr_id"), wrId).putInt(at + w.off("num_sge"), sges.length);
@@ -234,8 +296,6 @@ public final class FfClient {
                     .putInt(sgAt + s.off("lkey"), g.lkey());
             sgAt += s.size();
         }
-        ByteBuffer r = qp.mailbox.roundTrip(POST_RECV, size, clientId);
-        return new int[] {r.getInt(0), r.getInt(4)};
     }
 
     public List<Wc> pollCq(Cq cq, int ne) {
@@ -299,6 +359,9 @@ public final class FfClient {
     }
 
     public record Qp(int handle, int qpn, Mailbox mailbox) {
+    }
+
+    public record Srq(int handle, Mailbox mailbox) {
     }
 
     public record Mr(int handle, int lkey, int rkey, String shmName, MappedByteBuffer buf) {

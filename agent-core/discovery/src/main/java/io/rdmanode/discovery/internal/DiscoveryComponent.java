@@ -3,23 +3,24 @@ package io.rdmanode.discovery.internal;
 
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.NetnsMode;
+import io.rdmanode.discovery.RdmaDevice;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.discovery.RdmaTopologyListener;
-import io.rdmanode.discovery.TopologyDiff;
 import io.rdmanode.discovery.internal.events.DiscoveryEngine;
 import io.rdmanode.discovery.internal.netlink.KernelEventListener;
 import io.rdmanode.discovery.internal.netlink.RdmaNetnsModeReader;
+import io.rdmanode.discovery.internal.sysfs.InfinibandClassReader;
 import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
 import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
-import io.rdmanode.discovery.internal.verbs.VerbsEventHints;
 import io.rdmanode.discovery.internal.verbs.VerbsTopologySource;
 import io.rdmanode.health.HealthCheck;
 import io.rdmanode.health.HealthStatus;
 import io.rdmanode.health.StatusSection;
 import io.rdmanode.netlink.NetlinkException;
 import io.rdmanode.verbs.RdmaVerbs;
-import io.rdmanode.verbs.VerbsException;
+import java.nio.file.Path;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.osgi.service.component.ComponentConstants;
 import org.osgi.service.component.ComponentContext;
@@ -89,10 +90,7 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
     private final String eventsState;
     private final Identity identity;
     private final ComponentContext context;
-    private final boolean liveHost;
-    private final boolean verbsBackend;
-    private final VerbsEventHints verbsEvents;
-    private volatile RdmaVerbs verbs;
+    private final VerbsLink verbs;
     private final DiscoveryMetrics metrics;
 
     @Activate
@@ -104,18 +102,11 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
                 : () -> NetnsMode.unknown("sysfsRoot " + root.sys() + " is a recording: RDMA netlink would describe"
                         + " the running kernel, not it");
         SysfsTopologySource sysfs = new SysfsTopologySource(root, netns);
-        this.liveHost = root.isLiveHost();
-        this.verbsBackend = "verbs".equals(config.backend());
-        TopologySource source = verbsBackend ? new VerbsTopologySource(sysfs, () -> verbs) : sysfs;
+        boolean verbsBackend = "verbs".equals(config.backend());
+        TopologySource source = verbsBackend ? new VerbsTopologySource(sysfs, this::boundVerbs) : sysfs;
         this.engine = new DiscoveryEngine(source, config.rescanInterval());
         engine.retune(config.rescanInterval(), config.eventDebounce());
-        this.verbsEvents = new VerbsEventHints(engine::requestScan);
-        engine.addListener((snapshot, diff) -> {
-            RdmaVerbs v = verbs;
-            if (v != null && !diff.devicesAdded().isEmpty()) {
-                v.refreshAsyncEventDevices();                   // a new device's port events, from now on
-            }
-        });
+        this.verbs = new VerbsLink(engine, root.isLiveHost(), verbsBackend);
         KernelEventListener listener = null;
         String state;
         if (root.isLiveHost()) {
@@ -163,47 +154,28 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
     @Deactivate
     void stop() {
         metrics.close();
-        RdmaVerbs v = verbs;
-        if (v != null) {
-            v.removeAsyncEventListener(verbsEvents);
-        }
+        verbs.close();
         if (events != null) {
             events.close();
         }
         engine.close();
     }
 
-    /**
-     * The verbs bundle is optional: the sysfs backend needs nothing from it. When it is there, every device's
-     * async events (port up/down, GID changes, device fatal) trigger a rescan of that device on a live host,
-     * and the verbs backend queries through it. Dynamic and greedy, so that the verbs bundle starting after
-     * discovery (or being updated) changes no service registration.
-     */
+    /** The verbs bundle is optional; see {@link VerbsLink}. Dynamic and greedy: its coming and going changes no registration. */
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
                policyOption = ReferencePolicyOption.GREEDY)
     void bindVerbs(RdmaVerbs v) {
-        verbs = v;
-        if (liveHost) {
-            try {
-                v.addAsyncEventListener(verbsEvents);
-            } catch (VerbsException e) {
-                LOG.info("verbs async events unavailable ({}): InfiniBand port changes wait for the periodic rescan",
-                        e.getMessage());
-            }
-        }
-        if (verbsBackend) {
-            engine.rescanSoon();
-        }
+        verbs.bind(v);
     }
 
     void unbindVerbs(RdmaVerbs v) {
-        v.removeAsyncEventListener(verbsEvents);
-        if (verbs == v) {
-            verbs = null;
-            if (verbsBackend) {
-                engine.rescanSoon();
-            }
-        }
+        verbs.unbind(v);
+    }
+
+    /** Null before the link exists (the engine's first scan runs in the constructor) and while none is bound. */
+    private RdmaVerbs boundVerbs() {
+        VerbsLink link = verbs;
+        return link == null ? null : link.current();
     }
 
     /** Figures for /status and /metrics. */
@@ -211,7 +183,7 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
         HostSnapshot s = engine.snapshot();
         DiscoveryEngine.Counters c = engine.counters();
         return new DiscoveryMetrics.Figures(s.revision(), s.devices().size(), s.problems().size(), c.fullScans(),
-                c.incrementalScans(), c.failedScans(), c.kernelEvents(), verbsEvents.received());
+                c.incrementalScans(), c.failedScans(), c.kernelEvents(), verbs.eventsReceived());
     }
 
     /**
@@ -236,37 +208,6 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
         }
     }
 
-    /** A whiteboard listener, obtained on its first event and released when it goes. */
-    private static final class WhiteboardListener implements RdmaTopologyListener {
-        private final ComponentServiceObjects<RdmaTopologyListener> objects;
-        private RdmaTopologyListener service;
-
-        WhiteboardListener(ComponentServiceObjects<RdmaTopologyListener> objects) {
-            this.objects = objects;
-        }
-
-        @Override
-        public synchronized void topologyChanged(HostSnapshot snapshot, TopologyDiff diff) {
-            if (service == null) {
-                service = objects.getService();
-            }
-            if (service != null) {
-                service.topologyChanged(snapshot, diff);
-            }
-        }
-
-        synchronized void release() {
-            if (service != null) {
-                try {
-                    objects.ungetService(service);
-                } catch (IllegalStateException | IllegalArgumentException gone) {
-                    // the listener's bundle is already stopping
-                }
-                service = null;
-            }
-        }
-    }
-
     @Override
     public HostSnapshot snapshot() {
         return engine.snapshot();
@@ -275,6 +216,12 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
     @Override
     public HostSnapshot rescan() {
         return engine.rescan();
+    }
+
+    @Override
+    public Optional<RdmaDevice> readDevice(Path sys, String name) {
+        // Character devices stay the host's: /dev is not namespaced, and a moved device keeps its uverbs node.
+        return InfinibandClassReader.readIfPresent(new SysfsRoot(sys, Path.of("/dev")), name);
     }
 
     @Override
@@ -299,9 +246,7 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
         status.put("scans", Map.of("full", counters.fullScans(), "incremental", counters.incrementalScans(),
                 "failed", counters.failedScans()));
         status.put("kernelEvents", counters.kernelEvents());
-        RdmaVerbs v = verbs;
-        status.put("verbsEvents", Map.of("received", verbsEvents.received(), "devices",
-                v == null ? java.util.List.of() : v.asyncEventDevices().stream().sorted().toList()));
+        status.put("verbsEvents", Map.of("received", verbs.eventsReceived(), "devices", verbs.eventDevices()));
         status.put("tuning", Map.of("rescanInterval", engine.rescanInterval(), "eventDebounce", engine.debounce()));
         return status;
     }

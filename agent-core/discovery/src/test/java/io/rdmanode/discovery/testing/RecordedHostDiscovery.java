@@ -5,7 +5,8 @@ import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.NetnsMode;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.discovery.RdmaTopologyListener;
-import io.rdmanode.discovery.TopologyDiff;
+import io.rdmanode.discovery.RdmaDevice;
+import io.rdmanode.discovery.internal.sysfs.InfinibandClassReader;
 import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
 import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
 import io.rdmanode.agent.Ttar;
@@ -15,9 +16,8 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Optional;
 
 /**
  * Discovery over a recorded host unpacked into a directory, read by the real sysfs backend; shared with other
@@ -29,14 +29,13 @@ public final class RecordedHostDiscovery implements RdmaDiscovery {
 
     private final Path dir;
     private final SysfsTopologySource source;
-    private final List<RdmaTopologyListener> listeners = new CopyOnWriteArrayList<>();
     private volatile NetnsMode mode = NetnsMode.of(NetnsMode.Mode.SHARED);
-    private volatile HostSnapshot snapshot;
+    private final SnapshotPublisher published;
 
     private RecordedHostDiscovery(Path dir) {
         this.dir = dir;
         this.source = new SysfsTopologySource(new SysfsRoot(dir.resolve("sys"), dir.resolve("dev")), () -> mode);
-        this.snapshot = source.scan().withRevision(1, Instant.now());
+        this.published = new SnapshotPublisher(source.scan());
     }
 
     /** Unpacks recording {@code host} ({@code fixtures/sysfs/<host>.ttar} on the class path) into {@code dir}. */
@@ -79,35 +78,30 @@ public final class RecordedHostDiscovery implements RdmaDiscovery {
 
     @Override
     public HostSnapshot snapshot() {
-        return snapshot;
+        return published.snapshot();
     }
 
     @Override
-    public synchronized HostSnapshot rescan() {
-        HostSnapshot next = source.scan();
-        HostSnapshot previous = snapshot;
-        if (next.withRevision(0, Instant.EPOCH).equals(previous.withRevision(0, Instant.EPOCH))) {
-            return previous;
-        }
-        snapshot = next.withRevision(previous.revision() + 1, Instant.now());
-        TopologyDiff diff = new TopologyDiff(previous.revision(), snapshot.revision(), List.of(), List.of(),
-                List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(),
-                List.of("test rescan"));
-        listeners.forEach(l -> l.topologyChanged(snapshot, diff));
-        return snapshot;
+    public HostSnapshot rescan() {
+        return published.publish(source.scan());
+    }
+
+    @Override
+    public Optional<RdmaDevice> readDevice(Path sys, String name) {
+        return InfinibandClassReader.readIfPresent(new SysfsRoot(sys, dir.resolve("dev")), name);
     }
 
     @Override
     public void addListener(RdmaTopologyListener listener) {
-        listeners.add(listener);
+        published.addListener(listener);
     }
 
     @Override
     public void removeListener(RdmaTopologyListener listener) {
-        listeners.remove(listener);
+        published.removeListener(listener);
     }
 
     public int listenerCount() {
-        return listeners.size();
+        return published.listenerCount();
     }
 }

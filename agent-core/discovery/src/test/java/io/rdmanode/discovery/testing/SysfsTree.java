@@ -5,11 +5,14 @@ import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.NetnsMode;
 import io.rdmanode.discovery.PciAddress;
 import io.rdmanode.discovery.internal.ScanHints;
+import io.rdmanode.discovery.RdmaDevice;
 import io.rdmanode.discovery.internal.sysfs.FixtureHosts;
+import io.rdmanode.discovery.internal.sysfs.InfinibandClassReader;
 import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
 import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
@@ -54,5 +57,10 @@ public final class SysfsTree {
         ScanHints hints = new ScanHints();
         functions.forEach(hints::pciFunction);
         return source.update(hints);
+    }
+
+    /** {@code RdmaDiscovery.readDevice}: one device from the sysfs tree {@code sys} (a pod's view), devices here. */
+    public Optional<RdmaDevice> readDevice(Path sys, String name) {
+        return InfinibandClassReader.readIfPresent(new SysfsRoot(sys, dir.resolve("dev")), name);
     }
 }

@@ -6,7 +6,7 @@ import jnr.ffi.annotations.Out;
 import jnr.ffi.types.size_t;
 import jnr.ffi.types.ssize_t;
 
-/** The libc calls this bundle needs: the only file with C signatures (socket(2), bind(2), open(2), setns(2), …). */
+/** The libc calls this bundle needs: the only file with C signatures (socket(2), bind(2), open(2), setns(2), unshare(2), mount(2), …). */
 public interface LibC {
 
     int socket(int domain, int type, int protocol);
@@ -22,6 +22,10 @@ public interface LibC {
     int open(String path, int flags);
 
     int setns(int fd, int nstype);
+
+    int unshare(int flags);
+
+    int mount(String source, String target, String fstype, long flags, jnr.ffi.Pointer data);
 
     int close(int fd);
 

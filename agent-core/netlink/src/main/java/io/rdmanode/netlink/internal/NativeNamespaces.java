@@ -22,6 +22,13 @@ public final class NativeNamespaces implements NetworkNamespaces {
 
     public static final NativeNamespaces INSTANCE = new NativeNamespaces(NativeNetnsFiles.INSTANCE);
     private static final int CLONE_NEWNET = 0x40000000;
+    private static final int CLONE_NEWNS = 0x00020000;
+    private static final long MS_RDONLY = 1;
+    private static final long MS_NOSUID = 2;
+    private static final long MS_NODEV = 4;
+    private static final long MS_NOEXEC = 8;
+    private static final long MS_REC = 0x4000;
+    private static final long MS_SLAVE = 1 << 19;
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     private final NetnsFiles files;
@@ -32,6 +39,15 @@ public final class NativeNamespaces implements NetworkNamespaces {
 
     @Override
     public <T> T callIn(Path netns, Callable<T> work) throws Exception {
+        return call(netns, false, work);
+    }
+
+    @Override
+    public <T> T callInWithSysfs(Path netns, Callable<T> work) throws Exception {
+        return call(netns, true, work);
+    }
+
+    private <T> T call(Path netns, boolean ownSysfs, Callable<T> work) throws Exception {
         // Opened on the caller's thread so a missing path fails fast, before a thread is made.
         int fd = files.open(netns);
         CompletableFuture<T> result = new CompletableFuture<>();
@@ -39,6 +55,9 @@ public final class NativeNamespaces implements NetworkNamespaces {
             try {
                 if (Native.libc().setns(fd, CLONE_NEWNET) != 0) {
                     throw Native.fail("setns(" + netns + ", CLONE_NEWNET)");
+                }
+                if (ownSysfs) {
+                    mountOwnSysfs(netns);
                 }
                 result.complete(work.call());
             } catch (Throwable e) {
@@ -57,6 +76,26 @@ public final class NativeNamespaces implements NetworkNamespaces {
         } finally {
             t.join();
             files.close(fd);
+        }
+    }
+
+    /**
+     * What {@code ip netns exec} does, for this thread only. unshare(CLONE_NEWNS) is allowed in a threaded
+     * process (it implies CLONE_FS, which only this thread's root and cwd share). The copy is made a slave
+     * before mounting: the host's root is usually a shared mount, and a sysfs mounted over {@code /sys} in a
+     * shared copy would propagate to the host. Slave (not private) so unmounts on the host still reach the copy
+     * and never meet EBUSY because of this thread.
+     */
+    private static void mountOwnSysfs(Path netns) {
+        LibC c = Native.libc();
+        if (c.unshare(CLONE_NEWNS) != 0) {
+            throw Native.fail("unshare(CLONE_NEWNS) to read the sysfs of " + netns);
+        }
+        if (c.mount("none", "/", null, MS_REC | MS_SLAVE, null) != 0) {
+            throw Native.fail("mount --make-rslave / (private mount namespace for " + netns + ")");
+        }
+        if (c.mount("sysfs", "/sys", "sysfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, null) != 0) {
+            throw Native.fail("mount sysfs on /sys in " + netns);
         }
     }
 

@@ -53,6 +53,11 @@ public final class NetlinkComponent implements RdmaNetlink, NetworkNamespaces {
     }
 
     @Override
+    public <T> T callInWithSysfs(Path netns, Callable<T> work) throws Exception {
+        return ns.callInWithSysfs(netns, work);
+    }
+
+    @Override
     public boolean exists(Path netns) {
         return ns.exists(netns);
     }

@@ -53,6 +53,12 @@ final class FakeRdmaKernel implements NetlinkChannel.Factory, NetnsFiles, Networ
         openFds.remove((Integer) fd);
     }
 
+    /** The fake has no sysfs of its own per namespace: the same as {@link #callIn}. */
+    @Override
+    public <T> T callInWithSysfs(Path netns, Callable<T> work) throws Exception {
+        return callIn(netns, work);
+    }
+
     @Override
     public <T> T callIn(Path netns, Callable<T> work) throws Exception {
         int fd = open(netns);

@@ -47,6 +47,35 @@ class NativeNamespacesTest {
                 () -> Files.readSymbolicLink(Path.of("/proc/thread-self/ns/net")).toString())).isEqualTo(host);
     }
 
+    /**
+     * The kernel tags a sysfs mount with the network namespace it was mounted in: a thread that only entered the
+     * namespace still reads the host's class/net, a thread with the namespace's own sysfs reads the pod's. The
+     * same tagging hides an RDMA device moved into a pod (exclusive netns mode) from the host's /sys.
+     */
+    @Test
+    void ownSysfsShowsTheNamespacesDevicesAndNothingLeaksToTheHost() throws Exception {
+        String dummy = "rdtv" + ProcessHandle.current().pid() % 100000;
+        assertThat(ip("-n", NS, "link", "add", dummy, "type", "veth", "peer", "name", dummy + "p")).isZero();
+        String hostMounts = Files.readString(Path.of("/proc/1/mountinfo"));
+
+        boolean inPlainThread = Netlink.namespaces().callIn(PATH, () -> Files.exists(classNet(dummy)));
+        boolean inOwnSysfs = Netlink.namespaces().callInWithSysfs(PATH, () -> Files.exists(classNet(dummy)));
+        String ownNetns = Netlink.namespaces().callInWithSysfs(PATH,
+                () -> Files.readSymbolicLink(Path.of("/proc/thread-self/ns/net")).toString());
+
+        assertThat(inPlainThread).as("the host's sysfs, read from inside").isFalse();
+        assertThat(inOwnSysfs).isTrue();
+        assertThat(ownNetns).isEqualTo("net:[" + Files.getAttribute(PATH, "unix:ino") + "]");
+        assertThat(Files.exists(classNet(dummy))).as("host view").isFalse();
+        assertThat(Files.exists(classNet("lo"))).isTrue();
+        assertThat(Files.readString(Path.of("/proc/1/mountinfo"))).as("no mount propagated to the host")
+                .isEqualTo(hostMounts);
+    }
+
+    private static Path classNet(String dev) {
+        return Path.of("/sys/class/net", dev);
+    }
+
     @Test
     void missingNamespaceIsEnoent() {
         assertThatThrownBy(() -> Netlink.namespaces().callIn(Path.of("/var/run/netns", NS + "-none"), () -> 1))

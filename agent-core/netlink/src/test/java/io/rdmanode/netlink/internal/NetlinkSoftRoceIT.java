@@ -66,5 +66,9 @@ class NetlinkSoftRoceIT {
                 .containsEntry("move.missing", "ENODEV")
                 .containsEntry("set.shared.with.netns", "EBUSY")
                 .containsEntry("set.shared", "ok").containsEntry("mode.final", "SHARED");
+        // The sysfs view the metrics bundle reads a pod's device through follows the kernel's netns rules.
+        assertThat(out).containsEntry("sysfs.exclusive.pod.sees.rxe0", "false")
+                .containsEntry("sysfs.exclusive.host.sees.rxe0", "true")
+                .containsEntry("sysfs.shared.netns.sees.rxe0", "true");
     }
 }

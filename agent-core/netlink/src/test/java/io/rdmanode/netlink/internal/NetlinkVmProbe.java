@@ -12,7 +12,7 @@ import java.util.stream.Collectors;
 /**
  * Runs inside the Soft-RoCE VM (NetlinkSoftRoceIT): the device dump, the netns mode set and read back through
  * RDMA netlink (not the rdma tool), a move of rxe0 into a namespace (rxe cannot: EOPNOTSUPP), and the mode
- * change refused while that namespace exists. Prints key=value lines; the host side asserts.
+ * change refused while that namespace exists, and which devices a namespace's own sysfs lists in each mode. Prints key=value lines; the host side asserts.
  */
 public final class NetlinkVmProbe {
 
@@ -30,6 +30,8 @@ public final class NetlinkVmProbe {
         out("netns.add", new ProcessBuilder("ip", "netns", "add", "pod1").inheritIO().start().waitFor());
         out("move.rxe0", attempt(() -> rdma.moveToNetns("rxe0", Path.of("/var/run/netns/pod1"))));
         out("move.missing", attempt(() -> rdma.moveToNetns("rxe9", Path.of("/var/run/netns/pod1"))));
+        out("sysfs.exclusive.pod.sees.rxe0", seesInOwnSysfs("pod1", "rxe0"));
+        out("sysfs.exclusive.host.sees.rxe0", java.nio.file.Files.exists(Path.of("/sys/class/infiniband/rxe0")));
         out("set.shared.with.netns", attempt(() -> rdma.setNetnsMode(RdmaNetnsMode.SHARED)));
         new ProcessBuilder("ip", "netns", "del", "pod1").inheritIO().start().waitFor();
         // The kernel tears a deleted namespace down asynchronously (cleanup_net): EBUSY until it is gone.
@@ -46,7 +48,25 @@ public final class NetlinkVmProbe {
         out("set.shared", shared);
         out("set.shared.tries", tries);
         out("mode.final", rdma.netnsMode());
+        new ProcessBuilder("ip", "netns", "add", "view1").inheritIO().start().waitFor();
+        out("sysfs.shared.netns.sees.rxe0", seesInOwnSysfs("view1", "rxe0"));
+        new ProcessBuilder("ip", "netns", "del", "view1").inheritIO().start().waitFor();
         out("done", true);
+    }
+
+    /**
+     * Whether a thread inside {@code netns} with that namespace's own sysfs lists the RDMA device: the view the
+     * metrics bundle reads a pod's device through. Shared mode shows every device in every namespace; exclusive
+     * mode only the namespace's own.
+     */
+    private static String seesInOwnSysfs(String netns, String device) {
+        try {
+            return String.valueOf(Netlink.namespaces().callInWithSysfs(Path.of("/var/run/netns", netns),
+                    () -> java.nio.file.Files.exists(Path.of("/sys/class/infiniband", device))));
+        } catch (Exception e) {
+            System.out.println("# " + e);
+            return "error";
+        }
     }
 
     private static String attempt(Runnable r) {

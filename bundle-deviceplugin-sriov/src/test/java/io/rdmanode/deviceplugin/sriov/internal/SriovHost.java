@@ -7,9 +7,10 @@ import io.rdmanode.deviceplugin.LayerSettings;
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.NetnsMode;
 import io.rdmanode.discovery.PciAddress;
+import io.rdmanode.discovery.RdmaDevice;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.discovery.RdmaTopologyListener;
-import io.rdmanode.discovery.TopologyDiff;
+import io.rdmanode.discovery.testing.SnapshotPublisher;
 import io.rdmanode.discovery.testing.SysfsTree;
 import io.rdmanode.agent.Ttar;
 import java.io.IOException;
@@ -17,10 +18,9 @@ import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -33,15 +33,14 @@ final class SriovHost implements RdmaDiscovery {
     private final Path dir;
     private final Path stash;
     private final SysfsTree source;
-    private final List<RdmaTopologyListener> listeners = new CopyOnWriteArrayList<>();
     private volatile NetnsMode mode = NetnsMode.of(NetnsMode.Mode.SHARED);
-    private volatile HostSnapshot snapshot;
+    private final SnapshotPublisher published;
 
     private SriovHost(Path dir) {
         this.dir = real(dir);
         this.stash = this.dir.resolve("stash");
         this.source = SysfsTree.of(this.dir, () -> mode);
-        this.snapshot = source.scan().withRevision(1, Instant.now());
+        this.published = new SnapshotPublisher(source.scan());
     }
 
     /** The recorded ConnectX-5: PF0 0000:3b:00.0 (NUMA 0), PF1 0000:86:00.0 (NUMA 1), 8 VFs each. */
@@ -237,7 +236,7 @@ final class SriovHost implements RdmaDiscovery {
 
     @Override
     public HostSnapshot snapshot() {
-        return snapshot;
+        return published.snapshot();
     }
 
     @Override
@@ -250,26 +249,22 @@ final class SriovHost implements RdmaDiscovery {
         return publish(source.update(functions));
     }
 
-    private synchronized HostSnapshot publish(HostSnapshot next) {
-        HostSnapshot previous = snapshot;
-        if (next.withRevision(0, Instant.EPOCH).equals(previous.withRevision(0, Instant.EPOCH))) {
-            return previous;
-        }
-        snapshot = next.withRevision(previous.revision() + 1, Instant.now());
-        TopologyDiff diff = new TopologyDiff(previous.revision(), snapshot.revision(), List.of(), List.of(),
-                List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(),
-                List.of("test rescan"));
-        listeners.forEach(l -> l.topologyChanged(snapshot, diff));
-        return snapshot;
+    private HostSnapshot publish(HostSnapshot next) {
+        return published.publish(next);
+    }
+
+    @Override
+    public Optional<RdmaDevice> readDevice(Path sys, String name) {
+        return source.readDevice(sys, name);
     }
 
     @Override
     public void addListener(RdmaTopologyListener listener) {
-        listeners.add(listener);
+        published.addListener(listener);
     }
 
     @Override
     public void removeListener(RdmaTopologyListener listener) {
-        listeners.remove(listener);
+        published.removeListener(listener);
     }
 }

@@ -3,6 +3,8 @@ package io.rdmanode.deviceplugin.sriov.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rdmanode.cni.PodAttachment;
+import io.rdmanode.discovery.NetnsMode;
 import io.rdmanode.health.HealthStatus;
 import io.rdmanode.kubelet.Device;
 import io.rdmanode.kubelet.DevicePluginHost;
@@ -11,6 +13,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -96,6 +99,38 @@ class SriovPoolDevicePluginTest {
         assertThat(vfs).hasSize(16).containsEntry("0000:86:00.2", "pool pf1");
         assertThat(vfs.get("0000:3b:00.2")).isEqualTo("no pool: ib: link layers [ethernet] not in linkTypes"
                 + " [infiniband]; pf1: PF 0000:3b:00.0 VF 0 not in rootDevices [0000:86:00.0#0-3]");
+    }
+
+    /**
+     * Exclusive netns mode: the CNI plugin moved VF 0000:3b:00.2's RDMA device into a pod. The pool keeps the VF
+     * (the ledger) and /status names the pod the CNI plugin's state says, with the pool that serves the VF.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void theCniPluginsPlacementsNameThePodOfEachVf() throws IOException {
+        SriovHost sriov = SriovHost.recorded(dir.resolve("host"));
+        sriov.netnsMode(NetnsMode.Mode.EXCLUSIVE);
+        start(sriov);
+        activate(0, "rdma_vfs", "selectors.isRdma", true);
+        ids("rdma/rdma_vfs", 16);
+        sriov.moveRdmaToPod("0000:3b:00.2", "mlx5_1");
+        sriov.rescan();
+        registry.placements = new CniPlacements(() -> List.of(new PodAttachment("sriov-rdma", "c1", "net1",
+                "/var/run/netns/cni-1", "team-a", "trainer-0", "0000:3b:00.2", "mlx5_1", Instant.EPOCH)));
+
+        Map<String, Object> status = (Map<String, Object>) registry.status();
+
+        assertThat((Map<String, String>) status.get("vfs")).containsEntry("0000:3b:00.2",
+                "pool rdma_vfs (RDMA device mlx5_1 in a pod netns), in pod team-a/trainer-0")
+                .containsEntry("0000:3b:00.3", "pool rdma_vfs");
+        assertThat((List<Map<String, Object>>) status.get("placements")).singleElement().satisfies(p -> assertThat(p)
+                .containsEntry("pod", "team-a/trainer-0").containsEntry("vf", "0000:3b:00.2")
+                .containsEntry("rdmaDevice", "mlx5_1").containsEntry("pool", "rdma_vfs")
+                .containsEntry("netns", "/var/run/netns/cni-1"));
+        assertThat(ids("rdma/rdma_vfs", 16)).contains("0000:3b:00.2");
+
+        registry.placements = null;                     // the CNI bundle stopped
+        assertThat((Map<String, Object>) registry.status()).doesNotContainKey("placements");
     }
 
     @Test

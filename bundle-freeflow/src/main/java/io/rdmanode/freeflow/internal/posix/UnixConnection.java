@@ -125,7 +125,10 @@ public final class UnixConnection implements AutoCloseable {
         }
     }
 
-    /** Sends one descriptor with the protocol's 2-byte dummy payload (freeflow.md §2.2). */
+    /**
+     * Sends one descriptor with the protocol's 2-byte dummy payload (freeflow.md §2.2); a negative {@code passFd}
+     * sends the payload alone (a refused fd-first call: the client's recvmsg then reports no descriptor).
+     */
     public void sendFd(int passFd) throws IOException {
         data.put(0, new byte[] {'f', 'd'}, 0, 2);
         long sent = sendmsg(2, passFd);

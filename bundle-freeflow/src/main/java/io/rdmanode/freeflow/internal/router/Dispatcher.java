@@ -6,6 +6,7 @@ import io.rdmanode.freeflow.internal.wire.AckCqEventRequest;
 import io.rdmanode.freeflow.internal.wire.CompChannelResponse;
 import io.rdmanode.freeflow.internal.wire.CreateCqRequest;
 import io.rdmanode.freeflow.internal.wire.CreateQpRequest;
+import io.rdmanode.freeflow.internal.wire.CreateSrqRequest;
 import io.rdmanode.freeflow.internal.wire.DeviceAttrResponse;
 import io.rdmanode.freeflow.internal.wire.Errno;
 import io.rdmanode.freeflow.internal.wire.ErrorResponse;
@@ -17,6 +18,7 @@ import io.rdmanode.freeflow.internal.wire.GetContextResponse;
 import io.rdmanode.freeflow.internal.wire.HandleRequest;
 import io.rdmanode.freeflow.internal.wire.LayoutTable;
 import io.rdmanode.freeflow.internal.wire.ModifyQpRequest;
+import io.rdmanode.freeflow.internal.wire.ModifySrqRequest;
 import io.rdmanode.freeflow.internal.wire.ModifyQpResponse;
 import io.rdmanode.freeflow.internal.wire.PollCqRequest;
 import io.rdmanode.freeflow.internal.wire.PortAttrResponse;
@@ -111,6 +113,9 @@ final class Dispatcher {
             }
             LOG.debug("freeflow {} {}: {} (errno {})", t.id(), spec.name(), e.getMessage(), e.errno());
             rsp = spec.id() == Func.POLL_CQ ? Wire.allocate(4) : ErrorResponse.of(spec, e.errno());
+            if (Func.passesFdFirst(spec.id())) {
+                c.sendFd(-1);
+            }
         }
         c.write(rsp);
         return spec.id() < Func.SOCKET_SOCKET;
@@ -161,11 +166,21 @@ final class Dispatcher {
                     yield p.encode();
                 }
             }
+            case Func.CREATE_SRQ -> router.createSrq(t, CreateSrqRequest.decode(b)).encode();
+            case Func.MODIFY_SRQ -> ok(() -> router.modifySrq(t, ModifySrqRequest.decode(b)));
+            case Func.DESTROY_SRQ -> ok(() -> router.destroySrq(t, HandleRequest.decode(b, "SRQ").handle()));
+            case Func.POST_SRQ_RECV -> {
+                PostRequest r = PostRequest.decodeRecv(b, b.capacity());
+                synchronized (router) {
+                    yield router.rc.postSrqRecv(Router.srq(t, r.handle()), r.recvs()).encode();
+                }
+            }
             case Func.POLL_CQ -> {
                 PollCqRequest r = PollCqRequest.decode(b);
                 synchronized (router) {
                     CompletionQueue cq = Router.cq(t, r.cqHandle());
-                    ByteBuffer out = Wire.allocate(4 + Math.min(r.ne(), cq.entries.size()) * WorkCompletion.SIZE);
+                    int most = Math.min(router.limits().completionsFor(r.ne()), cq.entries.size());
+                    ByteBuffer out = Wire.allocate(4 + most * WorkCompletion.SIZE);
                     int n = router.rc.poll(cq, r.ne(), out, 4);
                     out.putInt(0, n * WorkCompletion.SIZE);
                     yield out;

@@ -14,7 +14,7 @@ import java.nio.ByteBuffer;
 /**
  * Serves one mailbox request (freeflow.md §2.6): header + body in the request area, {@code rsp_size} + payload in
  * the response area. A QP mailbox takes POST_SEND/POST_RECV for its own QP only, a CQ mailbox POLL_CQ for its own
- * CQ; anything else is answered with an error (or zero completions), never left unanswered: the client spins
+ * CQ, an SRQ mailbox POST_SRQ_RECV for its own SRQ; anything else is answered with an error (or zero completions), never left unanswered: the client spins
  * without a timeout.
  */
 final class FastPath {
@@ -41,7 +41,7 @@ final class FastPath {
             switch (mb.kind) {
                 case QP -> post(mb, func, (int) bodySize);
                 case CQ -> poll(mb, func, (int) bodySize);
-                default -> throw new WireException(Errno.EOPNOTSUPP, "SRQ mailboxes are not served yet");
+                case SRQ -> postSrq(mb, func, (int) bodySize);
             }
         } catch (WireException e) {
             stats.fastErrors.increment();
@@ -77,6 +77,27 @@ final class FastPath {
             }
             mb.tenant.requests++;
             rsp = func == Func.POST_SEND ? router.rc.postSend(qp, req.sends()) : router.rc.postRecv(qp, req.recvs());
+        }
+        mb.buf.putInt(Mailbox.RSP, PostResponse.SIZE);
+        rsp.encode(mb.buf, RSP_BODY);
+    }
+
+    private void postSrq(Mailbox mb, int func, int size) {
+        if (func != Func.POST_SRQ_RECV) {
+            throw new WireException(Errno.EINVAL, "function " + func + " in an SRQ mailbox");
+        }
+        PostRequest req = PostRequest.decodeRecv(mb.buf, BODY, size);
+        if (req.handle() != mb.handle) {
+            throw new WireException(Errno.EINVAL, "SRQ " + req.handle() + " posted through the mailbox of SRQ " + mb.handle);
+        }
+        PostResponse rsp;
+        synchronized (router) {
+            SharedReceiveQueue srq = mb.tenant.srqs.get(mb.handle);
+            if (srq == null || srq.mailbox != mb) {
+                throw new WireException(Errno.EINVAL, "SRQ " + mb.handle + " destroyed");
+            }
+            mb.tenant.requests++;
+            rsp = router.rc.postSrqRecv(srq, req.recvs());
         }
         mb.buf.putInt(Mailbox.RSP, PostResponse.SIZE);
         rsp.encode(mb.buf, RSP_BODY);

@@ -1,11 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal.router;
 
-/** Per-tenant quotas; replaced live (a lower limit refuses new objects, existing ones stay). */
+/**
+ * Per-tenant quotas; replaced live (a lower limit refuses new objects, existing ones stay).
+ * {@code maxCompletionsPerPoll} (0 = as many as asked) caps the work completions one POLL_CQ returns: the genuine
+ * Freeflow client's {@code ibv_exp_poll_cq} writes 48-byte {@code ibv_wc}s into the caller's 88-byte
+ * {@code ibv_exp_wc} array, so an MLNX exp-verbs application (the FFL's own {@code ibv_rc_pingpong}) misreads every
+ * completion after the first; answering one at a time is legal verbs behaviour and makes such applications work.
+ */
 public record Limits(long maxMrBytes, int maxMrs, int maxQps, int maxCqs, int maxPds, int maxMailboxes,
-                     int maxQpWr, int maxCqe, int maxSge) {
+                     int maxQpWr, int maxCqe, int maxSge, int maxCompletionsPerPoll) {
 
+    public Limits(long maxMrBytes, int maxMrs, int maxQps, int maxCqs, int maxPds, int maxMailboxes,
+                  int maxQpWr, int maxCqe, int maxSge) {
+        this(maxMrBytes, maxMrs, maxQps, maxCqs, maxPds, maxMailboxes, maxQpWr, maxCqe, maxSge, 0);
+    }
+
+    /**
+     * Generous quotas with uncapped polls, for routers built in code (tests, benchmarks). The component's
+     * configuration caps polls at 1 by default, for the genuine client's exp-verbs applications.
+     */
     public static Limits defaults() {
-        return new Limits(1L << 30, 4096, 1024, 1024, 256, 2048, 16384, 65536, 32);
+        return new Limits(1L << 30, 4096, 1024, 1024, 256, 2048, 16384, 65536, 32, 0);
+    }
+
+    /** How many completions a poll asking for {@code ne} may return. */
+    public int completionsFor(int ne) {
+        return maxCompletionsPerPoll > 0 ? Math.min(ne, maxCompletionsPerPoll) : ne;
     }
 }

@@ -10,8 +10,9 @@ import static io.rdmanode.freeflow.internal.router.QueuePair.SQD;
 import static io.rdmanode.freeflow.internal.router.QueuePair.SQE;
 
 /**
- * The RC QP state machine of the verbs spec (IBA 1.4 §11.2.4.2 table, as rdma-core's ibv_modify_qp documents):
- * which transitions exist and which attribute-mask bits each requires.
+ * The RC and UC QP state machine of the verbs spec (IBA 1.4 §11.2.4.2 table, as rdma-core's ibv_modify_qp
+ * documents): which transitions exist and which attribute-mask bits each requires. UC has no responder resources,
+ * RNR timer, ACK timeout or retries, so INIT→RTR and RTR→RTS need fewer bits.
  */
 final class QpTransitions {
     static final int STATE = 1;
@@ -33,7 +34,19 @@ final class QpTransitions {
     private QpTransitions() {
     }
 
-    /** Required mask bits for from→to, or -1 when the transition does not exist. */
+    /** Required mask bits for from→to on a QP of {@code type}, or -1 when the transition does not exist. */
+    static int required(int from, int to, int type) {
+        int bits = required(from, to);
+        if (type == QueuePair.TYPE_UC && from == INIT && to == RTR) {
+            return bits & ~(MAX_DEST_RD_ATOMIC | MIN_RNR_TIMER);
+        }
+        if (type == QueuePair.TYPE_UC && from == RTR && to == RTS) {
+            return bits & ~(TIMEOUT | RETRY_CNT | RNR_RETRY | MAX_QP_RD_ATOMIC);
+        }
+        return bits;
+    }
+
+    /** Required mask bits for from→to on an RC QP, or -1 when the transition does not exist. */
     static int required(int from, int to) {
         if (to == RESET || to == ERR) {
             return STATE;

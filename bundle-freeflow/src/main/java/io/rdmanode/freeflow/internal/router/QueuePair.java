@@ -5,7 +5,10 @@ import io.rdmanode.freeflow.internal.wire.RecvWr;
 import io.rdmanode.freeflow.internal.wire.SendWr;
 import java.util.ArrayDeque;
 
-/** An RC QP of the software backend: state, connection attributes, its send and receive queues. Router-guarded. */
+/**
+ * An RC or UC QP of the software backend: state, connection attributes, its send and receive queues.
+ * Router-guarded.
+ */
 final class QueuePair {
     static final int RESET = 0;
     static final int INIT = 1;
@@ -15,10 +18,15 @@ final class QueuePair {
     static final int SQE = 5;
     static final int ERR = 6;
     static final int TYPE_RC = 2;
+    static final int TYPE_UC = 3;
 
     final Tenant tenant;
     final int handle;
     final int qpn;
+    /** RC or UC; set by the router right after construction, before the QP is in any table. */
+    int type = TYPE_RC;
+    /** The SRQ its receives come from, or null; set by the router right after construction, like the type. */
+    SharedReceiveQueue srq;
     final int pd;
     final boolean sqSigAll;
     final CompletionQueue sendCq;
@@ -73,6 +81,15 @@ final class QueuePair {
         this.maxRecvWr = maxRecvWr;
         this.maxSendSge = maxSendSge;
         this.maxRecvSge = maxRecvSge;
+    }
+
+    /** Where an incoming SEND (or WRITE with immediate) takes its receive from: the SRQ when it has one. */
+    java.util.ArrayDeque<RecvWr> receives() {
+        return srq != null ? srq.rq : rq;
+    }
+
+    boolean reliable() {
+        return type == TYPE_RC;
     }
 
     static String stateName(int s) {

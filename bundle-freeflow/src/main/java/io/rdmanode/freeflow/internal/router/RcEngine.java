@@ -30,7 +30,9 @@ import java.util.Set;
  * placed (RC = acknowledged); the send queue is FIFO, so completions on a CQ come in post order per QP. A SEND or
  * WRITE_WITH_IMM finding no receive posted is RNR-NAKed: retried after the responder's min_rnr_timer (or as soon
  * as a receive is posted), rnr_retry times (7 = forever), then RNR_RETRY_EXC_ERR. Any error moves the QP to ERR,
- * which flushes what is left with WR_FLUSH_ERR. Called with the router's monitor held.
+ * which flushes what is left with WR_FLUSH_ERR. UC QPs move data the same way but nothing is acknowledged: a
+ * message with no receive posted, no connected peer or a bad remote key is dropped and the sender still completes
+ * successfully; RDMA READ is refused at post time. Called with the router's monitor held.
  */
 final class RcEngine {
     private final Router router;
@@ -54,7 +56,7 @@ final class RcEngine {
         if (to < QueuePair.RESET || to > QueuePair.ERR) {
             throw new WireException(Errno.EINVAL, "QP state " + to + " does not exist");
         }
-        int required = QpTransitions.required(qp.state, to);
+        int required = QpTransitions.required(qp.state, to, qp.type);
         if ((mask & QpTransitions.STATE) == 0) {
             required = 0;
         } else if (required < 0) {
@@ -144,7 +146,8 @@ final class RcEngine {
         }
         for (int i = 0; i < wrs.size(); i++) {
             SendWr wr = wrs.get(i);
-            if (wr.opcode() < SendWr.OP_RDMA_WRITE || wr.opcode() > SendWr.OP_RDMA_READ) {
+            if (wr.opcode() < SendWr.OP_RDMA_WRITE || wr.opcode() > SendWr.OP_RDMA_READ
+                    || (wr.opcode() == SendWr.OP_RDMA_READ && !qp.reliable())) {
                 return new PostResponse(Errno.EINVAL, i + 1);
             }
             if (wr.sges().length > qp.maxSendSge) {
@@ -163,8 +166,8 @@ final class RcEngine {
     }
 
     PostResponse postRecv(QueuePair qp, List<RecvWr> wrs) {
-        if (qp.state == QueuePair.RESET) {
-            return new PostResponse(Errno.EINVAL, 1);
+        if (qp.state == QueuePair.RESET || qp.srq != null) {
+            return new PostResponse(Errno.EINVAL, 1);             // a QP with an SRQ has no receive queue of its own
         }
         for (int i = 0; i < wrs.size(); i++) {
             RecvWr wr = wrs.get(i);
@@ -191,10 +194,36 @@ final class RcEngine {
         return OK;
     }
 
+    /**
+     * POST_SRQ_RECV: receives for every QP of the SRQ, in order. A requester waiting out an RNR on one of those QPs
+     * is retried at once, as after a POST_RECV.
+     */
+    PostResponse postSrqRecv(SharedReceiveQueue srq, List<RecvWr> wrs) {
+        for (int i = 0; i < wrs.size(); i++) {
+            RecvWr wr = wrs.get(i);
+            if (wr.sges().length > srq.maxSge) {
+                return new PostResponse(Errno.EINVAL, i + 1);
+            }
+            if (srq.rq.size() >= srq.maxWr) {
+                return new PostResponse(Errno.ENOMEM, i + 1);
+            }
+            srq.rq.add(wr);
+        }
+        for (QueuePair requester : rnrWaiting.toArray(new QueuePair[0])) {
+            QueuePair responder = router.qpns.get(requester.destQpn);
+            if (responder != null && responder.srq == srq) {
+                unwait(requester);
+                progress(requester);
+            }
+        }
+        return OK;
+    }
+
     /** Moves up to ne completions into out at offset at; returns how many. */
     int poll(CompletionQueue cq, int ne, ByteBuffer out, int at) {
+        int max = router.limits().completionsFor(ne);
         int n = 0;
-        while (n < ne) {
+        while (n < max) {
             WorkCompletion wc = cq.entries.poll();
             if (wc == null) {
                 break;
@@ -243,7 +272,11 @@ final class RcEngine {
         QueuePair peer = peer(qp);
         if (peer == null || peer.destQpn != qp.qpn || (peer.state != QueuePair.RTR && peer.state != QueuePair.RTS)) {
             // Nobody answers: a NIC would exhaust its transport retries.
-            return fail(qp, wr, RETRY_EXC_ERR, 0);
+            return qp.reliable() ? fail(qp, wr, RETRY_EXC_ERR, 0) : dropped(qp, wr, length(wr));
+        }
+        if (peer.type != qp.type) {
+            // An RC and a UC QP naming each other: the responder drops every packet of the other transport.
+            return qp.reliable() ? fail(qp, wr, RETRY_EXC_ERR, 0) : dropped(qp, wr, length(wr));
         }
         long total = 0;
         int localAccess = wr.opcode() == SendWr.OP_RDMA_READ ? MemoryRegion.LOCAL_WRITE : 0;
@@ -258,30 +291,30 @@ final class RcEngine {
         }
         switch (wr.opcode()) {
             case SendWr.OP_SEND, SendWr.OP_SEND_WITH_IMM -> {
-                RecvWr recv = peer.rq.peek();
+                RecvWr recv = peer.receives().peek();
                 if (recv == null) {
-                    return rnr(qp, wr, peer);
+                    return qp.reliable() ? rnr(qp, wr, peer) : dropped(qp, wr, total);
                 }
                 MemoryRegion[] remote = new MemoryRegion[recv.sges().length];
                 long room = 0;
                 for (int i = 0; i < remote.length; i++) {
                     remote[i] = lookup(peer, recv.sges()[i], MemoryRegion.LOCAL_WRITE);
                     if (remote[i] == null) {
-                        peer.rq.poll();
+                        peer.receives().poll();
                         complete(peer.recvCq, recv.wrId(), LOC_PROT_ERR, WorkCompletion.WC_RECV, 0, 0, peer, qp.qpn, 0);
                         toError(peer);
-                        return fail(qp, wr, WorkCompletion.REM_OP_ERR, 0);
+                        return qp.reliable() ? fail(qp, wr, WorkCompletion.REM_OP_ERR, 0) : dropped(qp, wr, total);
                     }
                     room += recv.sges()[i].len();
                 }
                 if (room < total) {
-                    peer.rq.poll();
+                    peer.receives().poll();
                     complete(peer.recvCq, recv.wrId(), LOC_LEN_ERR, WorkCompletion.WC_RECV, 0, 0, peer, qp.qpn, 0);
                     toError(peer);
-                    return fail(qp, wr, REM_INV_REQ_ERR, 0);
+                    return qp.reliable() ? fail(qp, wr, REM_INV_REQ_ERR, 0) : dropped(qp, wr, total);
                 }
                 scatter(wr.sges(), local, recv.sges(), remote, total);
-                peer.rq.poll();
+                peer.receives().poll();
                 boolean imm = wr.opcode() == SendWr.OP_SEND_WITH_IMM;
                 complete(peer.recvCq, recv.wrId(), SUCCESS, WorkCompletion.WC_RECV, (int) total, wr.immData(), peer,
                         qp.qpn, imm ? WorkCompletion.WITH_IMM : 0);
@@ -290,12 +323,12 @@ final class RcEngine {
             }
             case SendWr.OP_RDMA_WRITE, SendWr.OP_RDMA_WRITE_WITH_IMM -> {
                 boolean imm = wr.opcode() == SendWr.OP_RDMA_WRITE_WITH_IMM;
-                if (imm && peer.rq.peek() == null) {
-                    return rnr(qp, wr, peer);
+                if (imm && peer.receives().peek() == null) {
+                    return qp.reliable() ? rnr(qp, wr, peer) : dropped(qp, wr, total);
                 }
                 MemoryRegion target = remote(qp, peer, wr, total, MemoryRegion.REMOTE_WRITE);
                 if (target == null) {
-                    return fail(qp, wr, REM_ACCESS_ERR, 0);
+                    return qp.reliable() ? fail(qp, wr, REM_ACCESS_ERR, 0) : dropped(qp, wr, total);
                 }
                 long off = wr.remoteAddr() - target.appBase;
                 for (int i = 0; i < local.length; i++) {
@@ -304,7 +337,7 @@ final class RcEngine {
                     off += s.len();
                 }
                 if (imm) {
-                    RecvWr recv = peer.rq.poll();
+                    RecvWr recv = peer.receives().poll();
                     complete(peer.recvCq, recv.wrId(), SUCCESS, WorkCompletion.WC_RECV_RDMA_WITH_IMM, (int) total,
                             wr.immData(), peer, qp.qpn, WorkCompletion.WITH_IMM);
                 }
@@ -388,6 +421,21 @@ final class RcEngine {
         if (n > 0) {
             dst.put((int) dstOff, src, (int) srcOff, (int) n);
         }
+    }
+
+    private static long length(SendWr wr) {
+        long n = 0;
+        for (Sge s : wr.sges()) {
+            n += s.len();
+        }
+        return n;
+    }
+
+    /** UC: the message is lost on the way and nobody says so; the sender's WR completes as sent. */
+    private Outcome dropped(QueuePair qp, SendWr wr, long total) {
+        stats.ucDropped.increment();
+        succeed(qp, wr, opcodeOf(wr), (int) total);
+        return Outcome.DONE;
     }
 
     private Outcome rnr(QueuePair qp, SendWr wr, QueuePair peer) {

@@ -11,8 +11,11 @@ import io.rdmanode.freeflow.internal.wire.CreateCqRequest;
 import io.rdmanode.freeflow.internal.wire.CreateCqResponse;
 import io.rdmanode.freeflow.internal.wire.CreateQpRequest;
 import io.rdmanode.freeflow.internal.wire.CreateQpResponse;
+import io.rdmanode.freeflow.internal.wire.CreateSrqRequest;
+import io.rdmanode.freeflow.internal.wire.CreateSrqResponse;
 import io.rdmanode.freeflow.internal.wire.DeviceLimits;
 import io.rdmanode.freeflow.internal.wire.Errno;
+import io.rdmanode.freeflow.internal.wire.ModifySrqRequest;
 import io.rdmanode.freeflow.internal.wire.RegMrMappingRequest;
 import io.rdmanode.freeflow.internal.wire.RegMrRequest;
 import io.rdmanode.freeflow.internal.wire.RegMrResponse;
@@ -82,7 +85,7 @@ public final class Router implements AutoCloseable {
     DeviceLimits device() {
         Limits l = limits;
         return new DeviceLimits("freeflow-java-1", 0x0002c90300000001L, Integer.MAX_VALUE, l.maxQps(), l.maxQpWr(),
-                l.maxSge(), l.maxCqs(), l.maxCqe(), l.maxMrs(), l.maxPds(), 0);
+                l.maxSge(), l.maxCqs(), l.maxCqe(), l.maxMrs(), l.maxPds(), l.maxQps());
     }
 
     // ---- tenants
@@ -111,6 +114,7 @@ public final class Router implements AutoCloseable {
         List<TenantFigures> out = new ArrayList<>();
         for (Tenant t : tenants.values()) {
             out.add(new TenantFigures(t.cred.pid(), t.cred.uid(), t.label, t.pds.size(), t.cqs.size(), t.qps.size(),
+                    t.srqs.size(),
                     t.mrs.size(), t.mrBytes, t.requests, t.errors));
         }
         return out;
@@ -131,9 +135,12 @@ public final class Router implements AutoCloseable {
     }
 
     private void reclaim(Tenant t, String why) {
-        int objects = t.qps.size() + t.cqs.size() + t.mrs.size() + t.channels.size() + t.pds.size();
+        int objects = t.qps.size() + t.srqs.size() + t.cqs.size() + t.mrs.size() + t.channels.size() + t.pds.size();
         for (Integer h : new ArrayList<>(t.qps.keySet())) {
             destroyQp(t, h);
+        }
+        for (Integer h : new ArrayList<>(t.srqs.keySet())) {
+            destroySrq(t, h);
         }
         for (Integer h : new ArrayList<>(t.cqs.keySet())) {
             destroyCq(t, h);
@@ -186,9 +193,10 @@ public final class Router implements AutoCloseable {
 
     synchronized void deallocPd(Tenant t, int h) {
         pd(t, h);
-        boolean used = t.qps.values().stream().anyMatch(q -> q.pd == h) || t.mrs.values().stream().anyMatch(m -> m.pd == h);
+        boolean used = t.qps.values().stream().anyMatch(q -> q.pd == h) || t.mrs.values().stream().anyMatch(m -> m.pd == h)
+                || t.srqs.values().stream().anyMatch(q -> q.pd == h);
         if (used) {
-            throw new WireException(Errno.EBUSY, "PD " + h + " still has QPs or MRs");
+            throw new WireException(Errno.EBUSY, "PD " + h + " still has QPs, SRQs or MRs");
         }
         t.pds.remove(h);
         t.pdHandles.free(h);
@@ -254,8 +262,18 @@ public final class Router implements AutoCloseable {
         poller.remove(mb);
     }
 
+    /**
+     * Arms the CQ. Arming a CQ that still holds completions fires at once (unless solicited-only), as ConnectX
+     * hardware does (the arm doorbell carries the consumer index and the HCA raises an event for CQEs beyond it): the
+     * genuine client's C router relies on that, and an application that polls fewer entries than are queued
+     * (see Limits#maxCompletionsPerPoll) and then re-arms would otherwise wait for an event that never comes.
+     */
     synchronized void reqNotify(Tenant t, ReqNotifyCqRequest r) {
-        cq(t, r.cqHandle()).armed = true;
+        CompletionQueue cq = cq(t, r.cqHandle());
+        cq.armed = true;
+        if (!r.solicitedOnly() && !cq.entries.isEmpty()) {
+            completionAdded(cq);
+        }
     }
 
     synchronized CompChannel createChannel(Tenant t) throws IOException {
@@ -329,13 +347,15 @@ public final class Router implements AutoCloseable {
     synchronized CreateQpResponse createQp(Tenant t, CreateQpRequest r) {
         live(t);
         Limits l = limits;
-        if (r.qpType() != QueuePair.TYPE_RC) {
-            throw new WireException(Errno.EOPNOTSUPP, "QP type " + r.qpType() + ": the software backend has RC only");
-        }
-        if (r.srq() != 0) {
-            throw new WireException(Errno.EOPNOTSUPP, "SRQ " + r.srq() + ": SRQs are not supported yet");
+        if (r.qpType() != QueuePair.TYPE_RC && r.qpType() != QueuePair.TYPE_UC) {
+            throw new WireException(Errno.EOPNOTSUPP, "QP type " + r.qpType() + ": the software backend has RC and UC only");
         }
         pd(t, r.pdHandle());
+        SharedReceiveQueue srq = r.srq() == 0 ? null : srq(t, r.srq());
+        if (srq != null && srq.pd != r.pdHandle()) {
+            throw new WireException(Errno.EINVAL, "SRQ " + r.srq() + " belongs to PD " + srq.pd + ", the QP to PD "
+                    + r.pdHandle());
+        }
         CompletionQueue scq = cq(t, r.sendCq());
         CompletionQueue rcq = cq(t, r.recvCq());
         if (t.qps.size() >= l.maxQps()) {
@@ -357,6 +377,11 @@ public final class Router implements AutoCloseable {
         mb.qp = qp;
         scq.users++;
         rcq.users++;
+        qp.type = r.qpType();
+        if (srq != null) {
+            qp.srq = srq;
+            srq.users++;
+        }
         t.qps.put(h, qp);
         qpns.put(qpn, qp);
         poller.add(mb);
@@ -402,6 +427,9 @@ public final class Router implements AutoCloseable {
         qpns.remove(qp.qpn);
         qp.sendCq.users--;
         qp.recvCq.users--;
+        if (qp.srq != null) {
+            qp.srq.users--;
+        }
         qp.state = QueuePair.ERR;
         qp.destroyed = true;
         qp.sq.clear();
@@ -409,6 +437,67 @@ public final class Router implements AutoCloseable {
         rc.forget(qp);
         qp.mailbox.qp = null;
         retire(qp.mailbox);
+    }
+
+    // ---- SRQs
+
+    synchronized CreateSrqResponse createSrq(Tenant t, CreateSrqRequest r) {
+        live(t);
+        Limits l = limits;
+        pd(t, r.pdHandle());
+        if (t.srqs.size() >= l.maxQps()) {
+            throw refuse(t, "SRQs", l.maxQps());
+        }
+        if (t.mailboxes() >= l.maxMailboxes()) {
+            throw refuse(t, "mailboxes", l.maxMailboxes());
+        }
+        if (r.maxWr() > l.maxQpWr() || r.maxSge() > l.maxSge()) {
+            throw new WireException(Errno.EINVAL, "SRQ capacities out of range (wr 1.." + l.maxQpWr() + ", sge 1.."
+                    + l.maxSge() + ")");
+        }
+        Mailbox mb = takeMailbox(Mailbox.Kind.SRQ, t, t.srqHandles, "SRQ");
+        SharedReceiveQueue srq = new SharedReceiveQueue(t, mb.handle, r.pdHandle(), r.maxWr(), r.maxSge(), mb);
+        t.srqs.put(mb.handle, srq);
+        poller.add(mb);
+        return new CreateSrqResponse(mb.handle, mb.file.name());
+    }
+
+    /**
+     * IBV_SRQ_MAX_WR resizes (never below what is posted now); IBV_SRQ_LIMIT is refused: the limit event is an
+     * async event, and the router delivers none, so an armed limit would silently never fire.
+     */
+    synchronized void modifySrq(Tenant t, ModifySrqRequest r) {
+        SharedReceiveQueue srq = srq(t, r.handle());
+        if ((r.mask() & ModifySrqRequest.LIMIT) != 0) {
+            throw new WireException(Errno.EOPNOTSUPP, "SRQ " + r.handle() + ": the limit event is an async event,"
+                    + " which this router does not deliver");
+        }
+        if ((r.mask() & ModifySrqRequest.MAX_WR) != 0) {
+            if (r.maxWr() < Math.max(1, srq.rq.size()) || r.maxWr() > limits.maxQpWr()) {
+                throw new WireException(Errno.EINVAL, "SRQ " + r.handle() + " max_wr " + r.maxWr() + " outside "
+                        + Math.max(1, srq.rq.size()) + ".." + limits.maxQpWr());
+            }
+            srq.maxWr = r.maxWr();
+        }
+    }
+
+    synchronized void destroySrq(Tenant t, int h) {
+        SharedReceiveQueue srq = srq(t, h);
+        if (srq.users > 0) {
+            throw new WireException(Errno.EBUSY, "SRQ " + h + " still used by " + srq.users + " QP(s)");
+        }
+        t.srqs.remove(h);
+        t.srqHandles.free(h);
+        srq.rq.clear();
+        retire(srq.mailbox);
+    }
+
+    static SharedReceiveQueue srq(Tenant t, int h) {
+        SharedReceiveQueue srq = t.srqs.get(h);
+        if (srq == null) {
+            throw new WireException(Errno.EINVAL, "no SRQ " + h + " for " + t.id());
+        }
+        return srq;
     }
 
     // ---- MRs

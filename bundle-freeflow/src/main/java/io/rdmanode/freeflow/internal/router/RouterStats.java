@@ -16,6 +16,7 @@ public final class RouterStats {
     final LongAdder completions = new LongAdder();
     final LongAdder errorCompletions = new LongAdder();
     final LongAdder rnrNaks = new LongAdder();
+    final LongAdder ucDropped = new LongAdder();
     final LongAdder cqOverflows = new LongAdder();
     final LongAdder tenantsReclaimed = new LongAdder();
     final LongAdder objectsReclaimed = new LongAdder();
@@ -32,6 +33,7 @@ public final class RouterStats {
     public long completions() { return completions.sum(); }
     public long errorCompletions() { return errorCompletions.sum(); }
     public long rnrNaks() { return rnrNaks.sum(); }
+    public long ucDropped() { return ucDropped.sum(); }
     public long cqOverflows() { return cqOverflows.sum(); }
     public long tenantsReclaimed() { return tenantsReclaimed.sum(); }
     public long objectsReclaimed() { return objectsReclaimed.sum(); }

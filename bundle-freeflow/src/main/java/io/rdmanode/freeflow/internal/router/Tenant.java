@@ -24,10 +24,12 @@ final class Tenant {
     final Map<Integer, MemoryRegion> mrs = new HashMap<>();
     final Map<Integer, MemoryRegion> mrsByKey = new HashMap<>();
     final Map<Integer, CompChannel> channels = new HashMap<>();
+    final Map<Integer, SharedReceiveQueue> srqs = new HashMap<>();
     final Handles pdHandles = new Handles();
     final Handles cqHandles = new Handles();
     final Handles qpHandles = new Handles();
     final Handles mrHandles = new Handles();
+    final Handles srqHandles = new Handles();
     long mrBytes;
     long requests;
     long errors;
@@ -40,7 +42,7 @@ final class Tenant {
     }
 
     int mailboxes() {
-        return cqs.size() + qps.size();
+        return cqs.size() + qps.size() + srqs.size();
     }
 
     String id() {

@@ -10,7 +10,7 @@ public record DeviceAttrResponse(DeviceLimits d) {
     public ByteBuffer encode() {
         ByteBuffer b = Wire.allocate(L.size());
         Wire.putCstring(b, L.off("fw_ver"), 64, d.fwVer());
-        b.putLong(L.off("node_guid"), d.nodeGuid()).putLong(L.off("sys_image_guid"), d.nodeGuid())
+        b.putLong(L.off("node_guid"), d.nodeGuidBigEndian()).putLong(L.off("sys_image_guid"), d.nodeGuidBigEndian())
                 .putLong(L.off("max_mr_size"), d.maxMrSize()).putLong(L.off("page_size_cap"), 4096)
                 .putInt(L.off("vendor_id"), DeviceLimits.VENDOR_MELLANOX).putInt(L.off("vendor_part_id"), DeviceLimits.PART_CX3)
                 .putInt(L.off("max_qp"), d.maxQp()).putInt(L.off("max_qp_wr"), d.maxQpWr())

@@ -9,4 +9,12 @@ public record DeviceLimits(String fwVer, long nodeGuid, long maxMrSize, int maxQ
     /** The ConnectX-3 ids the genuine client's libmlx4 table matches (freeflow.md §1.1). */
     public static final int VENDOR_MELLANOX = 0x02c9;
     public static final int PART_CX3 = 4099;
+
+    /**
+     * The GUID as the verbs structs carry it: {@code __be64}, network byte order (ibv_devinfo prints
+     * {@code be64toh(node_guid)}, which then matches the node_guid file of the client's sysfs view).
+     */
+    public long nodeGuidBigEndian() {
+        return Long.reverseBytes(nodeGuid);
+    }
 }

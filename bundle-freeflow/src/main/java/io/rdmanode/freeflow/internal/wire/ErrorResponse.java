@@ -23,6 +23,9 @@ public final class ErrorResponse {
         if (spec.id() == Func.CREATE_COMP_CHANNEL) {
             b.putInt(0, -1);
         }
+        if (spec.id() == Func.CM_CREATE_EVENT_CHANNEL) {
+            b.putInt(spec.response().off("value"), -1); // ec.fd: no channel (rdma_create_event_channel returns NULL)
+        }
         return b;
     }
 }

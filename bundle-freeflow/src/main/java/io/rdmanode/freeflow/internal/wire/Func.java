@@ -14,7 +14,9 @@ public final class Func {
     public static final int QUERY_QP = 9;
     public static final int DESTROY_QP = 10;
     public static final int CREATE_SRQ = 11;
+    public static final int MODIFY_SRQ = 12;
     public static final int POST_SRQ_RECV = 13;
+    public static final int DESTROY_SRQ = 14;
     public static final int CREATE_CQ = 15;
     public static final int DESTROY_CQ = 16;
     public static final int POLL_CQ = 17;
@@ -28,9 +30,19 @@ public final class Func {
     public static final int POST_RECV = 26;
     public static final int CREATE_COMP_CHANNEL = 27;
     public static final int DESTROY_COMP_CHANNEL = 28;
+    public static final int CM_CREATE_EVENT_CHANNEL = 36;
     public static final int SOCKET_SOCKET = 58;
     public static final int SOCKET_CONNECT = 62;
 
     private Func() {
+    }
+
+    /**
+     * Calls whose answer starts with an SCM_RIGHTS message (2 bytes + the descriptor) before the response struct:
+     * the genuine client reads that message first whatever happened, so a refusal must send it too (without a
+     * descriptor) or the client's recvmsg eats the start of the answer and it blocks for the rest forever.
+     */
+    public static boolean passesFdFirst(int func) {
+        return func == CREATE_COMP_CHANNEL || func == CM_CREATE_EVENT_CHANNEL;
     }
 }

@@ -11,17 +11,26 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 
 /**
  * Publishes the RDMA port counters as a {@link MultiCollector} service, picked up by the metrics endpoint like
  * any other bundle's collector. The discovery reference is static: when discovery is swapped or reconfigured
- * this component goes with it (its series disappear) and comes back on the new service.
+ * this component goes with it (its series disappear) and comes back on the new service. The series of devices
+ * the CNI plugin moved into pods come from {@link PodPortSource} and join the same families.
  */
 @Component(service = MultiCollector.class, configurationPid = MetricsConfig.PID,
            configurationPolicy = ConfigurationPolicy.OPTIONAL)
 public final class InfinibandCollectorComponent implements MultiCollector {
 
     private final InfinibandPortCollector collector;
+
+    /** The series of RDMA devices in pods, while the CNI plugin runs. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+               policyOption = ReferencePolicyOption.GREEDY)
+    private volatile PodPortSource pods;
 
     /**
      * @param discovery the discovery service with its properties: {@code sysfsRoot} is there when discovery is
@@ -39,6 +48,7 @@ public final class InfinibandCollectorComponent implements MultiCollector {
 
     @Override
     public MetricSnapshots collect() {
-        return collector.collect();
+        PodPortSource p = pods;
+        return p == null ? collector.collect() : collector.collect(p.read());
     }
 }

@@ -5,6 +5,7 @@ import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.rdmanode.discovery.HostSnapshot;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
@@ -37,6 +38,11 @@ public final class InfinibandPortCollector implements MultiCollector {
     @Override
     public MetricSnapshots collect() {
         return currentPlan().read();
+    }
+
+    /** The host's series with {@code more} (the devices in pods) merged in, family by family. */
+    public MetricSnapshots collect(List<MetricSnapshots> more) {
+        return SnapshotMerge.merge(currentPlan().read(), more);
     }
 
     ScrapePlan currentPlan() {

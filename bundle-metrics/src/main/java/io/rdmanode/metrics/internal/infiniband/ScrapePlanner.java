@@ -36,15 +36,22 @@ final class ScrapePlanner {
     private final Predicate<String> devices;
     private final boolean hwCounters;
     private final Path classDir;
+    private final Labels extra;
     private final Map<String, Builder> families = new TreeMap<>();
     private final Map<String, String> strings = new HashMap<>();
     private HostSnapshot snapshot;
 
     /** @param sysfsRoot where discovery reads sysfs ({@code /sys}, or a recorded host's {@code sys}) */
     ScrapePlanner(Predicate<String> devices, boolean hwCounters, Path sysfsRoot) {
+        this(devices, hwCounters, sysfsRoot, Labels.EMPTY);
+    }
+
+    /** @param extra labels every series gets besides {@code device} (and {@code port}): a pod's identity */
+    ScrapePlanner(Predicate<String> devices, boolean hwCounters, Path sysfsRoot, Labels extra) {
         this.devices = devices;
         this.hwCounters = hwCounters;
         this.classDir = sysfsRoot.resolve("class/infiniband");
+        this.extra = extra;
     }
 
     ScrapePlan plan(HostSnapshot snapshot) {
@@ -67,12 +74,12 @@ final class ScrapePlanner {
         String hcaType = SysfsValues.readLine(dir.resolve("hca_type").toFile());
         info(P + "info", "Non-numeric data from /sys/class/infiniband/<device>, value is always 1.",
                 Labels.of("device", d.name(), "board_id", orEmpty(boardId),
-                        "firmware_version", d.fwVersion().orElse(""), "hca_type", orEmpty(hcaType)));
+                        "firmware_version", d.fwVersion().orElse(""), "hca_type", orEmpty(hcaType)).merge(extra));
         for (RdmaPort port : d.ports()) {
             port(d, dir, port);
         }
         if (hwCounters) {
-            Labels labels = Labels.of("device", d.name());
+            Labels labels = Labels.of("device", d.name()).merge(extra);
             for (Path f : d.hwCounterFiles()) {
                 counterFile(CounterName.ofDeviceHwCounter(f.getFileName().toString()), labels, f);
             }
@@ -94,7 +101,7 @@ final class ScrapePlanner {
     }
 
     private void port(RdmaDevice device, Path deviceDir, RdmaPort port) {
-        Labels labels = Labels.of("device", device.name(), "port", Integer.toString(port.number()));
+        Labels labels = Labels.of("device", device.name(), "port", Integer.toString(port.number())).merge(extra);
         info(P + "port_info", "Link layer and netdev of an RDMA port, value is always 1.",
                 labels.add("link_layer", port.linkLayer().name().toLowerCase(Locale.ROOT))
                         .add("netdev", port.netdev().or(() -> ipoib(device.name(), port)).orElse("")));

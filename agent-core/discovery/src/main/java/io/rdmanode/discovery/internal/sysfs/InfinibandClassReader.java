@@ -38,6 +38,17 @@ public final class InfinibandClassReader {
         this.charDevices = charDevices;
     }
 
+    /** A reader of {@code root}'s {@code class/infiniband}, character devices looked up under its {@code dev}. */
+    public static InfinibandClassReader of(SysfsRoot root) {
+        return new InfinibandClassReader(root, new CharDeviceLocator(root));
+    }
+
+    /** {@code name} as the tree shows it now; empty when the tree has no such device. */
+    public static Optional<RdmaDevice> readIfPresent(SysfsRoot root, String name) {
+        InfinibandClassReader reader = of(root);
+        return reader.exists(name) ? Optional.of(reader.read(name)) : Optional.empty();
+    }
+
     public List<String> deviceNames() {
         return SysfsFiles.list(root.classInfiniband());
     }
