@@ -49,6 +49,6 @@ public final class InfinibandCollectorComponent implements MultiCollector {
     @Override
     public MetricSnapshots collect() {
         PodPortSource p = pods;
-        return p == null ? collector.collect() : collector.collect(p.read());
+        return p == null ? collector.collect() : collector.collect(p);
     }
 }

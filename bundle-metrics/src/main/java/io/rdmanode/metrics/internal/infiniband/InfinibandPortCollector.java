@@ -45,6 +45,11 @@ public final class InfinibandPortCollector implements MultiCollector {
         return SnapshotMerge.merge(currentPlan().read(), more);
     }
 
+    /** The host's series with those of the RDMA devices in pods, read with this collector's filter. */
+    public MetricSnapshots collect(PodPortSource pods) {
+        return collect(pods.read(devices, hwCounters));
+    }
+
     ScrapePlan currentPlan() {
         HostSnapshot s = snapshots.get();
         ScrapePlan p = plan;

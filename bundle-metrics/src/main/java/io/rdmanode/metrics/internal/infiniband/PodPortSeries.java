@@ -58,6 +58,14 @@ final class PodPortSeries {
         this.hwCounters = hwCounters;
     }
 
+    Predicate<String> devices() {
+        return devices;
+    }
+
+    boolean hwCounters() {
+        return hwCounters;
+    }
+
     /** The series of every attached device that could be read now, plus this reader's own two families. */
     List<MetricSnapshots> read() {
         List<MetricSnapshots> out = new ArrayList<>();

@@ -3,6 +3,7 @@ package io.rdmanode.metrics.internal.infiniband;
 
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * The series of RDMA devices in pods, as a service inside this bundle. It exists only while the CNI plugin and
@@ -11,5 +12,6 @@ import java.util.List;
  */
 public interface PodPortSource {
 
-    List<MetricSnapshots> read();
+    /** The pod devices' series, with the host collector's device filter and hw_counters choice. */
+    List<MetricSnapshots> read(Predicate<String> devices, boolean hwCounters);
 }
