@@ -10,7 +10,6 @@ import io.rdmanode.freeflow.internal.wire.RequestHeader;
 import io.rdmanode.freeflow.internal.wire.WireException;
 import io.rdmanode.freeflow.internal.wire.WorkCompletion;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
  * Serves one mailbox request (freeflow.md §2.6): header + body in the request area, {@code rsp_size} + payload in
@@ -37,11 +36,12 @@ final class FastPath {
             if (bodySize > Mailbox.AREA - RequestHeader.SIZE) {
                 throw new WireException(Errno.EINVAL, "mailbox body of " + bodySize + " bytes");
             }
-            ByteBuffer body = buf.slice(BODY, (int) bodySize).order(ByteOrder.LITTLE_ENDIAN);
+            // The body is read in place at BODY: decoding checks every count against bodySize, so nothing past the
+            // body is read, and no slice is made per request.
             switch (mb.kind) {
-                case QP -> post(mb, func, body, (int) bodySize);
-                case CQ -> poll(mb, func, body, (int) bodySize);
-                case SRQ -> postSrq(mb, func, body, (int) bodySize);
+                case QP -> post(mb, func, (int) bodySize);
+                case CQ -> poll(mb, func, (int) bodySize);
+                case SRQ -> postSrq(mb, func, (int) bodySize);
             }
         } catch (WireException e) {
             stats.fastErrors.increment();
@@ -60,18 +60,19 @@ final class FastPath {
         mb.respond();
     }
 
-    private void post(Mailbox mb, int func, ByteBuffer body, int size) {
+    private void post(Mailbox mb, int func, int size) {
         if (func != Func.POST_SEND && func != Func.POST_RECV) {
             throw new WireException(Errno.EINVAL, "function " + func + " in a QP mailbox");
         }
-        PostRequest req = func == Func.POST_SEND ? PostRequest.decodeSend(body, size) : PostRequest.decodeRecv(body, size);
+        PostRequest req = func == Func.POST_SEND ? PostRequest.decodeSend(mb.buf, BODY, size)
+                : PostRequest.decodeRecv(mb.buf, BODY, size);
         if (req.handle() != mb.handle) {
             throw new WireException(Errno.EINVAL, "QP " + req.handle() + " posted through the mailbox of QP " + mb.handle);
         }
         PostResponse rsp;
         synchronized (router) {
-            QueuePair qp = mb.tenant.qps.get(mb.handle);
-            if (qp == null || qp.mailbox != mb) {
+            QueuePair qp = mb.qp;
+            if (qp == null) {
                 throw new WireException(Errno.EINVAL, "QP " + mb.handle + " destroyed");
             }
             mb.tenant.requests++;
@@ -81,11 +82,11 @@ final class FastPath {
         rsp.encode(mb.buf, RSP_BODY);
     }
 
-    private void postSrq(Mailbox mb, int func, ByteBuffer body, int size) {
+    private void postSrq(Mailbox mb, int func, int size) {
         if (func != Func.POST_SRQ_RECV) {
             throw new WireException(Errno.EINVAL, "function " + func + " in an SRQ mailbox");
         }
-        PostRequest req = PostRequest.decodeRecv(body, size);
+        PostRequest req = PostRequest.decodeRecv(mb.buf, BODY, size);
         if (req.handle() != mb.handle) {
             throw new WireException(Errno.EINVAL, "SRQ " + req.handle() + " posted through the mailbox of SRQ " + mb.handle);
         }
@@ -102,18 +103,18 @@ final class FastPath {
         rsp.encode(mb.buf, RSP_BODY);
     }
 
-    private void poll(Mailbox mb, int func, ByteBuffer body, int size) {
+    private void poll(Mailbox mb, int func, int size) {
         if (func != Func.POLL_CQ || size != 8) {
             throw new WireException(Errno.EINVAL, "function " + func + " (" + size + " bytes) in a CQ mailbox");
         }
-        PollCqRequest req = PollCqRequest.decode(body);
+        PollCqRequest req = PollCqRequest.decode(mb.buf, BODY);
         if (req.cqHandle() != mb.handle) {
             throw new WireException(Errno.EINVAL, "CQ " + req.cqHandle() + " polled through the mailbox of CQ " + mb.handle);
         }
         int n;
         synchronized (router) {
-            CompletionQueue cq = mb.tenant.cqs.get(mb.handle);
-            if (cq == null || cq.mailbox != mb) {
+            CompletionQueue cq = mb.cq;
+            if (cq == null) {
                 throw new WireException(Errno.EINVAL, "CQ " + mb.handle + " destroyed");
             }
             mb.tenant.requests++;

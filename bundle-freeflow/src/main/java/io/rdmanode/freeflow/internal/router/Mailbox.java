@@ -29,6 +29,9 @@ final class Mailbox {
     final int handle;
     final ShmFile file;
     final ByteBuffer buf;
+    /** The QP or CQ this mailbox serves, null once destroyed (router-guarded: the fast path needs no table lookup). */
+    QueuePair qp;
+    CompletionQueue cq;
 
     Mailbox(Kind kind, Tenant tenant, int handle, ShmFile file) {
         this.kind = kind;

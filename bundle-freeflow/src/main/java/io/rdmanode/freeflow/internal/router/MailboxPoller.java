@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal.router;
 
+import io.rdmanode.freeflow.internal.posix.Posix;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
@@ -16,11 +19,14 @@ import java.util.function.LongConsumer;
  * plain spins, Thread.onSpinWait, Thread.yield, then parks with a doubling pause up to a bound. The thread's CPU
  * time is read from the JVM and exported, with scan and park counts, so the cost of the latency is visible. After a
  * second without any request the park bound grows twentyfold (2 ms by default): an idle router then wakes far
- * less often, and the first request after a pause waits at most that long.
+ * less often, and the first request after a pause waits at most that long. The thread's timer slack is set to
+ * {@link #TIMER_SLACK_NANOS}: with the kernel's default of 50 us every park, even of 1 us, took 60 us or more, so a
+ * client arriving while the poller had just parked waited that long for its answer.
  */
 public final class MailboxPoller implements AutoCloseable {
     private static final long DEEP_IDLE_NANOS = 1_000_000_000L;
     private static final long DEEP_IDLE_FACTOR = 20;
+    static final long TIMER_SLACK_NANOS = 1_000;
     private final FastPath fastPath;
     private final PollerSettings settings;
     private final LongConsumer timers;
@@ -29,11 +35,28 @@ public final class MailboxPoller implements AutoCloseable {
     private volatile Mailbox[] active = new Mailbox[0];
     private volatile boolean running = true;
     private volatile boolean parked;
-    private final LongAdder scans = new LongAdder();
-    private final LongAdder busyScans = new LongAdder();
+    private volatile long timerSlackNanos = -1;
+    // Written by the poller thread only, once per scan: opaque stores (plain moves on x86) rather than volatile
+    // writes or LongAdders, which cost a fence or a CAS on every scan of the hot loop; readers use opaque loads.
+    private static final VarHandle SCANS;
+    private static final VarHandle BUSY_SCANS;
+    private static final VarHandle LAST_BEAT;
+    private long scans;
+    private long busyScans;
+    private long lastBeat = System.nanoTime();
     private final LongAdder parks = new LongAdder();
     private final LongAdder yields = new LongAdder();
-    private volatile long lastBeat = System.nanoTime();
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            SCANS = l.findVarHandle(MailboxPoller.class, "scans", long.class);
+            BUSY_SCANS = l.findVarHandle(MailboxPoller.class, "busyScans", long.class);
+            LAST_BEAT = l.findVarHandle(MailboxPoller.class, "lastBeat", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     MailboxPoller(FastPath fastPath, PollerSettings settings, LongConsumer timers) {
         this.fastPath = fastPath;
@@ -74,11 +97,11 @@ public final class MailboxPoller implements AutoCloseable {
     }
 
     public long scans() {
-        return scans.sum();
+        return (long) SCANS.getOpaque(this);
     }
 
     public long busyScans() {
-        return busyScans.sum();
+        return (long) BUSY_SCANS.getOpaque(this);
     }
 
     public long parks() {
@@ -98,14 +121,32 @@ public final class MailboxPoller implements AutoCloseable {
 
     /** Nanoseconds since the loop last went round (health: a stuck poller hangs every client). */
     public long sinceLastBeatNanos() {
-        return running ? System.nanoTime() - lastBeat : 0;
+        return running ? System.nanoTime() - (long) LAST_BEAT.getOpaque(this) : 0;
     }
 
     public boolean alive() {
         return thread.isAlive();
     }
 
+    /** The poller thread's timer slack in nanoseconds once it runs, -1 before or when it could not be set. */
+    public long timerSlackNanos() {
+        return timerSlackNanos;
+    }
+
+    private void lowerTimerSlack() {
+        try {
+            timerSlackNanos = Posix.get().timerSlack(TIMER_SLACK_NANOS);
+        } catch (RuntimeException | LinkageError e) {
+            timerSlackNanos = -1;
+        }
+        if (timerSlackNanos < 0) {
+            org.slf4j.LoggerFactory.getLogger(MailboxPoller.class).warn(
+                    "freeflow poller: cannot lower the timer slack; parks wake up to 50 us late");
+        }
+    }
+
     private void run() {
+        lowerTimerSlack();
         long idle = 0;
         long park = 1_000;
         long spinEnd = settings.spins();
@@ -121,15 +162,15 @@ public final class MailboxPoller implements AutoCloseable {
                     busy = true;
                 }
             }
-            scans.increment();
+            SCANS.setOpaque(this, scans + 1);
             long now = System.nanoTime();
-            lastBeat = now;
+            LAST_BEAT.setOpaque(this, now);
             timers.accept(now);
             if (!retired.isEmpty()) {
                 release(snapshot);
             }
             if (busy) {
-                busyScans.increment();
+                BUSY_SCANS.setOpaque(this, busyScans + 1);
                 lastBusy = now;
                 idle = 0;
                 park = 1_000;

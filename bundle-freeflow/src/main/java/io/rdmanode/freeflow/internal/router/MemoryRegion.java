@@ -19,6 +19,8 @@ final class MemoryRegion {
     final long size;
     /** The application's address of the MR (REG_MR_MAPPING): remote addresses are relative to it. */
     volatile long appBase;
+    /** Deregistered: a cached reference must not be used any more (router-guarded). */
+    boolean deregistered;
 
     MemoryRegion(Tenant tenant, int handle, int key, int pd, int access, ShmFile file) {
         this.tenant = tenant;

@@ -55,6 +55,17 @@ final class QueuePair {
     /** RNR NAKs seen by the WR at the head of the SQ, and when it may be retried. */
     int rnrNaks;
     long rnrRetryAt;
+    /** In the engine's RNR-waiting set (mirrors membership: the fast path tests this, not the set). */
+    boolean rnrWaiting;
+    /** Destroyed: out of every table; a stale reference (cache) must not be used. */
+    boolean destroyed;
+    /**
+     * The last connected QP and MRs this QP's work requests named. Only caches of table lookups (the tables stay the
+     * authority): each entry is checked against the key or QPN asked for and against being destroyed before use.
+     */
+    QueuePair peerCache;
+    MemoryRegion localMrCache;
+    MemoryRegion remoteMrCache;
 
     QueuePair(Tenant tenant, int handle, int qpn, int pd, boolean sqSigAll, CompletionQueue sendCq,
               CompletionQueue recvCq, Mailbox mailbox, int maxSendWr, int maxRecvWr, int maxSendSge, int maxRecvSge) {

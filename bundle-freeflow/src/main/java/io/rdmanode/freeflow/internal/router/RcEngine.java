@@ -37,8 +37,11 @@ import java.util.Set;
 final class RcEngine {
     private final Router router;
     private final RouterStats stats;
+    private static final PostResponse OK = new PostResponse(0, 0);
     /** QPs whose SQ head waits for an RNR retry. */
     private final Set<QueuePair> rnrWaiting = new LinkedHashSet<>();
+    /** rnrWaiting is not empty; read by the poller thread without the router lock, after every scan. */
+    private volatile boolean timersArmed;
 
     RcEngine(Router router, RouterStats stats) {
         this.router = router;
@@ -124,7 +127,15 @@ final class RcEngine {
     }
 
     void forget(QueuePair qp) {
-        rnrWaiting.remove(qp);
+        unwait(qp);
+    }
+
+    private void unwait(QueuePair qp) {
+        if (qp.rnrWaiting) {
+            qp.rnrWaiting = false;
+            rnrWaiting.remove(qp);
+            timersArmed = !rnrWaiting.isEmpty();
+        }
     }
 
     // ---- posting
@@ -151,7 +162,7 @@ final class RcEngine {
             }
         }
         progress(qp);
-        return new PostResponse(0, 0);
+        return OK;
     }
 
     PostResponse postRecv(QueuePair qp, List<RecvWr> wrs) {
@@ -170,15 +181,17 @@ final class RcEngine {
         }
         if (qp.state == QueuePair.ERR) {
             flush(qp);
-            return new PostResponse(0, 0);
+            return OK;
         }
         // A receive is what an RNR-waiting requester needs: retry it now rather than at its timer.
-        QueuePair requester = qp.destQpn >= 0 ? router.qpns.get(qp.destQpn) : null;
-        if (requester != null && rnrWaiting.contains(requester)) {
-            rnrWaiting.remove(requester);
-            progress(requester);
+        if (timersArmed) {
+            QueuePair requester = qp.destQpn >= 0 ? router.qpns.get(qp.destQpn) : null;
+            if (requester != null && requester.rnrWaiting) {
+                unwait(requester);
+                progress(requester);
+            }
         }
-        return new PostResponse(0, 0);
+        return OK;
     }
 
     /**
@@ -199,11 +212,11 @@ final class RcEngine {
         for (QueuePair requester : rnrWaiting.toArray(new QueuePair[0])) {
             QueuePair responder = router.qpns.get(requester.destQpn);
             if (responder != null && responder.srq == srq) {
-                rnrWaiting.remove(requester);
+                unwait(requester);
                 progress(requester);
             }
         }
-        return new PostResponse(0, 0);
+        return OK;
     }
 
     /** Moves up to ne completions into out at offset at; returns how many. */
@@ -227,7 +240,7 @@ final class RcEngine {
 
     private void progress(QueuePair qp) {
         while (qp.state == QueuePair.RTS && !qp.sq.isEmpty()) {
-            if (rnrWaiting.contains(qp)) {
+            if (qp.rnrWaiting) {
                 return;
             }
             SendWr wr = qp.sq.peek();
@@ -244,8 +257,19 @@ final class RcEngine {
         }
     }
 
+    /** The connected QP by QPN: the cached one while it still is that QPN and alive, else from the table. */
+    private QueuePair peer(QueuePair qp) {
+        QueuePair p = qp.peerCache;
+        if (p != null && p.qpn == qp.destQpn && !p.destroyed) {
+            return p;
+        }
+        p = router.qpns.get(qp.destQpn);
+        qp.peerCache = p;
+        return p;
+    }
+
     private Outcome execute(QueuePair qp, SendWr wr) {
-        QueuePair peer = router.qpns.get(qp.destQpn);
+        QueuePair peer = peer(qp);
         if (peer == null || peer.destQpn != qp.qpn || (peer.state != QueuePair.RTR && peer.state != QueuePair.RTS)) {
             // Nobody answers: a NIC would exhaust its transport retries.
             return qp.reliable() ? fail(qp, wr, RETRY_EXC_ERR, 0) : dropped(qp, wr, length(wr));
@@ -259,7 +283,7 @@ final class RcEngine {
         MemoryRegion[] local = new MemoryRegion[wr.sges().length];
         for (int i = 0; i < local.length; i++) {
             Sge s = wr.sges()[i];
-            local[i] = lookup(qp.tenant, qp.pd, s, localAccess);
+            local[i] = lookup(qp, s, localAccess);
             if (local[i] == null) {
                 return fail(qp, wr, LOC_PROT_ERR, 0);
             }
@@ -274,7 +298,7 @@ final class RcEngine {
                 MemoryRegion[] remote = new MemoryRegion[recv.sges().length];
                 long room = 0;
                 for (int i = 0; i < remote.length; i++) {
-                    remote[i] = lookup(peer.tenant, peer.pd, recv.sges()[i], MemoryRegion.LOCAL_WRITE);
+                    remote[i] = lookup(peer, recv.sges()[i], MemoryRegion.LOCAL_WRITE);
                     if (remote[i] == null) {
                         peer.receives().poll();
                         complete(peer.recvCq, recv.wrId(), LOC_PROT_ERR, WorkCompletion.WC_RECV, 0, 0, peer, qp.qpn, 0);
@@ -302,7 +326,7 @@ final class RcEngine {
                 if (imm && peer.receives().peek() == null) {
                     return qp.reliable() ? rnr(qp, wr, peer) : dropped(qp, wr, total);
                 }
-                MemoryRegion target = remote(peer, wr, total, MemoryRegion.REMOTE_WRITE);
+                MemoryRegion target = remote(qp, peer, wr, total, MemoryRegion.REMOTE_WRITE);
                 if (target == null) {
                     return qp.reliable() ? fail(qp, wr, REM_ACCESS_ERR, 0) : dropped(qp, wr, total);
                 }
@@ -321,7 +345,7 @@ final class RcEngine {
                 succeed(qp, wr, WorkCompletion.WC_RDMA_WRITE, (int) total);
             }
             case SendWr.OP_RDMA_READ -> {
-                MemoryRegion source = remote(peer, wr, total, MemoryRegion.REMOTE_READ);
+                MemoryRegion source = remote(qp, peer, wr, total, MemoryRegion.REMOTE_READ);
                 if (source == null) {
                     return fail(qp, wr, REM_ACCESS_ERR, 0);
                 }
@@ -341,18 +365,29 @@ final class RcEngine {
         return Outcome.DONE;
     }
 
-    /** An SGE's MR in the owner's own table, same PD, access granted, bounds inside; null otherwise. */
-    private static MemoryRegion lookup(Tenant t, int pd, Sge s, int access) {
-        MemoryRegion mr = t.mrsByKey.get(s.lkey());
-        if (mr == null || mr.pd != pd || (mr.access & access) != access || !mr.contains(s.offset(), s.len())) {
+    /** An SGE's MR in the QP owner's own table, same PD, access granted, bounds inside; null otherwise. */
+    private static MemoryRegion lookup(QueuePair qp, Sge s, int access) {
+        MemoryRegion mr = qp.localMrCache;
+        if (mr == null || mr.key != s.lkey() || mr.deregistered) {
+            mr = qp.tenant.mrsByKey.get(s.lkey());
+            if (mr == null) {
+                return null;
+            }
+            qp.localMrCache = mr;
+        }
+        if (mr.pd != qp.pd || (mr.access & access) != access || !mr.contains(s.offset(), s.len())) {
             return null;
         }
         return mr;
     }
 
     /** The responder-side MR of a WRITE/READ: the rkey in the peer's tables, the peer QP's PD, access on both. */
-    private static MemoryRegion remote(QueuePair peer, SendWr wr, long len, int access) {
-        MemoryRegion mr = peer.tenant.mrsByKey.get(wr.rkey());
+    private static MemoryRegion remote(QueuePair qp, QueuePair peer, SendWr wr, long len, int access) {
+        MemoryRegion mr = qp.remoteMrCache;
+        if (mr == null || mr.key != wr.rkey() || mr.tenant != peer.tenant || mr.deregistered) {
+            mr = peer.tenant.mrsByKey.get(wr.rkey());
+            qp.remoteMrCache = mr;
+        }
         if (mr == null || mr.pd != peer.pd || (mr.access & access) == 0 || (peer.accessFlags & access) == 0) {
             return null;
         }
@@ -410,12 +445,15 @@ final class RcEngine {
         }
         qp.rnrNaks++;
         qp.rnrRetryAt = System.nanoTime() + QpTransitions.rnrDelayNanos(peer.minRnrTimer);
+        qp.rnrWaiting = true;
         rnrWaiting.add(qp);
+        timersArmed = true;
         return Outcome.RNR;
     }
 
+    /** Whether an RNR retry waits; safe without the router lock (a stale answer only delays a retry by one scan). */
     boolean timersPending() {
-        return !rnrWaiting.isEmpty();
+        return timersArmed;
     }
 
     void tick(long now) {
@@ -424,7 +462,7 @@ final class RcEngine {
         }
         for (QueuePair qp : rnrWaiting.toArray(new QueuePair[0])) {
             if (now - qp.rnrRetryAt >= 0) {
-                rnrWaiting.remove(qp);
+                unwait(qp);
                 progress(qp);
             }
         }
@@ -452,7 +490,7 @@ final class RcEngine {
     /** QP to ERR: every outstanding send and receive completes with WR_FLUSH_ERR, in order. */
     void toError(QueuePair qp) {
         qp.state = QueuePair.ERR;
-        rnrWaiting.remove(qp);
+        unwait(qp);
         flush(qp);
     }
 

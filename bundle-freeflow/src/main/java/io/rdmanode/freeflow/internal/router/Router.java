@@ -232,6 +232,7 @@ public final class Router implements AutoCloseable {
         Mailbox mb = takeMailbox(Mailbox.Kind.CQ, t, t.cqHandles, "CQ");
         int h = mb.handle;
         CompletionQueue cq = new CompletionQueue(t, h, r.cqe(), mb, ch);
+        mb.cq = cq;
         t.cqs.put(h, cq);
         poller.add(mb);
         return new CreateCqResponse(r.cqe(), h, mb.file.name());
@@ -244,6 +245,7 @@ public final class Router implements AutoCloseable {
         }
         t.cqs.remove(h);
         t.cqHandles.free(h);
+        cq.mailbox.cq = null;
         retire(cq.mailbox);
     }
 
@@ -372,6 +374,7 @@ public final class Router implements AutoCloseable {
         int qpn = newQpn();
         QueuePair qp = new QueuePair(t, h, qpn, r.pdHandle(), r.sqSigAll(), scq, rcq, mb, r.maxSendWr(),
                 r.maxRecvWr(), Math.max(1, r.maxSendSge()), Math.max(1, r.maxRecvSge()));
+        mb.qp = qp;
         scq.users++;
         rcq.users++;
         qp.type = r.qpType();
@@ -428,9 +431,11 @@ public final class Router implements AutoCloseable {
             qp.srq.users--;
         }
         qp.state = QueuePair.ERR;
+        qp.destroyed = true;
         qp.sq.clear();
         qp.rq.clear();
         rc.forget(qp);
+        qp.mailbox.qp = null;
         retire(qp.mailbox);
     }
 
@@ -550,6 +555,7 @@ public final class Router implements AutoCloseable {
         }
         t.mrs.remove(h);
         t.mrsByKey.remove(mr.key);
+        mr.deregistered = true;
         t.mrHandles.free(h);
         t.mrBytes -= mr.size;
         shm.release(mr.file);
@@ -559,8 +565,13 @@ public final class Router implements AutoCloseable {
 
     // ---- time
 
-    private synchronized void tick(long now) {
-        rc.tick(now);
+    /** Called by the poller after every scan: takes the lock only when an RNR retry is actually waiting. */
+    private void tick(long now) {
+        if (rc.timersPending()) {
+            synchronized (this) {
+                rc.tick(now);
+            }
+        }
     }
 
     boolean timersPending() {

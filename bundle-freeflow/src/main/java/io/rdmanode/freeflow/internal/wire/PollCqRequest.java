@@ -7,12 +7,19 @@ import java.nio.ByteBuffer;
 public record PollCqRequest(int cqHandle, int ne) {
     static final Layout L = LayoutTable.struct("poll_cq_req");
     public static final int MAX_NE = (1 << 20) / 48 - 1;
+    private static final int NE = L.off("ne");
+    private static final int CQ_HANDLE = L.off("cq_handle");
 
     public static PollCqRequest decode(ByteBuffer b) {
-        int ne = Wire.i32(b, L.off("ne"));
+        return decode(b, 0);
+    }
+
+    /** The body at {@code base} of b (a mailbox's request area). */
+    public static PollCqRequest decode(ByteBuffer b, int base) {
+        int ne = Wire.i32(b, base + NE);
         if (ne < 0 || ne > MAX_NE) {
             throw new WireException(Errno.EINVAL, "poll of " + ne + " completions, 0.." + MAX_NE + " allowed");
         }
-        return new PollCqRequest(Wire.handle(b, L.off("cq_handle"), "CQ"), ne);
+        return new PollCqRequest(Wire.handle(b, base + CQ_HANDLE, "CQ"), ne);
     }
 }

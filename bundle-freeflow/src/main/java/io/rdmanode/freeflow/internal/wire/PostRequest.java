@@ -14,22 +14,35 @@ import java.util.List;
 public record PostRequest(int handle, List<SendWr> sends, List<RecvWr> recvs) {
     static final Layout H = LayoutTable.struct("post_hdr");
     public static final int HEADER = H.size();
+    // Offsets resolved once: this runs for every fast-path post, millions of times a second.
+    private static final int QP_HANDLE = H.off("qp_handle");
+    private static final int WR_COUNT = H.off("wr_count");
+    private static final int SGE_COUNT = H.off("sge_count");
 
     public static PostRequest decodeSend(ByteBuffer b, int bodySize) {
-        return decode(b, bodySize, true);
+        return decode(b, 0, bodySize, true);
     }
 
     public static PostRequest decodeRecv(ByteBuffer b, int bodySize) {
-        return decode(b, bodySize, false);
+        return decode(b, 0, bodySize, false);
     }
 
-    private static PostRequest decode(ByteBuffer b, int bodySize, boolean send) {
+    /** The body at {@code base} of b (a mailbox's request area: no slice per request). */
+    public static PostRequest decodeSend(ByteBuffer b, int base, int bodySize) {
+        return decode(b, base, bodySize, true);
+    }
+
+    public static PostRequest decodeRecv(ByteBuffer b, int base, int bodySize) {
+        return decode(b, base, bodySize, false);
+    }
+
+    private static PostRequest decode(ByteBuffer b, int base, int bodySize, boolean send) {
         if (bodySize < HEADER) {
             throw new WireException(Errno.EINVAL, "post body of " + bodySize + " bytes, shorter than its header");
         }
-        int handle = Wire.handle(b, H.off("qp_handle"), send ? "QP" : "QP/SRQ");
-        long wrCount = Wire.u32(b, H.off("wr_count"));
-        long sgeCount = Wire.u32(b, H.off("sge_count"));
+        int handle = Wire.handle(b, base + QP_HANDLE, send ? "QP" : "QP/SRQ");
+        long wrCount = Wire.u32(b, base + WR_COUNT);
+        long sgeCount = Wire.u32(b, base + SGE_COUNT);
         int wrSize = send ? SendWr.SIZE : RecvWr.SIZE;
         long expected = HEADER + wrCount * wrSize + sgeCount * Sge.SIZE;
         boolean withAh = send && bodySize == expected + wrCount * 4;
@@ -37,12 +50,12 @@ public record PostRequest(int handle, List<SendWr> sends, List<RecvWr> recvs) {
             throw new WireException(Errno.EINVAL, "post body of " + bodySize + " bytes for " + wrCount + " WRs and "
                     + sgeCount + " SGEs (expected " + expected + ")");
         }
-        int sgeAt = (int) (HEADER + wrCount * wrSize);
+        int sgeAt = base + (int) (HEADER + wrCount * wrSize);
         int used = 0;
         List<SendWr> sends = send ? new ArrayList<>((int) wrCount) : List.of();
         List<RecvWr> recvs = send ? List.of() : new ArrayList<>((int) wrCount);
         for (int i = 0; i < wrCount; i++) {
-            int at = HEADER + i * wrSize;
+            int at = base + HEADER + i * wrSize;
             int n = send ? SendWr.numSge(b, at) : RecvWr.numSge(b, at);
             if (n < 0 || used + (long) n > sgeCount) {
                 throw new WireException(Errno.EINVAL, "WR " + i + " claims " + n + " SGEs, " + (sgeCount - used) + " left");

@@ -19,12 +19,16 @@ final class RouterFixture implements AutoCloseable {
     final ControlServer server;
 
     RouterFixture(Limits limits) throws IOException {
+        this(limits, PollerSettings.defaults());
+    }
+
+    RouterFixture(Limits limits, PollerSettings poller) throws IOException {
         Path base = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of("/tmp");
         this.dir = Files.createTempDirectory(base, "fft");
         this.shm = Files.createDirectory(dir.resolve("shm"));
         Router r = null;
         try {
-            r = new Router(new RouterSettings(shm, "t", limits, PollerSettings.defaults()));
+            r = new Router(new RouterSettings(shm, "t", limits, poller));
             this.server = new ControlServer(dir.resolve("ffrouter"), r, 8, 100);
         } catch (IOException | RuntimeException | Error e) {
             if (r != null) {

@@ -146,6 +146,57 @@ class SoftwareRcTest {
     }
 
     @Test
+    void a_chain_of_work_requests_in_one_post_executes_in_order_with_one_round_trip() throws Exception {
+        connect(7);
+        long before = fx.router.stats().fastRequests();
+        List<Wr> chain = new java.util.ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            mrA.buf().put(i * 64, (byte) (i + 1));
+            chain.add(new Wr(i, 0, i == 15 ? 2 : 0, 0, 4096 + i * 64L, mrB.rkey(), new Sg(i * 64L, 64, mrA.lkey())));
+        }
+        assertThat(c.postSend(a, chain)).containsExactly(0, 0);
+        assertThat(fx.router.stats().fastRequests() - before).isEqualTo(1);
+        assertThat(c.await(cqA, 1)).extracting(Wc::wrId, Wc::status).containsExactly(org.assertj.core.groups.Tuple.tuple(15L, 0));
+        for (int i = 0; i < 16; i++) {
+            assertThat(mrB.buf().get(4096 + i * 64)).isEqualTo((byte) (i + 1));
+        }
+    }
+
+    // The engine remembers the last peer QP and MRs a QP used; these check that nothing stale is ever used.
+
+    @Test
+    void a_write_to_a_deregistered_mr_fails_even_right_after_one_that_succeeded() throws Exception {
+        connect(7);
+        c.postSend(a, List.of(new Wr(1, 0, 2, 0, 0, mrB.rkey(), new Sg(0, 16, mrA.lkey()))));
+        assertThat(c.await(cqA, 1)).extracting(Wc::status).containsExactly(0);
+        assertThat(c.ret(FfClient.DEREG_MR, mrB.handle())).isZero();
+        c.postSend(a, List.of(new Wr(2, 0, 2, 0, 0, mrB.rkey(), new Sg(0, 16, mrA.lkey()))));
+        assertThat(c.await(cqA, 1)).extracting(Wc::status).containsExactly(10);
+    }
+
+    @Test
+    void a_send_from_a_deregistered_mr_fails_even_right_after_one_that_succeeded() throws Exception {
+        connect(7);
+        c.postRecv(b, 1, new Sg(0, 16, mrB.lkey()));
+        c.postRecv(b, 2, new Sg(0, 16, mrB.lkey()));
+        c.postSend(a, List.of(Wr.send(1, new Sg(0, 16, mrA.lkey()))));
+        assertThat(c.await(cqA, 1)).extracting(Wc::status).containsExactly(0);
+        assertThat(c.ret(FfClient.DEREG_MR, mrA.handle())).isZero();
+        c.postSend(a, List.of(Wr.send(2, new Sg(0, 16, mrA.lkey()))));
+        assertThat(c.await(cqA, 1)).extracting(Wc::status).containsExactly(4);
+    }
+
+    @Test
+    void a_write_after_the_peer_qp_is_destroyed_gets_retry_exceeded() throws Exception {
+        connect(7);
+        c.postSend(a, List.of(new Wr(1, 0, 2, 0, 0, mrB.rkey(), new Sg(0, 16, mrA.lkey()))));
+        assertThat(c.await(cqA, 1)).extracting(Wc::status).containsExactly(0);
+        assertThat(c.ret(FfClient.DESTROY_QP, b.handle())).isZero();
+        c.postSend(a, List.of(new Wr(2, 0, 2, 0, 0, mrB.rkey(), new Sg(0, 16, mrA.lkey()))));
+        assertThat(c.await(cqA, 1)).extracting(Wc::status).containsExactly(12);
+    }
+
+    @Test
     void post_send_before_rts_is_refused_at_once() throws Exception {
         assertThat(c.postSend(a, List.of(Wr.send(1, new Sg(0, 16, mrA.lkey()))))).containsExactly(22, 1);
     }
