@@ -8,6 +8,7 @@ import io.rdmanode.verbs.AsyncEventListener;
 import io.rdmanode.verbs.IbvDevice;
 import io.rdmanode.verbs.IbvDeviceListing;
 import io.rdmanode.verbs.RdmaVerbs;
+import io.rdmanode.verbs.VerbsException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +22,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@link RdmaVerbs} service: loads libibverbs on activation. Without the library the service is still
+ * The {@link RdmaVerbs} service: loads libibverbs on first use, not on activation. Binding the library through
+ * jnr-ffi generates its stubs (about 100 ms of the agent's start on this project's machine), and a node whose
+ * discovery reads sysfs and has no live RDMA device (the demo host) never needs it; on a live host discovery's
+ * first call (subscribing to async events) loads it. {@code /status} and the health check report the state
+ * without loading it. Without the library the service is still
  * registered and says why in {@link #unavailableReason()} and {@code /status}: the sysfs discovery backend
  * needs no verbs, and the agent must not fail for it. {@code /healthz} fails only when the async-event thread
  * died, since port events then silently wait for the periodic rescan.
@@ -31,79 +36,107 @@ public final class VerbsComponent implements RdmaVerbs, StatusSection, HealthChe
 
     private static final Logger LOG = LoggerFactory.getLogger(VerbsComponent.class);
 
-    private final LibibverbsRdmaVerbs verbs;
+    private volatile LibibverbsRdmaVerbs loaded;
+    private boolean stopped;
 
     @Activate
     public VerbsComponent() {
-        this.verbs = LibibverbsRdmaVerbs.load(LIBRARY);
-        verbs.unavailableReason().ifPresentOrElse(
-                why -> LOG.info("libibverbs unavailable, verbs calls will fail: {}", why),
-                () -> LOG.info("libibverbs loaded library={}", LIBRARY));
+        LOG.debug("verbs service ready; libibverbs is loaded on first use");
+    }
+
+    /** The library binding, loaded by the first caller. */
+    private LibibverbsRdmaVerbs verbs() {
+        LibibverbsRdmaVerbs v = loaded;
+        if (v != null) {
+            return v;
+        }
+        synchronized (this) {
+            if (loaded == null) {
+                if (stopped) {
+                    throw new VerbsException("the verbs service is stopped");
+                }
+                LibibverbsRdmaVerbs l = LibibverbsRdmaVerbs.load(LIBRARY);
+                l.unavailableReason().ifPresentOrElse(
+                        why -> LOG.info("libibverbs unavailable, verbs calls will fail: {}", why),
+                        () -> LOG.info("libibverbs loaded library={}", LIBRARY));
+                loaded = l;
+            }
+            return loaded;
+        }
     }
 
     @Deactivate
-    void stop() {
-        verbs.close();
+    synchronized void stop() {
+        stopped = true;
+        if (loaded != null) {
+            loaded.close();
+        }
     }
 
     @Override
     public Optional<String> unavailableReason() {
-        return verbs.unavailableReason();
+        return verbs().unavailableReason();
     }
 
     @Override
     public List<String> deviceNames() {
-        return verbs.deviceNames();
+        return verbs().deviceNames();
     }
 
     @Override
     public IbvDeviceListing devices() {
-        return verbs.devices();
+        return verbs().devices();
     }
 
     @Override
     public IbvDeviceListing devices(Function<String, Optional<IbvDevice>> cached) {
-        return verbs.devices(cached);
+        return verbs().devices(cached);
     }
 
     @Override
     public long contextsOpened() {
-        return verbs.contextsOpened();
+        LibibverbsRdmaVerbs v = loaded;
+        return v == null ? 0 : v.contextsOpened();
     }
 
     @Override
     public boolean gidTypesAvailable() {
-        return verbs.gidTypesAvailable();
+        return verbs().gidTypesAvailable();
     }
 
     @Override
     public void useLegacyGidQuery() {
-        verbs.useLegacyGidQuery();
+        verbs().useLegacyGidQuery();
     }
 
     @Override
     public void addAsyncEventListener(AsyncEventListener listener) {
-        verbs.addAsyncEventListener(listener);
+        verbs().addAsyncEventListener(listener);
     }
 
     @Override
     public void removeAsyncEventListener(AsyncEventListener listener) {
-        verbs.removeAsyncEventListener(listener);
+        LibibverbsRdmaVerbs v = loaded;
+        if (v != null) {                                    // nothing to remove from a library never loaded
+            v.removeAsyncEventListener(listener);
+        }
     }
 
     @Override
     public void refreshAsyncEventDevices() {
-        verbs.refreshAsyncEventDevices();
+        verbs().refreshAsyncEventDevices();
     }
 
     @Override
     public Set<String> asyncEventDevices() {
-        return verbs.asyncEventDevices();
+        LibibverbsRdmaVerbs v = loaded;
+        return v == null ? Set.of() : v.asyncEventDevices();
     }
 
     @Override
     public long asyncEventsReceived() {
-        return verbs.asyncEventsReceived();
+        LibibverbsRdmaVerbs v = loaded;
+        return v == null ? 0 : v.asyncEventsReceived();
     }
 
     @Override
@@ -115,11 +148,17 @@ public final class VerbsComponent implements RdmaVerbs, StatusSection, HealthChe
     public Object status() {
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("library", LIBRARY);
-        s.put("available", verbs.unavailableReason().isEmpty());
-        verbs.unavailableReason().ifPresent(why -> s.put("unavailableReason", why));
-        s.put("asyncEventDevices", verbs.asyncEventDevices().stream().sorted().toList());
-        s.put("asyncEventsReceived", verbs.asyncEventsReceived());
-        verbs.asyncEventFailure().ifPresent(why -> s.put("asyncEventFailure", why));
+        LibibverbsRdmaVerbs v = loaded;
+        if (v == null) {
+            s.put("loaded", false);
+            return s;
+        }
+        s.put("loaded", true);
+        s.put("available", v.unavailableReason().isEmpty());
+        v.unavailableReason().ifPresent(why -> s.put("unavailableReason", why));
+        s.put("asyncEventDevices", v.asyncEventDevices().stream().sorted().toList());
+        s.put("asyncEventsReceived", v.asyncEventsReceived());
+        v.asyncEventFailure().ifPresent(why -> s.put("asyncEventFailure", why));
         return s;
     }
 
@@ -130,9 +169,13 @@ public final class VerbsComponent implements RdmaVerbs, StatusSection, HealthChe
 
     @Override
     public HealthStatus check() {
-        return verbs.asyncEventFailure().map(why -> HealthStatus.failing("verbs async-event thread stopped: " + why))
-                .orElseGet(() -> HealthStatus.ok(verbs.unavailableReason().map(why -> "libibverbs unavailable: " + why)
-                        .orElse("libibverbs loaded, async events from " + verbs.asyncEventDevices().size()
+        LibibverbsRdmaVerbs v = loaded;
+        if (v == null) {
+            return HealthStatus.ok("libibverbs not loaded: nothing has needed verbs yet");
+        }
+        return v.asyncEventFailure().map(why -> HealthStatus.failing("verbs async-event thread stopped: " + why))
+                .orElseGet(() -> HealthStatus.ok(v.unavailableReason().map(why -> "libibverbs unavailable: " + why)
+                        .orElse("libibverbs loaded, async events from " + v.asyncEventDevices().size()
                                 + " devices")));
     }
 }
