@@ -17,4 +17,22 @@ public record DeviceLimits(String fwVer, long nodeGuid, long maxMrSize, int maxQ
     public long nodeGuidBigEndian() {
         return Long.reverseBytes(nodeGuid);
     }
+
+    /**
+     * Writes the {@code ibv_device_attr} fields both answers carry, by name: QUERY_DEV's raw struct and
+     * EXP_QUERY_DEV's kernel response name them alike, at their own offsets.
+     */
+    void putAttributes(ByteBuffer b, Layout l) {
+        b.putLong(l.off("node_guid"), nodeGuidBigEndian()).putLong(l.off("sys_image_guid"), nodeGuidBigEndian())
+                .putLong(l.off("max_mr_size"), maxMrSize).putLong(l.off("page_size_cap"), 4096)
+                .putInt(l.off("vendor_id"), VENDOR_MELLANOX).putInt(l.off("vendor_part_id"), PART_CX3)
+                .putInt(l.off("max_qp"), maxQp).putInt(l.off("max_qp_wr"), maxQpWr)
+                .putInt(l.off("max_sge"), maxSge).putInt(l.off("max_sge_rd"), maxSge)
+                .putInt(l.off("max_cq"), maxCq).putInt(l.off("max_cqe"), maxCqe)
+                .putInt(l.off("max_mr"), maxMr).putInt(l.off("max_pd"), maxPd)
+                .putInt(l.off("max_qp_rd_atom"), 16).putInt(l.off("max_qp_init_rd_atom"), 16)
+                .putInt(l.off("max_srq"), maxSrq).putInt(l.off("max_srq_wr"), maxQpWr)
+                .putInt(l.off("max_srq_sge"), maxSge).putShort(l.off("max_pkeys"), (short) 1);
+        b.put(l.off("phys_port_cnt"), (byte) 1);
+    }
 }
