@@ -3,22 +3,20 @@ package io.rdmanode.cni.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rdmanode.netlink.testing.SoftRoceVm;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,31 +33,16 @@ class CniSoftRoceIT {
 
     @Test
     void eopnotsuppAndSharedModeAreClearCniErrorsOnARealKernel() throws Exception {
-        Assumptions.assumeTrue(Boolean.getBoolean("rdma.testbed.vm") || System.getenv("CI") != null,
-                "the Soft-RoCE VM test runs with CI set or -Drdma.testbed.vm=true");
-        Assumptions.assumeTrue(Runtime.version().feature() == 17, "the guest runs Java 17 class files");
-        Path module = Path.of("").toAbsolutePath();
-        Path testbed = Path.of(System.getProperty("rdma.testbed",
-                module.resolve("../../shared/testbed").normalize().toString()));
-        Path runInVm = testbed.resolve("run-in-vm.sh");
-        Assumptions.assumeTrue(Files.isExecutable(runInVm), "no Soft-RoCE testbed at " + testbed);
-        Path target = module.resolve("target");
+        Path runInVm = SoftRoceVm.runInVm();
+        Path target = Path.of("").toAbsolutePath().resolve("target");
         String classpath = target.resolve("classes") + ":" + target.resolve("test-classes") + ":"
                 + String.join(":", vmLibraries(target));
         ProcessBuilder pb = new ProcessBuilder(runInVm.toString(), "-s", target.toString(), "-t", "900", "--",
                 "java", "-XX:TieredStopAtLevel=1", "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=info", "-cp",
-                classpath, CniVmProbe.class.getName()).redirectErrorStream(true);
+                classpath, CniVmProbe.class.getName());
         String extra = System.getenv().getOrDefault("RDMA_TESTBED_QEMU_ARGS", "");
         pb.environment().put("RDMA_TESTBED_QEMU_ARGS", (extra + " -device vmxnet3,id=cninic").trim());
-        Process vm = pb.start();
-        String output = new String(vm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(vm.waitFor(20, TimeUnit.MINUTES)).isTrue();
-        System.out.println(output);
-        Assumptions.assumeFalse(vm.exitValue() == 125, "the testbed VM failed to boot (exit 125)");
-        assertThat(vm.exitValue()).as(output).isZero();
-        Map<String, String> out = new LinkedHashMap<>();
-        output.lines().filter(l -> l.matches("[a-z][\\w.-]*=.*"))
-                .forEach(l -> out.putIfAbsent(l.substring(0, l.indexOf('=')), l.substring(l.indexOf('=') + 1)));
+        Map<String, String> out = SoftRoceVm.run(pb, Duration.ofMinutes(20));
 
         String pci = out.get("nic.pci");
         assertThat(out).containsEntry("done", "true").containsEntry("rxe.add", "0")

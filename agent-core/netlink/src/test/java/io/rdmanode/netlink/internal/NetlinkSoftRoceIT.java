@@ -3,17 +3,15 @@ package io.rdmanode.netlink.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rdmanode.netlink.testing.SoftRoceVm;
 import java.io.IOException;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.LinkedHashMap;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,15 +23,8 @@ class NetlinkSoftRoceIT {
 
     @Test
     void rdmaNetlinkOnARealKernel() throws Exception {
-        Assumptions.assumeTrue(Boolean.getBoolean("rdma.testbed.vm") || System.getenv("CI") != null,
-                "the Soft-RoCE VM test runs with CI set or -Drdma.testbed.vm=true");
-        Assumptions.assumeTrue(Runtime.version().feature() == 17, "the guest runs Java 17 class files");
-        Path module = Path.of("").toAbsolutePath();
-        Path testbed = Path.of(System.getProperty("rdma.testbed",
-                module.resolve("../../../shared/testbed").normalize().toString()));
-        Path runInVm = testbed.resolve("run-in-vm.sh");
-        Assumptions.assumeTrue(Files.isExecutable(runInVm), "no Soft-RoCE testbed at " + testbed);
-        Path target = module.resolve("target");
+        Path runInVm = SoftRoceVm.runInVm();
+        Path target = Path.of("").toAbsolutePath().resolve("target");
         Path libs = Files.createDirectories(target.resolve("vm-lib"));
         for (Class<?> c : List.of(org.slf4j.LoggerFactory.class, org.slf4j.simple.SimpleLogger.class)) {
             try {
@@ -45,17 +36,9 @@ class NetlinkSoftRoceIT {
         }
         String classpath = target.resolve("classes") + ":" + target.resolve("test-classes") + ":"
                 + target.resolve("embed") + "/*:" + libs + "/*";
-        Process vm = new ProcessBuilder(runInVm.toString(), "-s", target.toString(), "-t", "600", "--", "java",
-                "-XX:TieredStopAtLevel=1", "-Xmx256m", "-cp", classpath, NetlinkVmProbe.class.getName())
-                .redirectErrorStream(true).start();
-        String output = new String(vm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(vm.waitFor(15, TimeUnit.MINUTES)).isTrue();
-        System.out.println(output);
-        Assumptions.assumeFalse(vm.exitValue() == 125, "the testbed VM failed to boot (exit 125)");
-        assertThat(vm.exitValue()).as(output).isZero();
-        Map<String, String> out = new LinkedHashMap<>();
-        output.lines().filter(l -> l.matches("[a-z][\\w.-]*=.*"))
-                .forEach(l -> out.putIfAbsent(l.substring(0, l.indexOf('=')), l.substring(l.indexOf('=') + 1)));
+        Map<String, String> out = SoftRoceVm.run(new ProcessBuilder(runInVm.toString(), "-s", target.toString(), "-t",
+                "600", "--", "java", "-XX:TieredStopAtLevel=1", "-Xmx256m", "-cp", classpath,
+                NetlinkVmProbe.class.getName()), Duration.ofMinutes(15));
 
         assertThat(out).containsEntry("done", "true").containsEntry("rxe-setup.exit", "0");
         assertThat(out.get("links")).isEqualTo("rxe0,rxe1");

@@ -3,13 +3,14 @@ package io.rdmanode.discovery.internal.verbs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rdmanode.netlink.testing.SoftRoceVm;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.LinkedHashMap;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -93,41 +94,19 @@ class VerbsSoftRoceIT {
     }
 
     private static Map<String, String> runProbeInTheVm() throws IOException, InterruptedException {
-        Assumptions.assumeTrue(Boolean.getBoolean("rdma.testbed.vm") || System.getenv("CI") != null,
-                "the Soft-RoCE VM test runs with CI set or -Drdma.testbed.vm=true (it boots a VM for 30-60 s)");
-        // The probe runs on the guest's own JRE 17 whatever JDK runs this build: the JDK 25 pass of
-        // scripts/test-all would boot the same VM to test the same thing again.
-        Assumptions.assumeTrue(Runtime.version().feature() == 17,
-                "the VM runs its own JRE 17; this test runs in the JDK 17 pass only");
-        Path module = Path.of("").toAbsolutePath();
-        Path testbed = Path.of(System.getProperty("rdma.testbed",
-                module.resolve("../../../shared/testbed").normalize().toString()));
-        Path runInVm = testbed.resolve("run-in-vm.sh");
-        Assumptions.assumeTrue(Files.isExecutable(runInVm), "no Soft-RoCE testbed at " + testbed
-                + " (set -Drdma.testbed=DIR to the folder with run-in-vm.sh)");
+        Path runInVm = SoftRoceVm.runInVm();
         Assumptions.assumeTrue(onPath("qemu-system-x86_64") || isRoot(), "qemu-system-x86_64 is not installed and"
                 + " the testbed cannot install it without root (apt-get install qemu-system-x86 mmdebstrap)");
-        Path target = module.resolve("target");
+        Path target = Path.of("").toAbsolutePath().resolve("target");
         Assumptions.assumeTrue(Files.isDirectory(target.resolve("embed")), "no " + target.resolve("embed"));
         String classpath = target.resolve("classes") + ":" + target.resolve("test-classes") + ":"
                 + target.resolve("embed") + "/*:" + vmLibs(target) + "/*";
-        buildImageOrAbort(testbed);
+        buildImageOrAbort(runInVm.getParent());
         List<String> command = List.of(runInVm.toString(), "-s", target.toString(), "-t", "900", "--",
                 "java", "-XX:TieredStopAtLevel=1", "-Xmx256m", "-cp", classpath, PROBE);
         long start = System.nanoTime();
-        Process vm = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(vm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        boolean exited = vm.waitFor(20, TimeUnit.MINUTES);
-        double seconds = (System.nanoTime() - start) / 1e9;
-        System.out.println(output);
-        System.out.printf("VerbsSoftRoceIT: VM boot + rxe-setup + probe took %.1f s%n", seconds);
-        assertThat(exited).isTrue();
-        // 125 is the testbed's own failure (qemu, boot), not the kernel's or our code's: no verdict on verbs.
-        Assumptions.assumeFalse(vm.exitValue() == 125, "the testbed VM failed to boot (exit 125); see the output");
-        assertThat(vm.exitValue()).as("run-in-vm.sh exit code; output:%n%s", output).isZero();
-        Map<String, String> values = new LinkedHashMap<>();
-        output.lines().filter(l -> l.matches("[a-z][\\w.-]*=.*"))
-                .forEach(l -> values.putIfAbsent(l.substring(0, l.indexOf('=')), l.substring(l.indexOf('=') + 1)));
+        Map<String, String> values = SoftRoceVm.run(new ProcessBuilder(command), Duration.ofMinutes(20));
+        System.out.printf("VerbsSoftRoceIT: VM boot + rxe-setup + probe took %.1f s%n", (System.nanoTime() - start) / 1e9);
         return values;
     }
 
