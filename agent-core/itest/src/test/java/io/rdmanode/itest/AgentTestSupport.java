@@ -25,6 +25,15 @@ import java.util.Map;
 import java.util.function.Supplier;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
+import java.io.OutputStream;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.JarEntry;
+import java.util.jar.JarInputStream;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+import org.osgi.framework.FrameworkEvent;
+import org.osgi.framework.wiring.FrameworkWiring;
 import org.ops4j.pax.exam.Option;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
@@ -211,5 +220,43 @@ abstract class AgentTestSupport {
             }
         }
         throw new AssertionError("no bundle " + symbolicName);
+    }
+
+    /** The bundle's own jar from the distribution's bundles/ with one manifest header added. */
+    Path rebuiltJar(String name, String build) throws Exception {
+        Path original;
+        try (var jars = Files.list(Path.of(System.getProperty("itest.bundles")))) {
+            original = jars.filter(p -> p.getFileName().toString().contains(name)).findFirst().orElseThrow();
+        }
+        Path copy = workDir().resolve(name + "-build-" + build + ".jar");
+        try (JarInputStream in = new JarInputStream(Files.newInputStream(original))) {
+            Manifest manifest = in.getManifest();
+            if (manifest == null) {
+                throw new AssertionError(original + " has no manifest");
+            }
+            manifest.getMainAttributes().putValue("X-Build", build);
+            try (OutputStream file = Files.newOutputStream(copy);
+                 JarOutputStream out = new JarOutputStream(file, manifest)) {
+                for (JarEntry entry; (entry = in.getNextJarEntry()) != null; ) {
+                    out.putNextEntry(new JarEntry(entry.getName()));
+                    in.transferTo(out);
+                    out.closeEntry();
+                }
+            }
+        }
+        return copy;
+    }
+
+    /** Refreshes {@code bundle}'s wiring (after an update) and waits until the framework is done. */
+    static void refresh(BundleContext context, Bundle bundle) throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(1);
+        context.getBundle(0).adapt(FrameworkWiring.class).refreshBundles(List.of(bundle), event -> {
+            if (event.getType() == FrameworkEvent.PACKAGES_REFRESHED) {
+                done.countDown();
+            }
+        });
+        if (!done.await(30, TimeUnit.SECONDS)) {
+            throw new AssertionError("refresh did not finish within 30 s");
+        }
     }
 }

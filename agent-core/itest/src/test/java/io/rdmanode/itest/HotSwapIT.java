@@ -2,11 +2,9 @@
 package io.rdmanode.itest;
 
 import static org.junit.Assert.assertEquals;
-import static org.junit.Assert.assertNotNull;
 
 import io.rdmanode.probe.Probe;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,15 +12,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.jar.JarEntry;
-import java.util.jar.JarInputStream;
-import java.util.jar.JarOutputStream;
-import java.util.jar.Manifest;
 import javax.inject.Inject;
 import org.junit.Test;
 import org.junit.runner.RunWith;
@@ -33,8 +24,6 @@ import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
-import org.osgi.framework.FrameworkEvent;
-import org.osgi.framework.wiring.FrameworkWiring;
 
 /**
  * A new build of a bundle replaces the running one the way the launcher does it for a jar replaced in
@@ -66,8 +55,8 @@ public class HotSwapIT extends AgentTestSupport {
         Probe probe = awaitService(context, Probe.class, Duration.ofSeconds(10));
         String base = Files.readString(workDir().resolve("state").resolve("http.url")).trim();
         await("/metrics served", Duration.ofSeconds(10), () -> "no answer", () -> status(base + "/metrics") == 200);
-        Bundle metrics = bundle("io.rdmanode.metrics");
-        Path newBuild = rebuilt(metrics, "2");
+        Bundle metrics = installedBundle(context, "io.rdmanode.metrics");
+        Path newBuild = rebuiltJar("metrics", "2");
 
         AtomicInteger failures = new AtomicInteger();
         AtomicInteger answers = new AtomicInteger();
@@ -86,7 +75,7 @@ public class HotSwapIT extends AgentTestSupport {
         try (InputStream in = Files.newInputStream(newBuild)) {
             metrics.update(in);
         }
-        refresh(metrics);
+        refresh(context, metrics);
         await("/metrics served by the new build", Duration.ofSeconds(10), () -> metrics.getHeaders().get("X-Build"),
                 () -> "2".equals(metrics.getHeaders().get("X-Build")) && status(base + "/metrics") == 200);
         long swapMs = (System.nanoTime() - start) / 1_000_000;
@@ -99,50 +88,6 @@ public class HotSwapIT extends AgentTestSupport {
         assertEquals("another bundle's component untouched", 0, probe.modifications());
         assertEquals("hello", probe.config().get("greeting"));
         assertEquals(Bundle.ACTIVE, metrics.getState());
-    }
-
-    private Bundle bundle(String symbolicName) {
-        for (Bundle b : context.getBundles()) {
-            if (symbolicName.equals(b.getSymbolicName())) {
-                return b;
-            }
-        }
-        throw new AssertionError(symbolicName + " not installed");
-    }
-
-    /** The bundle's own jar (from the distribution's bundles/) with one manifest header added. */
-    private Path rebuilt(Bundle bundle, String build) throws Exception {
-        Path original;
-        try (var jars = Files.list(Path.of(System.getProperty("itest.bundles")))) {
-            original = jars.filter(p -> p.getFileName().toString().contains("metrics")).findFirst().orElseThrow();
-        }
-        Path copy = workDir().resolve("metrics-build-" + build + ".jar");
-        try (JarInputStream in = new JarInputStream(Files.newInputStream(original))) {
-            Manifest manifest = in.getManifest();
-            assertNotNull(manifest);
-            manifest.getMainAttributes().putValue("X-Build", build);
-            try (OutputStream file = Files.newOutputStream(copy); JarOutputStream out = new JarOutputStream(file,
-                    manifest)) {
-                for (JarEntry entry; (entry = in.getNextJarEntry()) != null; ) {
-                    out.putNextEntry(new JarEntry(entry.getName()));
-                    in.transferTo(out);
-                    out.closeEntry();
-                }
-            }
-        }
-        return copy;
-    }
-
-    private void refresh(Bundle bundle) throws InterruptedException {
-        CountDownLatch done = new CountDownLatch(1);
-        context.getBundle(0).adapt(FrameworkWiring.class).refreshBundles(List.of(bundle), event -> {
-            if (event.getType() == FrameworkEvent.PACKAGES_REFRESHED) {
-                done.countDown();
-            }
-        });
-        if (!done.await(30, TimeUnit.SECONDS)) {
-            throw new AssertionError("refresh did not finish within 30 s");
-        }
     }
 
     private static int status(String url) {

@@ -53,7 +53,7 @@ public class MetricsEndpointIT extends AgentTestSupport {
         String om = scrape(url, "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5");
         assertTrue(om, om.contains("# UNIT rdma_agent_infiniband_port_data_received_bytes bytes") && om.endsWith("# EOF\n"));
 
-        Bundle discovery = bundle("io.rdmanode.discovery");
+        Bundle discovery = installedBundle(context, "io.rdmanode.discovery");
         discovery.stop();
         await("RDMA series gone after stopping discovery", Duration.ofSeconds(5), () -> scrape(url, null),
                 () -> !scrape(url, null).contains("rdma_agent_infiniband_"));
@@ -62,7 +62,7 @@ public class MetricsEndpointIT extends AgentTestSupport {
         await("RDMA series back after starting discovery", Duration.ofSeconds(10), () -> scrape(url, null),
                 () -> scrape(url, null).contains(PORT_STATE));
 
-        Bundle metrics = bundle("io.rdmanode.metrics");
+        Bundle metrics = installedBundle(context, "io.rdmanode.metrics");
         metrics.stop();
         await("/metrics gone with the metrics bundle", Duration.ofSeconds(5), () -> status(url),
                 () -> status(url) == 404);
@@ -73,10 +73,6 @@ public class MetricsEndpointIT extends AgentTestSupport {
 
     private String metricsUrl() throws Exception {
         return metricsUrl(context);
-    }
-
-    private Bundle bundle(String symbolicName) {
-        return installedBundle(context, symbolicName);
     }
 
     private static int status(String url) {

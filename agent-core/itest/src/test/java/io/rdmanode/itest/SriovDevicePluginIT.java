@@ -2,25 +2,17 @@
 package io.rdmanode.itest;
 
 import static org.junit.Assert.assertEquals;
-import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 
 import io.rdmanode.kubelet.DevicePluginHost;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.jar.JarEntry;
-import java.util.jar.JarInputStream;
-import java.util.jar.JarOutputStream;
-import java.util.jar.Manifest;
 import javax.inject.Inject;
 import org.junit.Test;
 import org.junit.runner.RunWith;
@@ -31,8 +23,6 @@ import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
-import org.osgi.framework.FrameworkEvent;
-import org.osgi.framework.wiring.FrameworkWiring;
 
 /**
  * Both device plugins inside real Felix with the shipped bundles, on the recorded ConnectX-5 host: the SR-IOV
@@ -121,8 +111,8 @@ public class SriovDevicePluginIT extends AgentTestSupport {
     }
 
     private void hotSwapSriovWhileSharedServes(RawKubelet kubelet) throws Exception {
-        Bundle sriov = bundle("io.rdmanode.deviceplugin.sriov");
-        Path newBuild = rebuilt("deviceplugin-sriov", "2");
+        Bundle sriov = installedBundle(context, "io.rdmanode.deviceplugin.sriov");
+        Path newBuild = rebuiltJar("deviceplugin-sriov", "2");
         AtomicInteger failures = new AtomicInteger();
         AtomicInteger answers = new AtomicInteger();
         AtomicBoolean polling = new AtomicBoolean(true);
@@ -141,7 +131,7 @@ public class SriovDevicePluginIT extends AgentTestSupport {
         try (InputStream in = Files.newInputStream(newBuild)) {
             sriov.update(in);
         }
-        refresh(sriov);
+        refresh(context, sriov);
         await("the new SR-IOV build active", WAIT, () -> sriov.getHeaders().get("X-Build"),
                 () -> "2".equals(sriov.getHeaders().get("X-Build")) && sriov.getState() == Bundle.ACTIVE);
         long swapMs = (System.nanoTime() - start) / 1_000_000;
@@ -169,50 +159,6 @@ public class SriovDevicePluginIT extends AgentTestSupport {
             return call.get();
         } catch (Exception e) {
             return e.toString();
-        }
-    }
-
-    private Bundle bundle(String symbolicName) {
-        for (Bundle b : context.getBundles()) {
-            if (symbolicName.equals(b.getSymbolicName())) {
-                return b;
-            }
-        }
-        throw new AssertionError(symbolicName + " not installed");
-    }
-
-    /** The bundle's own jar from the distribution's bundles/ with one manifest header added. */
-    private Path rebuilt(String name, String build) throws Exception {
-        Path original;
-        try (var jars = Files.list(Path.of(System.getProperty("itest.bundles")))) {
-            original = jars.filter(p -> p.getFileName().toString().contains(name)).findFirst().orElseThrow();
-        }
-        Path copy = workDir().resolve(name + "-build-" + build + ".jar");
-        try (JarInputStream in = new JarInputStream(Files.newInputStream(original))) {
-            Manifest manifest = in.getManifest();
-            assertNotNull(manifest);
-            manifest.getMainAttributes().putValue("X-Build", build);
-            try (OutputStream file = Files.newOutputStream(copy);
-                 JarOutputStream out = new JarOutputStream(file, manifest)) {
-                for (JarEntry entry; (entry = in.getNextJarEntry()) != null; ) {
-                    out.putNextEntry(new JarEntry(entry.getName()));
-                    in.transferTo(out);
-                    out.closeEntry();
-                }
-            }
-        }
-        return copy;
-    }
-
-    private void refresh(Bundle bundle) throws InterruptedException {
-        CountDownLatch done = new CountDownLatch(1);
-        context.getBundle(0).adapt(FrameworkWiring.class).refreshBundles(List.of(bundle), event -> {
-            if (event.getType() == FrameworkEvent.PACKAGES_REFRESHED) {
-                done.countDown();
-            }
-        });
-        if (!done.await(30, TimeUnit.SECONDS)) {
-            throw new AssertionError("refresh did not finish within 30 s");
         }
     }
 }
