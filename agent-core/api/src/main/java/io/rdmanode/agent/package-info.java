@@ -3,8 +3,9 @@
  * The platform API shared by the launcher and every agent bundle: the framework property and manifest header
  * names ({@link io.rdmanode.agent.AgentProperties}), the launcher's logging control service
  * ({@link io.rdmanode.agent.LoggingControl}), the one directory watcher ({@link io.rdmanode.agent.DirectoryWatcher}),
- * the HOCON substitution helper ({@link io.rdmanode.agent.Hocon}) and the recorded-host text archive
- * ({@link io.rdmanode.agent.Ttar}).
+ * the HOCON substitution helper ({@link io.rdmanode.agent.Hocon}), the recorded-host text archive
+ * ({@link io.rdmanode.agent.Ttar}) and the contract of a component's own configuration check
+ * ({@link io.rdmanode.agent.ConfigValidator}).
  *
  * <p>In the distribution the system bundle exports this package (the jar is on the launcher's class path), so
  * the launcher and the bundles share one copy of every class here.
@@ -12,7 +13,7 @@
  * @since 1.0
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package io.rdmanode.agent;
 
 import org.osgi.annotation.bundle.Export;
