@@ -27,8 +27,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The Freeflow router as a component: runs only when the configuration has a {@code freeflow} section
  * (configuration policy REQUIRE), because it opens a socket every container on the host may connect to and creates
- * shared memory on their behalf; an operator turns that on deliberately. Limits change live (@Modified); a new
- * socket or shm directory restarts the router, which ends every client's resources.
+ * shared memory on their behalf; an operator turns that on deliberately. A configuration splits into its
+ * {@link Identity} (the socket and the shm directory: a change means a new router, which ends every client's
+ * resources) and its {@link Tuning} (limits, poller, control threads, reap interval), which @Modified applies to the
+ * running router in place: the socket stays the same file and connected clients keep their objects.
  */
 @Component(service = {StatusSection.class, HealthCheck.class}, configurationPid = FreeflowComponent.PID,
         configurationPolicy = ConfigurationPolicy.REQUIRE)
@@ -104,8 +106,26 @@ public final class FreeflowComponent implements StatusSection, HealthCheck {
         long reapInterval() default 500;
     }
 
+    /** What, changed, needs a new router and socket. */
+    record Identity(Path socket, Path shmDir) {
+        static Identity of(Config c) {
+            return new Identity(Path.of(c.socketDir(), c.routerName()), Path.of(c.shmDir()));
+        }
+    }
+
+    /** What the running router takes in place. */
+    record Tuning(Limits limits, PollerSettings poller, int controlThreads, long reapIntervalMillis) {
+        static Tuning of(Config c) {
+            return new Tuning(new Limits(c.maxMrBytesPerTenant(), c.maxMrsPerTenant(), c.maxQpsPerTenant(),
+                    c.maxCqsPerTenant(), c.maxPdsPerTenant(), c.maxMailboxesPerTenant(), c.maxQpWr(), c.maxCqe(), 32,
+                    c.maxCompletionsPerPoll()), new PollerSettings(c.pollerSpins(), c.pollerSpinWaits(),
+                    c.pollerYields(), c.pollerParkMaxMicros() * 1000), c.controlThreads(), c.reapInterval());
+        }
+    }
+
     private final BundleContext context;
     private Config config;
+    private Identity identity;
     private Router router;
     private ControlServer server;
     private ServiceRegistration<?> metrics;
@@ -117,12 +137,14 @@ public final class FreeflowComponent implements StatusSection, HealthCheck {
     }
 
     private void start(Config c) throws IOException {
+        Identity id = Identity.of(c);
+        Tuning tuning = Tuning.of(c);
         this.config = c;
-        Router r = new Router(new RouterSettings(Path.of(c.shmDir()), Long.toHexString(ProcessHandle.current().pid()),
-                limits(c), new PollerSettings(c.pollerSpins(), c.pollerSpinWaits(), c.pollerYields(),
-                c.pollerParkMaxMicros() * 1000)));
+        this.identity = id;
+        Router r = new Router(new RouterSettings(id.shmDir(), Long.toHexString(ProcessHandle.current().pid()),
+                tuning.limits(), tuning.poller()));
         try {
-            this.server = new ControlServer(Path.of(c.socketDir(), c.routerName()), r, c.controlThreads(), c.reapInterval());
+            this.server = new ControlServer(id.socket(), r, tuning.controlThreads(), tuning.reapIntervalMillis());
         } catch (IOException | RuntimeException e) {
             r.close();
             throw e;
@@ -131,28 +153,25 @@ public final class FreeflowComponent implements StatusSection, HealthCheck {
         this.metrics = registerMetrics();
     }
 
-    private static Limits limits(Config c) {
-        return new Limits(c.maxMrBytesPerTenant(), c.maxMrsPerTenant(), c.maxQpsPerTenant(), c.maxCqsPerTenant(),
-                c.maxPdsPerTenant(), c.maxMailboxesPerTenant(), c.maxQpWr(), c.maxCqe(), 32, c.maxCompletionsPerPoll());
-    }
-
-    /** Limits apply in place (existing objects stay); anything else means a new socket and new shm: restart. */
+    /**
+     * A tuning edit applies in place (existing objects stay, a lower limit refuses only new ones); a new socket or
+     * shm directory means a new router: restart.
+     */
     @Modified
     void modified(Config c) throws IOException {
-        boolean samePlace = c.socketDir().equals(config.socketDir()) && c.routerName().equals(config.routerName())
-                && c.shmDir().equals(config.shmDir()) && c.controlThreads() == config.controlThreads()
-                && c.reapInterval() == config.reapInterval() && c.pollerSpins() == config.pollerSpins()
-                && c.pollerSpinWaits() == config.pollerSpinWaits() && c.pollerYields() == config.pollerYields()
-                && c.pollerParkMaxMicros() == config.pollerParkMaxMicros();
-        if (samePlace) {
-            router.limits(limits(c));
-            config = c;
-            LOG.info("freeflow limits updated in place");
+        if (!Identity.of(c).equals(identity)) {
+            LOG.info("freeflow router restarting for its new socket or shm directory; clients lose their resources");
+            stop();
+            start(c);
             return;
         }
-        LOG.info("freeflow router restarting for its new socket, shm or poller settings; clients lose their resources");
-        stop();
-        start(c);
+        Tuning t = Tuning.of(c);
+        router.limits(t.limits());
+        router.poller().settings(t.poller());
+        server.threads(t.controlThreads());
+        server.reapInterval(t.reapIntervalMillis());
+        config = c;
+        LOG.info("freeflow tuning applied in place: {}", t);
     }
 
     private ServiceRegistration<?> registerMetrics() {

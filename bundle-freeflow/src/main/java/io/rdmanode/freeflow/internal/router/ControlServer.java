@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -27,10 +26,12 @@ public final class ControlServer implements AutoCloseable {
     private final UnixServer server;
     private final Router router;
     private final Dispatcher dispatcher;
-    private final ExecutorService workers;
+    private final ThreadPoolExecutor workers;
     private final Set<UnixConnection> open = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     private final java.util.concurrent.ScheduledExecutorService reaper;
+    private java.util.concurrent.ScheduledFuture<?> reaping;
+    private long reapIntervalMillis;
 
     public ControlServer(Path socket, Router router, int threads, long reapIntervalMillis) throws IOException {
         Files.createDirectories(socket.getParent());
@@ -54,8 +55,42 @@ public final class ControlServer implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        reaper.scheduleWithFixedDelay(this::reap, reapIntervalMillis, reapIntervalMillis, TimeUnit.MILLISECONDS);
+        reapInterval(reapIntervalMillis);
         LOG.info("freeflow router listening on {}", socket);
+    }
+
+    /**
+     * Resizes the worker pool in place: connections being served keep their worker (a smaller pool shrinks as
+     * workers go idle), the socket stays open.
+     */
+    public synchronized void threads(int threads) {
+        if (threads > workers.getMaximumPoolSize()) {
+            workers.setMaximumPoolSize(threads);
+            workers.setCorePoolSize(threads);
+        } else {
+            workers.setCorePoolSize(threads);
+            workers.setMaximumPoolSize(threads);
+        }
+    }
+
+    public int threads() {
+        return workers.getMaximumPoolSize();
+    }
+
+    /** Checks for exited clients every millis from now on. */
+    public synchronized void reapInterval(long millis) {
+        if (reaping != null) {
+            if (millis == reapIntervalMillis) {
+                return;
+            }
+            reaping.cancel(false);
+        }
+        reapIntervalMillis = millis;
+        reaping = reaper.scheduleWithFixedDelay(this::reap, millis, millis, TimeUnit.MILLISECONDS);
+    }
+
+    public synchronized long reapInterval() {
+        return reapIntervalMillis;
     }
 
     public Path socket() {

@@ -142,14 +142,14 @@ final class Dispatcher {
             case Func.MODIFY_QP -> {
                 ModifyQpRequest r = ModifyQpRequest.decode(b);
                 synchronized (router) {
-                    router.rc.modify(Router.qp(t, r.handle()), r);
+                    router.transport.modify(Router.qp(t, r.handle()), r);
                 }
                 yield new ModifyQpResponse(0, r.handle()).encode();
             }
             case Func.QUERY_QP -> {
                 QueryQpRequest r = QueryQpRequest.decode(b);
                 synchronized (router) {
-                    yield new QueryQpResponse(0, router.rc.query(Router.qp(t, r.handle()))).encode();
+                    yield new QueryQpResponse(0, router.transport.query(Router.qp(t, r.handle()))).encode();
                 }
             }
             case Func.DESTROY_QP -> ok(() -> router.destroyQp(t, HandleRequest.decode(b, "QP").handle()));
@@ -161,8 +161,8 @@ final class Dispatcher {
                         : PostRequest.decodeRecv(b, b.capacity());
                 synchronized (router) {
                     QueuePair qp = Router.qp(t, r.handle());
-                    PostResponse p = spec.id() == Func.POST_SEND ? router.rc.postSend(qp, r.sends())
-                            : router.rc.postRecv(qp, r.recvs());
+                    PostResponse p = spec.id() == Func.POST_SEND ? router.transport.postSend(qp, r.sends())
+                            : router.transport.postRecv(qp, r.recvs());
                     yield p.encode();
                 }
             }
@@ -172,7 +172,7 @@ final class Dispatcher {
             case Func.POST_SRQ_RECV -> {
                 PostRequest r = PostRequest.decodeRecv(b, b.capacity());
                 synchronized (router) {
-                    yield router.rc.postSrqRecv(Router.srq(t, r.handle()), r.recvs()).encode();
+                    yield router.transport.postSrqRecv(Router.srq(t, r.handle()), r.recvs()).encode();
                 }
             }
             case Func.POLL_CQ -> {
@@ -181,7 +181,7 @@ final class Dispatcher {
                     CompletionQueue cq = Router.cq(t, r.cqHandle());
                     int most = Math.min(router.limits().completionsFor(r.ne()), cq.entries.size());
                     ByteBuffer out = Wire.allocate(4 + most * WorkCompletion.SIZE);
-                    int n = router.rc.poll(cq, r.ne(), out, 4);
+                    int n = router.transport.poll(cq, r.ne(), out, 4);
                     out.putInt(0, n * WorkCompletion.SIZE);
                     yield out;
                 }

@@ -76,7 +76,7 @@ final class FastPath {
                 throw new WireException(Errno.EINVAL, "QP " + mb.handle + " destroyed");
             }
             mb.tenant.requests++;
-            rsp = func == Func.POST_SEND ? router.rc.postSend(qp, req.sends()) : router.rc.postRecv(qp, req.recvs());
+            rsp = func == Func.POST_SEND ? router.transport.postSend(qp, req.sends()) : router.transport.postRecv(qp, req.recvs());
         }
         mb.buf.putInt(Mailbox.RSP, PostResponse.SIZE);
         rsp.encode(mb.buf, RSP_BODY);
@@ -97,7 +97,7 @@ final class FastPath {
                 throw new WireException(Errno.EINVAL, "SRQ " + mb.handle + " destroyed");
             }
             mb.tenant.requests++;
-            rsp = router.rc.postSrqRecv(srq, req.recvs());
+            rsp = router.transport.postSrqRecv(srq, req.recvs());
         }
         mb.buf.putInt(Mailbox.RSP, PostResponse.SIZE);
         rsp.encode(mb.buf, RSP_BODY);
@@ -118,7 +118,7 @@ final class FastPath {
                 throw new WireException(Errno.EINVAL, "CQ " + mb.handle + " destroyed");
             }
             mb.tenant.requests++;
-            n = cq.entries.isEmpty() ? 0 : router.rc.poll(cq, req.ne(), mb.buf, RSP_BODY);
+            n = cq.entries.isEmpty() ? 0 : router.transport.poll(cq, req.ne(), mb.buf, RSP_BODY);
         }
         mb.buf.putInt(Mailbox.RSP, n * WorkCompletion.SIZE);
     }

@@ -28,7 +28,7 @@ public final class MailboxPoller implements AutoCloseable {
     private static final long DEEP_IDLE_FACTOR = 20;
     static final long TIMER_SLACK_NANOS = 1_000;
     private final FastPath fastPath;
-    private final PollerSettings settings;
+    private volatile PollerSettings settings;
     private final LongConsumer timers;
     private final ConcurrentLinkedQueue<Mailbox> retired = new ConcurrentLinkedQueue<>();
     private final Thread thread;
@@ -68,6 +68,16 @@ public final class MailboxPoller implements AutoCloseable {
 
     void start() {
         thread.start();
+    }
+
+    /** New back-off steps, taken by the running thread at its next request or park; nothing restarts. */
+    public void settings(PollerSettings s) {
+        this.settings = s;
+        wake();
+    }
+
+    public PollerSettings settings() {
+        return settings;
     }
 
     synchronized void add(Mailbox mb) {
@@ -149,9 +159,10 @@ public final class MailboxPoller implements AutoCloseable {
         lowerTimerSlack();
         long idle = 0;
         long park = 1_000;
-        long spinEnd = settings.spins();
-        long waitEnd = spinEnd + settings.spinWaits();
-        long yieldEnd = waitEnd + settings.yields();
+        PollerSettings s = settings;
+        long spinEnd = s.spins();
+        long waitEnd = spinEnd + s.spinWaits();
+        long yieldEnd = waitEnd + s.yields();
         long lastBusy = System.nanoTime();
         while (running) {
             Mailbox[] snapshot = active;
@@ -176,6 +187,13 @@ public final class MailboxPoller implements AutoCloseable {
                 park = 1_000;
                 continue;
             }
+            if (settings != s) {
+                // Retuned (settings(PollerSettings)): one load per idle scan, a plain move on x86.
+                s = settings;
+                spinEnd = s.spins();
+                waitEnd = spinEnd + s.spinWaits();
+                yieldEnd = waitEnd + s.yields();
+            }
             idle++;
             if (idle < spinEnd) {
                 continue;
@@ -190,8 +208,7 @@ public final class MailboxPoller implements AutoCloseable {
                 LockSupport.parkNanos(park);
                 parked = false;
                 // Quiet for a second: nobody is in a tight loop, so sleep longer and stop costing a core.
-                long cap = now - lastBusy > DEEP_IDLE_NANOS ? settings.parkMaxNanos() * DEEP_IDLE_FACTOR
-                        : settings.parkMaxNanos();
+                long cap = now - lastBusy > DEEP_IDLE_NANOS ? s.parkMaxNanos() * DEEP_IDLE_FACTOR : s.parkMaxNanos();
                 park = Math.min(park * 2, cap);
             }
         }

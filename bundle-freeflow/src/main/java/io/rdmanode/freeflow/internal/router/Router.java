@@ -2,7 +2,6 @@
 package io.rdmanode.freeflow.internal.router;
 
 import io.rdmanode.freeflow.internal.posix.PeerCred;
-import io.rdmanode.freeflow.internal.posix.Pidfd;
 import io.rdmanode.freeflow.internal.posix.Posix;
 import io.rdmanode.freeflow.internal.wire.AckCqEventRequest;
 import io.rdmanode.freeflow.internal.wire.AllocPdResponse;
@@ -25,35 +24,35 @@ import io.rdmanode.freeflow.internal.wire.WireException;
 import java.io.IOException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The router's resource tables and control verbs. Every mutation happens under this object's monitor; the
- * fast path (one poller thread) takes it too, so the software NIC sees one consistent state. Verbs that fail
- * throw {@link WireException} with the errno the client gets, after changing nothing.
+ * The router's control verbs over its parts: the {@link TenantTable} (client processes and their object tables),
+ * the {@link QpnSpace} (QP numbers across tenants), the {@link ShmStore} (MR files and mailboxes), the
+ * {@link MailboxPoller} (the fast path) and the {@link Transport} that moves the data ({@link SoftwareTransport}
+ * here). The router checks every verb against the tenant's tables and quotas; the transport sees only objects
+ * that passed. Every mutation happens under this object's monitor; the fast path (one poller thread) takes it too,
+ * so the transport sees one consistent state. Verbs that fail throw {@link WireException} with the errno the
+ * client gets, after changing nothing.
  */
 public final class Router implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Router.class);
 
     private final ShmStore shm;
     private final RouterStats stats = new RouterStats();
-    private final Map<Integer, Tenant> tenants = new HashMap<>();
-    final Map<Integer, QueuePair> qpns = new HashMap<>();
+    private final TenantTable tenants = new TenantTable(this::reclaim);
     private final SecureRandom random = new SecureRandom();
+    private final QpnSpace qpns = new QpnSpace(2 + random.nextInt(0xfff000));
     private final MailboxPoller poller;
-    final RcEngine rc;
+    final Transport transport;
     private volatile Limits limits;
-    private int nextQpn;
 
     public Router(RouterSettings settings) {
         this.shm = new ShmStore(settings.shmDir(), settings.shmPrefix());
         this.limits = settings.limits();
-        this.rc = new RcEngine(this, stats);
-        this.nextQpn = 2 + random.nextInt(0xfff000);
+        this.transport = new SoftwareTransport(qpns, this::limits, this::completionAdded, stats);
         this.poller = new MailboxPoller(new FastPath(this), settings.poller(), this::tick);
         poller.start();
     }
@@ -92,42 +91,20 @@ public final class Router implements AutoCloseable {
 
     /** The tenant of a connection's peer; a new process (or a pid reused by another one) gets fresh tables. */
     synchronized Tenant tenant(PeerCred cred, int label) {
-        Tenant t = tenants.get(cred.pid());
-        if (t != null && (t.cred.uid() != cred.uid() || !t.liveness.alive())) {
-            reclaim(t, "pid reused");
-            t = null;
-        }
-        if (t == null) {
-            t = new Tenant(cred, Pidfd.open(cred.pid()), label);
-            tenants.put(cred.pid(), t);
-            LOG.info("freeflow client connected pid={} uid={} gid={} ffr_id={}", cred.pid(), cred.uid(), cred.gid(), label);
-        }
-        t.label = label;
-        return t;
+        return tenants.of(cred, label);
     }
 
     synchronized Tenant tenantByPid(int pid) {
-        return tenants.get(pid);
+        return tenants.byPid(pid);
     }
 
     public synchronized List<TenantFigures> tenants() {
-        List<TenantFigures> out = new ArrayList<>();
-        for (Tenant t : tenants.values()) {
-            out.add(new TenantFigures(t.cred.pid(), t.cred.uid(), t.label, t.pds.size(), t.cqs.size(), t.qps.size(),
-                    t.srqs.size(),
-                    t.mrs.size(), t.mrBytes, t.requests, t.errors));
-        }
-        return out;
+        return tenants.figures();
     }
 
     /** Reclaims every tenant whose process has exited. Returns how many. */
     public synchronized int reap() {
-        List<Tenant> dead = new ArrayList<>();
-        for (Tenant t : tenants.values()) {
-            if (!t.liveness.alive()) {
-                dead.add(t);
-            }
-        }
+        List<Tenant> dead = tenants.exited();
         for (Tenant t : dead) {
             reclaim(t, "process exited");
         }
@@ -154,7 +131,7 @@ public final class Router implements AutoCloseable {
         t.pds.clear();
         t.gone = true;
         t.liveness.close();
-        tenants.remove(t.cred.pid(), t);
+        tenants.remove(t);
         stats.tenantsReclaimed.increment();
         stats.objectsReclaimed.add(objects);
         LOG.info("freeflow client gone pid={} uid={} ({}): reclaimed {} objects", t.cred.pid(), t.cred.uid(), why, objects);
@@ -347,7 +324,7 @@ public final class Router implements AutoCloseable {
     synchronized CreateQpResponse createQp(Tenant t, CreateQpRequest r) {
         live(t);
         Limits l = limits;
-        if (r.qpType() != QueuePair.TYPE_RC && r.qpType() != QueuePair.TYPE_UC) {
+        if (!transport.supports(r.qpType())) {
             throw new WireException(Errno.EOPNOTSUPP, "QP type " + r.qpType() + ": the software backend has RC and UC only");
         }
         pd(t, r.pdHandle());
@@ -371,7 +348,7 @@ public final class Router implements AutoCloseable {
         }
         Mailbox mb = takeMailbox(Mailbox.Kind.QP, t, t.qpHandles, "QP");
         int h = mb.handle;
-        int qpn = newQpn();
+        int qpn = qpns.allocate();
         QueuePair qp = new QueuePair(t, h, qpn, r.pdHandle(), r.sqSigAll(), scq, rcq, mb, r.maxSendWr(),
                 r.maxRecvWr(), Math.max(1, r.maxSendSge()), Math.max(1, r.maxRecvSge()));
         mb.qp = qp;
@@ -383,7 +360,8 @@ public final class Router implements AutoCloseable {
             srq.users++;
         }
         t.qps.put(h, qp);
-        qpns.put(qpn, qp);
+        qpns.bind(qp);
+        transport.created(qp);
         poller.add(mb);
         return new CreateQpResponse(qpn, h, qp.maxSendWr, qp.maxRecvWr, qp.maxSendSge, qp.maxRecvSge, mb.file.name());
     }
@@ -402,16 +380,6 @@ public final class Router implements AutoCloseable {
         }
     }
 
-    private int newQpn() {
-        for (;;) {
-            int q = nextQpn;
-            nextQpn = nextQpn >= 0xffffff ? 2 : nextQpn + 1;
-            if (!qpns.containsKey(q)) {
-                return q;
-            }
-        }
-    }
-
     static QueuePair qp(Tenant t, int h) {
         QueuePair qp = t.qps.get(h);
         if (qp == null) {
@@ -424,7 +392,7 @@ public final class Router implements AutoCloseable {
         QueuePair qp = qp(t, h);
         t.qps.remove(h);
         t.qpHandles.free(h);
-        qpns.remove(qp.qpn);
+        qpns.release(qp);
         qp.sendCq.users--;
         qp.recvCq.users--;
         if (qp.srq != null) {
@@ -434,7 +402,7 @@ public final class Router implements AutoCloseable {
         qp.destroyed = true;
         qp.sq.clear();
         qp.rq.clear();
-        rc.forget(qp);
+        transport.destroyed(qp);
         qp.mailbox.qp = null;
         retire(qp.mailbox);
     }
@@ -567,22 +535,22 @@ public final class Router implements AutoCloseable {
 
     /** Called by the poller after every scan: takes the lock only when an RNR retry is actually waiting. */
     private void tick(long now) {
-        if (rc.timersPending()) {
+        if (transport.timersPending()) {
             synchronized (this) {
-                rc.tick(now);
+                transport.tick(now);
             }
         }
     }
 
     boolean timersPending() {
-        return rc.timersPending();
+        return transport.timersPending();
     }
 
     @Override
     public void close() {
         poller.close();
         synchronized (this) {
-            for (Tenant t : new ArrayList<>(tenants.values())) {
+            for (Tenant t : tenants.all()) {
                 reclaim(t, "router stopped");
             }
         }

@@ -23,6 +23,7 @@ import java.nio.ByteBuffer;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * The software RC transport within one host: SEND/RECV (+IMM), RDMA WRITE (+IMM) and READ between QPs of this
@@ -34,8 +35,10 @@ import java.util.Set;
  * message with no receive posted, no connected peer or a bad remote key is dropped and the sender still completes
  * successfully; RDMA READ is refused at post time. Called with the router's monitor held.
  */
-final class RcEngine {
-    private final Router router;
+final class SoftwareTransport implements Transport {
+    private final QpnSpace qpns;
+    private final Supplier<Limits> limits;
+    private final Transport.Completions completions;
     private final RouterStats stats;
     private static final PostResponse OK = new PostResponse(0, 0);
     /** QPs whose SQ head waits for an RNR retry. */
@@ -43,14 +46,33 @@ final class RcEngine {
     /** rnrWaiting is not empty; read by the poller thread without the router lock, after every scan. */
     private volatile boolean timersArmed;
 
-    RcEngine(Router router, RouterStats stats) {
-        this.router = router;
+    SoftwareTransport(QpnSpace qpns, Supplier<Limits> limits, Transport.Completions completions, RouterStats stats) {
+        this.qpns = qpns;
+        this.limits = limits;
+        this.completions = completions;
         this.stats = stats;
+    }
+
+    /** RC and UC: the software transport has no datagram QPs. */
+    @Override
+    public boolean supports(int qpType) {
+        return qpType == QueuePair.TYPE_RC || qpType == QueuePair.TYPE_UC;
+    }
+
+    /** Nothing to create: the QP's queues are the router's objects. */
+    @Override
+    public void created(QueuePair qp) {
+    }
+
+    @Override
+    public void destroyed(QueuePair qp) {
+        unwait(qp);
     }
 
     // ---- control
 
-    void modify(QueuePair qp, ModifyQpRequest r) {
+    @Override
+    public void modify(QueuePair qp, ModifyQpRequest r) {
         int mask = r.attrMask();
         int to = (mask & QpTransitions.STATE) != 0 ? r.qpState() : qp.state;
         if (to < QueuePair.RESET || to > QueuePair.ERR) {
@@ -110,7 +132,7 @@ final class RcEngine {
         } else if (to == QueuePair.RESET) {
             qp.sq.clear();
             qp.rq.clear();
-            forget(qp);
+            unwait(qp);
             qp.state = QueuePair.RESET;
         } else {
             qp.state = to;
@@ -120,14 +142,11 @@ final class RcEngine {
         }
     }
 
-    QpAttributes query(QueuePair qp) {
+    @Override
+    public QpAttributes query(QueuePair qp) {
         return new QpAttributes(qp.state, qp.pathMtu, qp.qkey, qp.rqPsn, qp.sqPsn, Math.max(qp.destQpn, 0),
                 qp.accessFlags, qp.maxSendWr, qp.maxRecvWr, qp.maxSendSge, qp.maxRecvSge, qp.minRnrTimer, qp.portNum,
                 qp.timeout, qp.retryCnt, qp.rnrRetry, qp.dgid, qp.dlid);
-    }
-
-    void forget(QueuePair qp) {
-        unwait(qp);
     }
 
     private void unwait(QueuePair qp) {
@@ -140,7 +159,8 @@ final class RcEngine {
 
     // ---- posting
 
-    PostResponse postSend(QueuePair qp, List<SendWr> wrs) {
+    @Override
+    public PostResponse postSend(QueuePair qp, List<SendWr> wrs) {
         if (qp.state < QueuePair.RTS && qp.state != QueuePair.ERR) {
             return new PostResponse(Errno.EINVAL, 1);
         }
@@ -165,7 +185,8 @@ final class RcEngine {
         return OK;
     }
 
-    PostResponse postRecv(QueuePair qp, List<RecvWr> wrs) {
+    @Override
+    public PostResponse postRecv(QueuePair qp, List<RecvWr> wrs) {
         if (qp.state == QueuePair.RESET || qp.srq != null) {
             return new PostResponse(Errno.EINVAL, 1);             // a QP with an SRQ has no receive queue of its own
         }
@@ -185,7 +206,7 @@ final class RcEngine {
         }
         // A receive is what an RNR-waiting requester needs: retry it now rather than at its timer.
         if (timersArmed) {
-            QueuePair requester = qp.destQpn >= 0 ? router.qpns.get(qp.destQpn) : null;
+            QueuePair requester = qp.destQpn >= 0 ? qpns.get(qp.destQpn) : null;
             if (requester != null && requester.rnrWaiting) {
                 unwait(requester);
                 progress(requester);
@@ -198,7 +219,8 @@ final class RcEngine {
      * POST_SRQ_RECV: receives for every QP of the SRQ, in order. A requester waiting out an RNR on one of those QPs
      * is retried at once, as after a POST_RECV.
      */
-    PostResponse postSrqRecv(SharedReceiveQueue srq, List<RecvWr> wrs) {
+    @Override
+    public PostResponse postSrqRecv(SharedReceiveQueue srq, List<RecvWr> wrs) {
         for (int i = 0; i < wrs.size(); i++) {
             RecvWr wr = wrs.get(i);
             if (wr.sges().length > srq.maxSge) {
@@ -210,7 +232,7 @@ final class RcEngine {
             srq.rq.add(wr);
         }
         for (QueuePair requester : rnrWaiting.toArray(new QueuePair[0])) {
-            QueuePair responder = router.qpns.get(requester.destQpn);
+            QueuePair responder = qpns.get(requester.destQpn);
             if (responder != null && responder.srq == srq) {
                 unwait(requester);
                 progress(requester);
@@ -220,8 +242,9 @@ final class RcEngine {
     }
 
     /** Moves up to ne completions into out at offset at; returns how many. */
-    int poll(CompletionQueue cq, int ne, ByteBuffer out, int at) {
-        int max = router.limits().completionsFor(ne);
+    @Override
+    public int poll(CompletionQueue cq, int ne, ByteBuffer out, int at) {
+        int max = limits.get().completionsFor(ne);
         int n = 0;
         while (n < max) {
             WorkCompletion wc = cq.entries.poll();
@@ -263,7 +286,7 @@ final class RcEngine {
         if (p != null && p.qpn == qp.destQpn && !p.destroyed) {
             return p;
         }
-        p = router.qpns.get(qp.destQpn);
+        p = qpns.get(qp.destQpn);
         qp.peerCache = p;
         return p;
     }
@@ -452,11 +475,13 @@ final class RcEngine {
     }
 
     /** Whether an RNR retry waits; safe without the router lock (a stale answer only delays a retry by one scan). */
-    boolean timersPending() {
+    @Override
+    public boolean timersPending() {
         return timersArmed;
     }
 
-    void tick(long now) {
+    @Override
+    public void tick(long now) {
         if (rnrWaiting.isEmpty()) {
             return;
         }
@@ -510,7 +535,7 @@ final class RcEngine {
         if (cq.entries.size() >= cq.depth) {
             if (!cq.overflowed) {
                 cq.overflowed = true;
-                org.slf4j.LoggerFactory.getLogger(RcEngine.class).warn("freeflow CQ {} of {} overflowed (depth {})",
+                org.slf4j.LoggerFactory.getLogger(SoftwareTransport.class).warn("freeflow CQ {} of {} overflowed (depth {})",
                         cq.handle, cq.tenant.id(), cq.depth);
             }
             stats.cqOverflows.increment();
@@ -521,6 +546,6 @@ final class RcEngine {
         if (status != SUCCESS) {
             stats.errorCompletions.increment();
         }
-        router.completionAdded(cq);
+        completions.added(cq);
     }
 }

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal.router;
+
+import io.rdmanode.freeflow.internal.wire.ModifyQpRequest;
+import io.rdmanode.freeflow.internal.wire.PostResponse;
+import io.rdmanode.freeflow.internal.wire.QpAttributes;
+import io.rdmanode.freeflow.internal.wire.RecvWr;
+import io.rdmanode.freeflow.internal.wire.SendWr;
+import java.nio.ByteBuffer;
+import java.util.List;
+
+/**
+ * What moves the data of the router's QPs. The router owns the tenants, their handles, quotas and shared memory,
+ * and checks every request against the tenant's own tables before a transport sees it; a transport owns what a
+ * NIC owns: QP state, the send and receive queues' progress, and completions. {@link SoftwareTransport} copies
+ * between MR files inside this host; a verbs transport creates the same objects on a real device (its PD, CQ, QP,
+ * SRQ and MR over the tenant's shm file) in the {@code created}/{@code destroyed} calls below, and passes posts,
+ * polls and MODIFY_QP/QUERY_QP through.
+ *
+ * <p>Every call is made with the router's monitor held, the fast path's included, except {@link #timersPending},
+ * which the poller thread asks after every scan without the lock. A refused verb throws
+ * {@link io.rdmanode.freeflow.internal.wire.WireException} with the errno the client gets, after changing nothing;
+ * a post answers with a {@link PostResponse} naming the first bad WR, as ibv_post_send does.
+ */
+interface Transport {
+
+    /** Whether QPs of this ibv_qp_type can be created. */
+    boolean supports(int qpType);
+
+    /** A QP was created (its QPN taken, its CQs, SRQ and mailbox bound); a hardware transport creates its own. */
+    void created(QueuePair qp);
+
+    /** The QP is gone from the tenant's tables; its queues are already cleared. Nothing of it may stay behind. */
+    void destroyed(QueuePair qp);
+
+    /** MODIFY_QP: the state transition and the attributes of attrMask. */
+    void modify(QueuePair qp, ModifyQpRequest r);
+
+    /** QUERY_QP. */
+    QpAttributes query(QueuePair qp);
+
+    PostResponse postSend(QueuePair qp, List<SendWr> wrs);
+
+    PostResponse postRecv(QueuePair qp, List<RecvWr> wrs);
+
+    PostResponse postSrqRecv(SharedReceiveQueue srq, List<RecvWr> wrs);
+
+    /** Moves up to ne completions of cq into out at offset at, as ibv_wc-layout entries; returns how many. */
+    int poll(CompletionQueue cq, int ne, ByteBuffer out, int at);
+
+    /** Whether {@link #tick} has work (an RNR retry waiting); asked after every poller scan, without the lock. */
+    boolean timersPending();
+
+    /** Time-driven work (retries) due at now, System.nanoTime(). */
+    void tick(long now);
+
+    /** Where a transport delivers completions: the router raises the CQ's channel event when it is armed. */
+    interface Completions {
+        void added(CompletionQueue cq);
+    }
+}
