@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+/**
+ * The Freeflow router, in parts (internal: nothing outside the bundle calls it).
+ *
+ * <ul>
+ *   <li>{@link io.rdmanode.freeflow.internal.router.ControlServer}: the Unix control socket, its acceptor, a
+ *       resizable pool of workers each running a {@link io.rdmanode.freeflow.internal.router.Dispatcher} (one
+ *       connection: decode, call the router, answer), and the reaper of exited clients.</li>
+ *   <li>{@link io.rdmanode.freeflow.internal.router.Router}: the control verbs (PD, CQ, completion channel, QP,
+ *       SRQ, MR), checked against the caller's own tables and quotas ({@link
+ *       io.rdmanode.freeflow.internal.router.Limits}, replaced live) before anything is created; it holds the
+ *       parts below under its monitor.</li>
+ *   <li>{@code TenantTable}: the client processes by peer pid, each a {@code Tenant} with its handle tables;
+ *       {@code QpnSpace}: the QP numbers shared by every tenant, where a transport finds a QP's peer;
+ *       {@code ShmStore}: the MR files and mailboxes in the shm directory.</li>
+ *   <li>{@code Transport}: what moves the data and owns QP state and completions. {@code SoftwareTransport}
+ *       (RC and UC inside one host, one copy between MR files, RNR retries on the poller's timer) is the one
+ *       implementation today; a verbs transport (real PD/CQ/QP/SRQ/MR over the tenant's shm) is meant as a
+ *       second one behind the same interface.</li>
+ *   <li>{@link io.rdmanode.freeflow.internal.router.MailboxPoller} and {@code FastPath}: the one router thread
+ *       that serves POST_SEND/POST_RECV/POLL_CQ from shm mailboxes, with back-off settings
+ *       ({@link io.rdmanode.freeflow.internal.router.PollerSettings}) that change while it runs.</li>
+ * </ul>
+ *
+ * The component ({@code io.rdmanode.freeflow.internal.FreeflowComponent}) builds a router from a configuration's
+ * identity (socket path, shm directory) and applies its tuning (limits, poller, control threads, reap interval)
+ * in place.
+ */
+package io.rdmanode.freeflow.internal.router;
