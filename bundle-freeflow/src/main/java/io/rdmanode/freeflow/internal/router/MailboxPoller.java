@@ -70,7 +70,10 @@ public final class MailboxPoller implements AutoCloseable {
         thread.start();
     }
 
-    /** New back-off steps, taken by the running thread at its next request or park; nothing restarts. */
+    /**
+     * New back-off steps, taken by the running thread after its next request or within 1024 idle scans (at most
+     * about 2 s when deeply idle); nothing restarts.
+     */
     public void settings(PollerSettings s) {
         this.settings = s;
         wake();
@@ -187,8 +190,8 @@ public final class MailboxPoller implements AutoCloseable {
                 park = 1_000;
                 continue;
             }
-            if (settings != s) {
-                // Retuned (settings(PollerSettings)): one load per idle scan, a plain move on x86.
+            if ((idle & 0x3ff) == 0 && settings != s) {
+                // Retuned (settings(PollerSettings)): looked at every 1024th idle scan, not on the hot loop.
                 s = settings;
                 spinEnd = s.spins();
                 waitEnd = spinEnd + s.spinWaits();
