@@ -3,6 +3,7 @@ package io.rdmanode.freeflow.internal;
 
 import io.rdmanode.freeflow.internal.router.ControlServer;
 import io.rdmanode.freeflow.internal.router.Limits;
+import io.rdmanode.freeflow.internal.router.PollerSettings;
 import io.rdmanode.freeflow.internal.router.Router;
 import io.rdmanode.freeflow.internal.router.TenantFigures;
 import java.util.ArrayList;
@@ -21,6 +22,8 @@ final class FreeflowStatus {
         m.put("shmDir", shmDir);
         m.put("backend", "software");
         m.put("openConnections", server.openConnections());
+        m.put("controlThreads", server.threads());
+        m.put("reapIntervalMillis", server.reapInterval());
         m.put("shmFiles", router.shmFiles());
         m.put("shmBytes", router.shmBytes());
         Limits l = router.limits();
@@ -34,6 +37,11 @@ final class FreeflowStatus {
         m.put("maxCompletionsPerPoll", l.maxCompletionsPerPoll());
         Map<String, Object> poller = new LinkedHashMap<>();
         poller.put("mailboxes", router.poller().mailboxes());
+        PollerSettings ps = router.poller().settings();
+        poller.put("spins", ps.spins());
+        poller.put("spinWaits", ps.spinWaits());
+        poller.put("yields", ps.yields());
+        poller.put("parkMaxMicros", ps.parkMaxNanos() / 1000);
         poller.put("cpuSeconds", router.poller().cpuSeconds());
         poller.put("scans", router.poller().scans());
         poller.put("parks", router.poller().parks());

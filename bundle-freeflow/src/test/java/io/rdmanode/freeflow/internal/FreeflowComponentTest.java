@@ -71,11 +71,17 @@ class FreeflowComponentTest {
     }
 
     @SuppressWarnings("unchecked")
+    Map<String, Object> status() {
+        return (Map<String, Object>) component.status();
+    }
+
+    @SuppressWarnings("unchecked")
     List<Map<String, Object>> tenants() {
-        return (List<Map<String, Object>>) ((Map<String, Object>) component.status()).get("tenants");
+        return (List<Map<String, Object>>) status().get("tenants");
     }
 
     @Test
+    @SuppressWarnings("unchecked")
     void a_tuning_edit_keeps_the_socket_and_every_object_of_a_connected_client() throws Exception {
         Path socket = dir.resolve("ffrouter");
         Object ino = inode(socket);
@@ -103,6 +109,11 @@ class FreeflowComponentTest {
         component.modified(config());
 
         assertThat(inode(socket)).isEqualTo(ino);
+        Map<String, Object> status = status();
+        assertThat(status).containsEntry("controlThreads", 4).containsEntry("reapIntervalMillis", 50L)
+                .containsEntry("maxCompletionsPerPoll", 0);
+        assertThat((Map<String, Object>) status.get("poller")).containsEntry("spins", 10).containsEntry("spinWaits", 100)
+                .containsEntry("yields", 3).containsEntry("parkMaxMicros", 500L);
         assertThat(tenants()).singleElement().satisfies(t -> assertThat(t).containsEntry("pid", before.get(0).get("pid"))
                 .containsEntry("qps", 2).containsEntry("cqs", 2).containsEntry("mrs", 2));
         // The QPs created before the edit still move data, over the same mailboxes and MR files.

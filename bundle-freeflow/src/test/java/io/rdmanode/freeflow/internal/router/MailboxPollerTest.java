@@ -32,4 +32,23 @@ class MailboxPollerTest {
             assertThat(c.postRecv(c.createQp(pd, cq, cq, 4, 1), 1)).containsExactly(22, 1);
         }
     }
+
+    @Test
+    void new_back_off_settings_reach_the_running_thread_without_a_restart() throws Exception {
+        PollerSettings spinForever = new PollerSettings(Integer.MAX_VALUE, 0, 0, 100_000);
+        try (RouterFixture fx = new RouterFixture(Limits.defaults(), spinForever)) {
+            MailboxPoller p = fx.router.poller();
+            FfClient c = fx.client();
+            FfClient.Cq cq = c.createCq(16);
+            long scans = p.scans();
+            await().atMost(Duration.ofSeconds(10)).until(() -> p.scans() > scans + 10_000);
+            assertThat(p.parks()).isZero();
+
+            p.settings(new PollerSettings(0, 0, 0, 50_000));
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> p.parks() > 10);
+            assertThat(p.alive()).isTrue();
+            assertThat(c.pollCq(cq, 4)).isEmpty();
+        }
+    }
 }
