@@ -137,7 +137,7 @@ final class Dispatcher {
             case Func.DEALLOC_PD -> ok(() -> router.deallocPd(t, HandleRequest.decode(b, "PD").handle()));
             case Func.CREATE_CQ -> router.createCq(t, CreateCqRequest.decode(b)).encode();
             case Func.DESTROY_CQ -> ok(() -> router.destroyCq(t, HandleRequest.decode(b, "CQ").handle()));
-            case Func.REQ_NOTIFY_CQ -> ok(() -> router.reqNotify(t, ReqNotifyCqRequest.decode(b)));
+            case Func.REQ_NOTIFY_CQ -> ok(() -> router.channels().arm(t, ReqNotifyCqRequest.decode(b)));
             case Func.CREATE_QP -> router.createQp(t, CreateQpRequest.decode(b)).encode();
             case Func.MODIFY_QP -> {
                 ModifyQpRequest r = ModifyQpRequest.decode(b);
@@ -187,14 +187,14 @@ final class Dispatcher {
                 }
             }
             case Func.CREATE_COMP_CHANNEL -> {
-                CompChannel ch = router.createChannel(t);
+                CompChannel ch = router.channels().create(t);
                 // The fd travels first, then the answer with the router's number for it (freeflow.md §2.2).
                 c.sendFd(ch.fd);
                 yield new CompChannelResponse(ch.fd).encode();
             }
-            case Func.DESTROY_COMP_CHANNEL -> ok(() -> router.destroyChannel(t, FdRequest.decode(b).fd()));
-            case Func.GET_CQ_EVENT -> router.getCqEvent(t, FdRequest.decode(b).fd()).encode();
-            case Func.ACK_CQ_EVENT -> router.ackCqEvents(t, AckCqEventRequest.decode(b)).encode();
+            case Func.DESTROY_COMP_CHANNEL -> ok(() -> router.channels().destroy(t, FdRequest.decode(b).fd()));
+            case Func.GET_CQ_EVENT -> router.channels().await(t, FdRequest.decode(b).fd()).encode();
+            case Func.ACK_CQ_EVENT -> router.channels().ack(t, AckCqEventRequest.decode(b)).encode();
             default -> throw new WireException(Errno.EOPNOTSUPP, spec.name() + " is not implemented by this router");
         };
     }

@@ -2,10 +2,7 @@
 package io.rdmanode.freeflow.internal.router;
 
 import io.rdmanode.freeflow.internal.posix.PeerCred;
-import io.rdmanode.freeflow.internal.posix.Posix;
-import io.rdmanode.freeflow.internal.wire.AckCqEventRequest;
 import io.rdmanode.freeflow.internal.wire.AllocPdResponse;
-import io.rdmanode.freeflow.internal.wire.CqEventResponse;
 import io.rdmanode.freeflow.internal.wire.CreateCqRequest;
 import io.rdmanode.freeflow.internal.wire.CreateCqResponse;
 import io.rdmanode.freeflow.internal.wire.CreateQpRequest;
@@ -18,8 +15,6 @@ import io.rdmanode.freeflow.internal.wire.ModifySrqRequest;
 import io.rdmanode.freeflow.internal.wire.RegMrMappingRequest;
 import io.rdmanode.freeflow.internal.wire.RegMrRequest;
 import io.rdmanode.freeflow.internal.wire.RegMrResponse;
-import io.rdmanode.freeflow.internal.wire.ReqNotifyCqRequest;
-import io.rdmanode.freeflow.internal.wire.Wire;
 import io.rdmanode.freeflow.internal.wire.WireException;
 import java.io.IOException;
 import java.security.SecureRandom;
@@ -46,19 +41,24 @@ public final class Router implements AutoCloseable {
     private final SecureRandom random = new SecureRandom();
     private final QpnSpace qpns = new QpnSpace(2 + random.nextInt(0xfff000));
     private final MailboxPoller poller;
+    private final CompletionChannels channels = new CompletionChannels(this);
     final Transport transport;
     private volatile Limits limits;
 
     public Router(RouterSettings settings) {
         this.shm = new ShmStore(settings.shmDir(), settings.shmPrefix());
         this.limits = settings.limits();
-        this.transport = new SoftwareTransport(qpns, this::limits, this::completionAdded, stats);
+        this.transport = new SoftwareTransport(qpns, this::limits, channels::completionAdded, stats);
         this.poller = new MailboxPoller(new FastPath(this), settings.poller(), this::tick);
         poller.start();
     }
 
     public RouterStats stats() {
         return stats;
+    }
+
+    CompletionChannels channels() {
+        return channels;
     }
 
     public MailboxPoller poller() {
@@ -126,7 +126,7 @@ public final class Router implements AutoCloseable {
             deregMr(t, h);
         }
         for (Integer fd : new ArrayList<>(t.channels.keySet())) {
-            destroyChannel(t, fd);
+            channels.destroy(t, fd);
         }
         t.pds.clear();
         t.gone = true;
@@ -141,7 +141,7 @@ public final class Router implements AutoCloseable {
      * A request still in flight when its process was reclaimed must not create anything: nobody would ever
      * reclaim it again.
      */
-    private static void live(Tenant t) {
+    static void live(Tenant t) {
         if (t.gone) {
             throw new WireException(Errno.EINVAL, t.id() + " was reclaimed");
         }
@@ -237,86 +237,6 @@ public final class Router implements AutoCloseable {
     private void retire(Mailbox mb) {
         shm.release(mb.file);
         poller.remove(mb);
-    }
-
-    /**
-     * Arms the CQ. Arming a CQ that still holds completions fires at once (unless solicited-only), as ConnectX
-     * hardware does (the arm doorbell carries the consumer index and the HCA raises an event for CQEs beyond it): the
-     * genuine client's C router relies on that, and an application that polls fewer entries than are queued
-     * (see Limits#maxCompletionsPerPoll) and then re-arms would otherwise wait for an event that never comes.
-     */
-    synchronized void reqNotify(Tenant t, ReqNotifyCqRequest r) {
-        CompletionQueue cq = cq(t, r.cqHandle());
-        cq.armed = true;
-        if (!r.solicitedOnly() && !cq.entries.isEmpty()) {
-            completionAdded(cq);
-        }
-    }
-
-    synchronized CompChannel createChannel(Tenant t) throws IOException {
-        live(t);
-        Posix posix = Posix.get();
-        int fd = posix.libc().eventfd(0, Posix.EFD_CLOEXEC | Posix.EFD_NONBLOCK | 1 /* EFD_SEMAPHORE */);
-        if (fd < 0) {
-            throw posix.error("eventfd");
-        }
-        if (fd >= Wire.MAP_SIZE) {
-            posix.close(fd);
-            throw new WireException(Errno.ENOMEM, "channel fd " + fd + " beyond the client's table");
-        }
-        CompChannel ch = new CompChannel(t, fd);
-        t.channels.put(fd, ch);
-        return ch;
-    }
-
-    synchronized void destroyChannel(Tenant t, int fd) {
-        CompChannel ch = channel(t, fd);
-        if (t.cqs.values().stream().anyMatch(c -> c.channel == ch)) {
-            throw new WireException(Errno.EBUSY, "channel " + fd + " still has CQs");
-        }
-        t.channels.remove(fd);
-        ch.closed = true;
-        ch.events.add(0);
-        Posix.get().close(fd);
-    }
-
-    synchronized CompChannel channel(Tenant t, int fd) {
-        CompChannel ch = t.channels.get(fd);
-        if (ch == null) {
-            throw new WireException(Errno.EINVAL, "no completion channel " + fd + " for " + t.id());
-        }
-        return ch;
-    }
-
-    /** Blocks (outside the router lock) until a CQ of the channel has an event, as ibv_get_cq_event does. */
-    CqEventResponse getCqEvent(Tenant t, int fd) throws InterruptedException {
-        CompChannel ch = channel(t, fd);
-        int h = ch.events.take();
-        synchronized (this) {
-            if (h == 0 || ch.closed) {
-                throw new WireException(Errno.EINVAL, "channel " + fd + " destroyed");
-            }
-            Posix.get().libc().read(fd, new byte[8], 8);
-            CompletionQueue cq = t.cqs.get(h);
-            return cq == null ? new CqEventResponse(0, 0, 0) : new CqEventResponse(h, cq.compEvents, 0);
-        }
-    }
-
-    synchronized CqEventResponse ackCqEvents(Tenant t, AckCqEventRequest r) {
-        CompletionQueue cq = cq(t, r.cqHandle());
-        cq.ackedEvents += (int) Math.min(r.nevents(), Integer.MAX_VALUE);
-        return new CqEventResponse(cq.handle, cq.compEvents, 0);
-    }
-
-    /** Called by the engine when a completion lands: an armed CQ with a channel fires one event. */
-    void completionAdded(CompletionQueue cq) {
-        if (cq.armed && cq.channel != null && !cq.channel.closed) {
-            cq.armed = false;
-            cq.compEvents++;
-            cq.channel.events.add(cq.handle);
-            byte[] one = {1, 0, 0, 0, 0, 0, 0, 0};
-            Posix.get().libc().write(cq.channel.fd, one, 8);
-        }
     }
 
     // ---- QPs

@@ -75,20 +75,20 @@ class GenuineClientCompatTest {
             Router r = fx.router;
             int pid = (int) ProcessHandle.current().pid();
             Tenant t = r.tenant(new PeerCred(pid, 0, 0), 1);
-            CompChannel ch = r.createChannel(t);
+            CompChannel ch = r.channels().create(t);
             int empty = r.createCq(t, new CreateCqRequest(ch.fd, 0, 16)).handle();
             int full = r.createCq(t, new CreateCqRequest(ch.fd, 0, 16)).handle();
             synchronized (r) {
                 Router.cq(t, full).entries.add(new WorkCompletion(7, 0, WorkCompletion.WC_RECV, 8, 0, 1, 2, 0));
             }
 
-            r.reqNotify(t, new ReqNotifyCqRequest(empty, false));
-            r.reqNotify(t, new ReqNotifyCqRequest(full, true));
+            r.channels().arm(t, new ReqNotifyCqRequest(empty, false));
+            r.channels().arm(t, new ReqNotifyCqRequest(full, true));
             assertThat(ch.events).as("empty CQ, or solicited-only arming: wait for the next completion").isEmpty();
 
-            r.reqNotify(t, new ReqNotifyCqRequest(full, false));
+            r.channels().arm(t, new ReqNotifyCqRequest(full, false));
             assertThat(ch.events).containsExactly(full);
-            assertThat(r.getCqEvent(t, ch.fd).cqHandle()).isEqualTo(full);
+            assertThat(r.channels().await(t, ch.fd).cqHandle()).isEqualTo(full);
             assertThat(Router.cq(t, full).armed).as("one event per arming").isFalse();
             assertThat(Router.cq(t, empty).armed).isTrue();
         }

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal.router;
+
+import io.rdmanode.freeflow.internal.posix.Posix;
+import io.rdmanode.freeflow.internal.wire.AckCqEventRequest;
+import io.rdmanode.freeflow.internal.wire.CqEventResponse;
+import io.rdmanode.freeflow.internal.wire.Errno;
+import io.rdmanode.freeflow.internal.wire.ReqNotifyCqRequest;
+import io.rdmanode.freeflow.internal.wire.Wire;
+import io.rdmanode.freeflow.internal.wire.WireException;
+import java.io.IOException;
+
+/**
+ * Completion channels and CQ events: a channel is an eventfd (semaphore mode) the client waits on, plus the queue
+ * of CQ handles that fired, which GET_CQ_EVENT takes from. A transport reports every completion through
+ * {@link #completionAdded}; an armed CQ with a channel then fires one event. Guarded by the router's monitor
+ * ({@code lock}); GET_CQ_EVENT waits outside it.
+ */
+final class CompletionChannels {
+    private final Object lock;
+
+    CompletionChannels(Object lock) {
+        this.lock = lock;
+    }
+
+    /**
+     * Arms the CQ. Arming a CQ that still holds completions fires at once (unless solicited-only), as ConnectX
+     * hardware does (the arm doorbell carries the consumer index and the HCA raises an event for CQEs beyond it): the
+     * genuine client's C router relies on that, and an application that polls fewer entries than are queued
+     * (see Limits#maxCompletionsPerPoll) and then re-arms would otherwise wait for an event that never comes.
+     */
+    void arm(Tenant t, ReqNotifyCqRequest r) {
+        synchronized (lock) {
+            CompletionQueue cq = Router.cq(t, r.cqHandle());
+            cq.armed = true;
+            if (!r.solicitedOnly() && !cq.entries.isEmpty()) {
+                completionAdded(cq);
+            }
+        }
+    }
+
+    CompChannel create(Tenant t) throws IOException {
+        synchronized (lock) {
+            Router.live(t);
+            Posix posix = Posix.get();
+            int fd = posix.libc().eventfd(0, Posix.EFD_CLOEXEC | Posix.EFD_NONBLOCK | 1 /* EFD_SEMAPHORE */);
+            if (fd < 0) {
+                throw posix.error("eventfd");
+            }
+            if (fd >= Wire.MAP_SIZE) {
+                posix.close(fd);
+                throw new WireException(Errno.ENOMEM, "channel fd " + fd + " beyond the client's table");
+            }
+            CompChannel ch = new CompChannel(t, fd);
+            t.channels.put(fd, ch);
+            return ch;
+        }
+    }
+
+    void destroy(Tenant t, int fd) {
+        synchronized (lock) {
+            CompChannel ch = get(t, fd);
+            if (t.cqs.values().stream().anyMatch(c -> c.channel == ch)) {
+                throw new WireException(Errno.EBUSY, "channel " + fd + " still has CQs");
+            }
+            t.channels.remove(fd);
+            ch.closed = true;
+            ch.events.add(0);
+            Posix.get().close(fd);
+        }
+    }
+
+    CompChannel get(Tenant t, int fd) {
+        synchronized (lock) {
+            CompChannel ch = t.channels.get(fd);
+            if (ch == null) {
+                throw new WireException(Errno.EINVAL, "no completion channel " + fd + " for " + t.id());
+            }
+            return ch;
+        }
+    }
+
+    /** Blocks (outside the router lock) until a CQ of the channel has an event, as ibv_get_cq_event does. */
+    CqEventResponse await(Tenant t, int fd) throws InterruptedException {
+        CompChannel ch = get(t, fd);
+        int h = ch.events.take();
+        synchronized (lock) {
+            if (h == 0 || ch.closed) {
+                throw new WireException(Errno.EINVAL, "channel " + fd + " destroyed");
+            }
+            Posix.get().libc().read(fd, new byte[8], 8);
+            CompletionQueue cq = t.cqs.get(h);
+            return cq == null ? new CqEventResponse(0, 0, 0) : new CqEventResponse(h, cq.compEvents, 0);
+        }
+    }
+
+    CqEventResponse ack(Tenant t, AckCqEventRequest r) {
+        synchronized (lock) {
+            CompletionQueue cq = Router.cq(t, r.cqHandle());
+            cq.ackedEvents += (int) Math.min(r.nevents(), Integer.MAX_VALUE);
+            return new CqEventResponse(cq.handle, cq.compEvents, 0);
+        }
+    }
+
+    /** Called by the transport, lock held, when a completion lands: an armed CQ with a channel fires one event. */
+    void completionAdded(CompletionQueue cq) {
+        if (cq.armed && cq.channel != null && !cq.channel.closed) {
+            cq.armed = false;
+            cq.compEvents++;
+            cq.channel.events.add(cq.handle);
+            byte[] one = {1, 0, 0, 0, 0, 0, 0, 0};
+            Posix.get().libc().write(cq.channel.fd, one, 8);
+        }
+    }
+}
