@@ -12,7 +12,8 @@
  *       parts below under its monitor.</li>
  *   <li>{@code TenantTable}: the client processes by peer pid, each a {@code Tenant} with its handle tables;
  *       {@code QpnSpace}: the QP numbers shared by every tenant, where a transport finds a QP's peer;
- *       {@code ShmStore}: the MR files and mailboxes in the shm directory.</li>
+ *       {@code ShmStore}: the MR files and mailboxes in the shm directory; {@code CompletionChannels}: the
+ *       completion channels (eventfds) and CQ events, fired when a transport reports a completion.</li>
  *   <li>{@code Transport}: what moves the data and owns QP state and completions. {@code SoftwareTransport}
  *       (RC and UC inside one host, one copy between MR files, RNR retries on the poller's timer) is the one
  *       implementation today; a verbs transport (real PD/CQ/QP/SRQ/MR over the tenant's shm) is meant as a
