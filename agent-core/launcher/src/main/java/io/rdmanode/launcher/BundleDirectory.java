@@ -94,7 +94,9 @@ final class BundleDirectory {
                     || content.digest().equals(refused.get(jar))) {
                 continue;
             }
-            String problem = notABundle(content);
+            // A new jar has nothing running to protect (a broken one fails to install, logged): the full read
+            // of every entry, ~0.5 s for the shipped 27 MB on the agent's C1-only JVM, is spent only on updates.
+            String problem = notABundle(content, installed.containsKey(jar));
             if (problem != null) {
                 refuse(jar, content, problem, changes);
             } else if (installed.containsKey(jar)) {
@@ -158,10 +160,11 @@ final class BundleDirectory {
     }
 
     /**
-     * Why the bytes are not a bundle, or null when they are one: a complete jar (every entry reads to its end and
-     * the zip's end record is there, so a jar cut short is caught) whose manifest names the bundle.
+     * Why the bytes are not a bundle, or null when they are one: a jar whose manifest names the bundle and, when
+     * {@code complete} is asked, whose every entry reads to its end and whose zip end record is there (so a jar
+     * cut short is caught).
      */
-    private static String notABundle(Content content) {
+    private static String notABundle(Content content, boolean complete) {
         try (JarInputStream in = new JarInputStream(content.stream())) {
             Manifest manifest = in.getManifest();
             if (manifest == null) {
@@ -170,13 +173,13 @@ final class BundleDirectory {
             if (manifest.getMainAttributes().getValue(Constants.BUNDLE_SYMBOLICNAME) == null) {
                 return "the manifest has no " + Constants.BUNDLE_SYMBOLICNAME;
             }
-            while (in.getNextJarEntry() != null) {
+            while (complete && in.getNextJarEntry() != null) {
                 in.transferTo(OutputStream.nullOutputStream());
             }
         } catch (IOException | RuntimeException e) {
             return "not a readable jar (" + e.getMessage() + ")";
         }
-        return hasEndRecord(content.bytes()) ? null : "the jar is cut short (no end of central directory)";
+        return !complete || hasEndRecord(content.bytes()) ? null : "the jar is cut short (no end of central directory)";
     }
 
     /** The zip end-of-central-directory record (signature "PK" 05 06) within the last 64 KiB + 22 bytes. */

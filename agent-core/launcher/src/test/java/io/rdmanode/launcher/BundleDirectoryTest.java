@@ -172,6 +172,21 @@ class BundleDirectoryTest {
         assertThat(bundle("test.a").orElseThrow().getState()).isEqualTo(Bundle.ACTIVE);
     }
 
+    @Test
+    void newJarCutShortFailsToInstallAndIsInstalledOnceComplete() throws Exception {
+        BundleDirectory directory = new BundleDirectory(bundles, felix.getBundleContext(), Set.of());
+        byte[] build1 = jarBytes("test.a", "alpha", "1");
+        Path a = bundles.resolve("a.jar");
+
+        Files.write(a, Arrays.copyOf(build1, build1.length - 10));
+        assertThat(directory.sync().failed()).singleElement().asString().startsWith("a.jar: ");
+        assertThat(bundle("test.a")).isEmpty();
+
+        Files.write(a, build1);
+        assertThat(directory.sync().installed()).containsExactly("test.a/1.0.0");
+        assertThat(bundle("test.a").map(Bundle::getState)).contains(Bundle.ACTIVE);
+    }
+
     private static String kind(int type) {
         return switch (type) {
             case BundleEvent.STARTED -> "STARTED";
