@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -61,11 +63,12 @@ class ReadinessOrderIT {
                                 + Duration.ofNanos(sent - firstReadyDone.get()).toMillis() + " ms after /readyz said 200");
                     }
                 });
-                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-                while (firstReadyDone.get() == Long.MAX_VALUE && System.nanoTime() < deadline) {
-                    Thread.sleep(10);
-                }
-                Thread.sleep(1000);                            // keep scraping a while after ready
+                Awaitility.await("agent ready").atMost(Duration.ofSeconds(60)).pollDelay(Duration.ZERO)
+                        .pollInterval(Duration.ofMillis(10)).until(() -> firstReadyDone.get() != Long.MAX_VALUE);
+                // Keep scraping after ready until a good number of scrapes was sent after /readyz said 200.
+                long okAtReady = metricsOk.get();
+                Awaitility.await("200 scrapes after ready").atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO)
+                        .pollInterval(Duration.ofMillis(10)).until(() -> metricsOk.get() >= okAtReady + 200);
                 readyz.interrupt();
                 metrics.interrupt();
                 readyz.join();
@@ -79,17 +82,13 @@ class ReadinessOrderIT {
 
     private static String awaitUrl(Path state, AgentProcess agent) throws Exception {
         Path url = state.resolve("http.url");
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (Files.isRegularFile(url)) {
-                String base = Files.readString(url).trim();
-                if (!base.isEmpty()) {
-                    return base;
-                }
-            }
-            Thread.sleep(2);
+        try {
+            return Awaitility.await("http.url written").atMost(Duration.ofSeconds(60)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(2))
+                    .until(() -> Files.isRegularFile(url) ? Files.readString(url).trim() : "", base -> !base.isEmpty());
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("no http.url within 60 s:\n" + agent.output(), e);
         }
-        throw new AssertionError("no http.url within 60 s:\n" + agent.output());
     }
 
     private static Thread poll(Runnable request) {

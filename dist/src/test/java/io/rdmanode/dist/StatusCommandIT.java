@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -65,15 +67,14 @@ class StatusCommandIT {
     }
 
     private void awaitReady(Path state) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            Path urlFile = state.resolve("http.url");
-            if (Files.isRegularFile(urlFile) && AgentProcess.status(Files.readString(urlFile).trim() + "/readyz") == 200) {
-                return;
-            }
-            Thread.sleep(50);
+        Path urlFile = state.resolve("http.url");
+        try {
+            Awaitility.await("agent ready").atMost(Duration.ofSeconds(60)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(50)).until(() -> Files.isRegularFile(urlFile)
+                            && AgentProcess.status(Files.readString(urlFile).trim() + "/readyz") == 200);
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("agent not ready:\n" + Files.readString(temp.resolve("agent.log")), e);
         }
-        throw new AssertionError("agent not ready:\n" + Files.readString(temp.resolve("agent.log")));
     }
 
     private record Result(int exit, String out, String err) {

@@ -164,9 +164,29 @@ abstract class AgentTestSupport {
             if (condition.get()) {
                 return Duration.ofNanos(System.nanoTime() - start);
             }
-            Thread.sleep(10);
+            pollPause();
         }
         throw new AssertionError(what + " not within " + timeout.toMillis() + " ms; last seen: " + observed.get());
+    }
+
+    /**
+     * Checks that the condition holds now and keeps holding for {@code period}, failing as soon as it does not:
+     * for "nothing more happens" (no second registration, no restart) over the time it would take to happen.
+     */
+    static void holds(String what, Duration period, Supplier<Object> observed, Supplier<Boolean> condition)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + period.toNanos();
+        do {
+            if (!condition.get()) {
+                throw new AssertionError(what + " stopped holding; seen: " + observed.get());
+            }
+            pollPause();
+        } while (System.nanoTime() < deadline);
+    }
+
+    /** The pause between two looks of {@link #await} and {@link #holds}: the only sleep of these tests. */
+    private static void pollPause() throws InterruptedException {
+        Thread.sleep(10);
     }
 
     @SuppressWarnings("unchecked")
@@ -182,15 +202,16 @@ abstract class AgentTestSupport {
 
     /** The agent's {@code /metrics} URL, once the HTTP endpoint has published its port. */
     static String metricsUrl(BundleContext context) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (System.nanoTime() < deadline) {
-            ServiceReference<?>[] refs = context.getAllServiceReferences(null, "(io.rdmanode.http.port=*)");
-            if (refs != null && refs.length > 0) {
-                return "http://127.0.0.1:" + refs[0].getProperty("io.rdmanode.http.port") + "/metrics";
+        Supplier<ServiceReference<?>[]> published = () -> {
+            try {
+                return context.getAllServiceReferences(null, "(io.rdmanode.http.port=*)");
+            } catch (org.osgi.framework.InvalidSyntaxException e) {
+                throw new IllegalStateException(e);
             }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("the HTTP endpoint did not publish its port");
+        };
+        await("the HTTP endpoint publishes its port", Duration.ofSeconds(10), () -> "no service",
+                () -> published.get() != null && published.get().length > 0);
+        return "http://127.0.0.1:" + published.get()[0].getProperty("io.rdmanode.http.port") + "/metrics";
     }
 
     /** The page at {@code url} (200 expected), or "unreachable: ..." while it cannot be fetched. */
@@ -245,6 +266,20 @@ abstract class AgentTestSupport {
             }
         }
         return copy;
+    }
+
+    /**
+     * Replaces {@code bundle} by the build in {@code jar} the way the launcher does for a jar replaced in
+     * {@code bundles/}: stopped (transiently), updated, refreshed once, started, so that its components restart
+     * once ({@code update} of a running bundle and then a refresh would restart them twice).
+     */
+    static void swap(BundleContext context, Bundle bundle, Path jar) throws Exception {
+        bundle.stop(Bundle.STOP_TRANSIENT);
+        try (InputStream in = Files.newInputStream(jar)) {
+            bundle.update(in);
+        }
+        refresh(context, bundle);
+        bundle.start();
     }
 
     /** Refreshes {@code bundle}'s wiring (after an update) and waits until the framework is done. */

@@ -66,19 +66,21 @@ public class DiscoverySharingIT extends AgentTestSupport {
     }
 
     private List<DiscoveryConsumer> awaitConsumers(int count) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (System.nanoTime() < deadline) {
-            var refs = context.getServiceReferences(DiscoveryConsumer.class, null);
-            if (refs.size() >= count) {
-                List<DiscoveryConsumer> consumers = new ArrayList<>();
-                for (ServiceReference<DiscoveryConsumer> ref : refs) {
-                    consumers.add(context.getService(ref));
-                }
-                consumers.sort((x, y) -> x.consumerName().compareTo(y.consumerName()));
-                return consumers;
-            }
-            Thread.sleep(20);
+        await(count + " DiscoveryConsumer services", Duration.ofSeconds(10), () -> consumerRefs().size(),
+                () -> consumerRefs().size() >= count);
+        List<DiscoveryConsumer> consumers = new ArrayList<>();
+        for (ServiceReference<DiscoveryConsumer> ref : consumerRefs()) {
+            consumers.add(context.getService(ref));
         }
-        throw new AssertionError("fewer than " + count + " DiscoveryConsumer services within 10 s");
+        consumers.sort((x, y) -> x.consumerName().compareTo(y.consumerName()));
+        return consumers;
+    }
+
+    private java.util.Collection<ServiceReference<DiscoveryConsumer>> consumerRefs() {
+        try {
+            return context.getServiceReferences(DiscoveryConsumer.class, null);
+        } catch (org.osgi.framework.InvalidSyntaxException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

@@ -4,7 +4,6 @@ package io.rdmanode.itest;
 import static org.junit.Assert.assertEquals;
 
 import io.rdmanode.probe.Probe;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -27,10 +26,10 @@ import org.osgi.framework.BundleContext;
 
 /**
  * A new build of a bundle replaces the running one the way the launcher does it for a jar replaced in
- * {@code bundles/} ({@code Bundle.update} from the new jar, then a refresh), while the rest keeps serving:
+ * {@code bundles/} (stop, {@code Bundle.update} from the new jar, one refresh, start), while the rest keeps serving:
  * {@code /healthz} answers throughout, and a component of another bundle keeps its configuration untouched.
  * The launcher's directory watch that triggers this is tested in {@code BundleDirectoryTest} and, on the
- * built distribution, in {@code AgentProcessIT}. The metrics bundle is swapped: nothing imports from it, so
+ * built distribution with a kubelet double counting registrations, in dist's {@code HotSwapIT}. The metrics bundle is swapped: nothing imports from it, so
  * the refresh does not reach this test's own bundle.
  */
 @RunWith(PaxExam.class)
@@ -72,10 +71,7 @@ public class HotSwapIT extends AgentTestSupport {
         }, "hot-swap-healthz-poller");
         poller.start();
         long start = System.nanoTime();
-        try (InputStream in = Files.newInputStream(newBuild)) {
-            metrics.update(in);
-        }
-        refresh(context, metrics);
+        swap(context, metrics, newBuild);
         await("/metrics served by the new build", Duration.ofSeconds(10), () -> metrics.getHeaders().get("X-Build"),
                 () -> "2".equals(metrics.getHeaders().get("X-Build")) && status(base + "/metrics") == 200);
         long swapMs = (System.nanoTime() - start) / 1_000_000;

@@ -68,8 +68,9 @@ public class KubeletSettingsIT extends AgentTestSupport {
             writeConfig(config(socketDir("dp"), ", registrationTimeout = 3s, resyncInterval = 1s"));
             await("tuning reaches ConfigAdmin", WAIT, () -> registrationTimeout(admin),
                     () -> Long.valueOf(3000).equals(registrationTimeout(admin)));
-            Thread.sleep(1500);                                 // a resync at the new interval, and SCR's queue
-            assertEquals("no registration after a tuning edit", 1, kubelet.registrations("rdma/hca_a"));
+            // Over a resync at the new interval (1 s) and SCR's queue: no registration.
+            holds("no registration after a tuning edit", Duration.ofMillis(1500), kubelet::registrations,
+                    () -> kubelet.registrations("rdma/hca_a") == 1);
             assertEquals("same socket", inode, Files.getAttribute(socket, "unix:ino"));
             assertEquals("same host service", first.getProperty("service.id"),
                     context.getServiceReference(DevicePluginHost.class).getProperty("service.id"));

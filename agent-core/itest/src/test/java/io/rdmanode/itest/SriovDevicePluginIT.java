@@ -5,7 +5,6 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.rdmanode.kubelet.DevicePluginHost;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,7 +27,8 @@ import org.osgi.framework.BundleContext;
  * Both device plugins inside real Felix with the shipped bundles, on the recorded ConnectX-5 host: the SR-IOV
  * pools split the 16 VFs first match wins and answer Allocate with the VF's nodes, a pool edit applies live,
  * a bad pool edit is refused naming file, line and key, and the SR-IOV bundle is replaced by a new build
- * (update and refresh, as the launcher does) while the shared plugin keeps answering Allocate throughout.
+ * (stop, update, one refresh, start, as the launcher does) while the shared plugin keeps answering Allocate
+ * throughout and each SR-IOV pool registers once more, not twice.
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
@@ -128,20 +128,25 @@ public class SriovDevicePluginIT extends AgentTestSupport {
         }, "sriov-swap-shared-allocate");
         poller.start();
         long start = System.nanoTime();
-        try (InputStream in = Files.newInputStream(newBuild)) {
-            sriov.update(in);
-        }
-        refresh(context, sriov);
+        long lowBefore = kubelet.registrations("rdma/pf0_low");
+        long vfsBefore = kubelet.registrations("rdma/vfs");
+        swap(context, sriov, newBuild);
         await("the new SR-IOV build active", WAIT, () -> sriov.getHeaders().get("X-Build"),
                 () -> "2".equals(sriov.getHeaders().get("X-Build")) && sriov.getState() == Bundle.ACTIVE);
         long swapMs = (System.nanoTime() - start) / 1_000_000;
-        Thread.sleep(200);                     // a few more shared Allocates after the swap
+        int atSwap = answers.get();
+        await("a few more shared Allocates after the swap", WAIT, answers::get, () -> answers.get() >= atSwap + 5);
         polling.set(false);
         poller.join();
         System.out.println("sriov bundle swapped in " + swapMs + " ms; shared Allocate answered " + answers.get()
                 + " times meanwhile, failed " + failures.get());
         assertEquals("failed shared Allocates during the swap", 0, failures.get());
         assertTrue("shared Allocate answered during the swap", answers.get() > 0);
+        await("both SR-IOV pools registered again", WAIT, kubelet::registrations,
+                () -> kubelet.registrations("rdma/pf0_low") > lowBefore && kubelet.registrations("rdma/vfs") > vfsBefore);
+        holds("each SR-IOV pool registered once after the swap", Duration.ofSeconds(1), kubelet::registrations,
+                () -> kubelet.registrations("rdma/pf0_low") == lowBefore + 1
+                        && kubelet.registrations("rdma/vfs") == vfsBefore + 1);
     }
 
     @SuppressWarnings("unchecked")

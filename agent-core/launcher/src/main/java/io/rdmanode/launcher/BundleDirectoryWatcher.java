@@ -10,7 +10,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Watches {@code bundles/} and syncs the framework after the directory has been quiet for a short while: a
  * {@code cp} of a large jar fires several events, and updating a half-written jar would fail. The platform's
- * {@link DirectoryWatcher} also polls the directory, for file systems that report no events.
+ * {@link DirectoryWatcher} also polls the directory, for file systems that report no events. A watch event (a
+ * {@code touch} fires one) only starts a sync; {@link BundleDirectory} decides by each jar's digest what changed.
  */
 final class BundleDirectoryWatcher implements AutoCloseable {
 

@@ -3,14 +3,16 @@ package io.rdmanode.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -23,6 +25,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleEvent;
 import org.osgi.framework.Constants;
 
 /** The bundles directory drives a real Felix: install, update in place, uninstall, disabled bundles. */
@@ -105,6 +108,96 @@ class BundleDirectoryTest {
         assertThat(directory.sync().any()).isFalse();
     }
 
+    @Test
+    void changedJarRestartsItsBundleOnce() throws Exception {
+        writeBundle("a.jar", "test.a", "alpha", "1");
+        BundleDirectory directory = new BundleDirectory(bundles, felix.getBundleContext(), Set.of());
+        directory.sync();
+        List<String> events = new CopyOnWriteArrayList<>();
+        felix.getBundleContext().addBundleListener(e -> {
+            if ("test.a".equals(e.getBundle().getSymbolicName())) {
+                events.add(kind(e.getType()));
+            }
+        });
+
+        writeBundle("a.jar", "test.a", "alpha", "2");
+        directory.sync();
+
+        assertThat(events).as("bundle events %s", events).filteredOn("STARTED"::equals).hasSize(1);
+        assertThat(events).as("bundle events %s", events).filteredOn("STOPPED"::equals).hasSize(1);
+        assertThat(bundle("test.a").orElseThrow().getHeaders().get("Test-Build")).isEqualTo("2");
+    }
+
+    @Test
+    void touchedOrIdenticallyRewrittenJarsAreNotSwapped() throws Exception {
+        writeBundle("a.jar", "test.a", "alpha", "1");
+        writeBundle("b.jar", "test.b", "beta", "1");
+        BundleDirectory directory = new BundleDirectory(bundles, felix.getBundleContext(), Set.of());
+        directory.sync();
+        List<BundleEvent> events = new CopyOnWriteArrayList<>();
+        felix.getBundleContext().addBundleListener(events::add);
+        Path a = bundles.resolve("a.jar");
+        byte[] bytes = Files.readAllBytes(a);
+
+        Files.setLastModifiedTime(a, FileTime.from(Instant.now().plusSeconds(60)));      // touch
+        assertThat(directory.sync().any()).isFalse();
+        Files.write(a, bytes);                                                            // same bytes in place
+        assertThat(directory.sync().any()).isFalse();
+        Path copy = temp.resolve("a-copy.jar");                                           // cp over it: new inode
+        Files.write(copy, bytes);
+        Files.move(copy, a, StandardCopyOption.REPLACE_EXISTING);
+        assertThat(directory.sync().any()).isFalse();
+
+        assertThat(events).isEmpty();
+    }
+
+    @Test
+    void jarThatIsNotABundleIsRefusedAndTheRunningBuildStays() throws Exception {
+        writeBundle("a.jar", "test.a", "alpha", "1");
+        BundleDirectory directory = new BundleDirectory(bundles, felix.getBundleContext(), Set.of());
+        directory.sync();
+        Path a = bundles.resolve("a.jar");
+        byte[] build2 = jarBytes("test.a", "alpha", "2");
+
+        Files.write(a, Arrays.copyOf(build2, build2.length / 2));                         // half written
+        BundleDirectory.Changes half = directory.sync();
+        assertThat(half.failed()).singleElement().asString().startsWith("a.jar: ");
+        assertThat(directory.sync().any()).as("the same bad bytes are not tried again").isFalse();
+        assertThat(bundle("test.a").orElseThrow().getHeaders().get("Test-Build")).isEqualTo("1");
+        assertThat(bundle("test.a").orElseThrow().getState()).isEqualTo(Bundle.ACTIVE);
+
+        Files.write(a, build2);                                                           // finished
+        assertThat(directory.sync().updated()).containsExactly("test.a/1.0.0");
+        assertThat(bundle("test.a").orElseThrow().getHeaders().get("Test-Build")).isEqualTo("2");
+        assertThat(bundle("test.a").orElseThrow().getState()).isEqualTo(Bundle.ACTIVE);
+    }
+
+    @Test
+    void newJarCutShortFailsToInstallAndIsInstalledOnceComplete() throws Exception {
+        BundleDirectory directory = new BundleDirectory(bundles, felix.getBundleContext(), Set.of());
+        byte[] build1 = jarBytes("test.a", "alpha", "1");
+        Path a = bundles.resolve("a.jar");
+
+        Files.write(a, Arrays.copyOf(build1, build1.length - 10));
+        assertThat(directory.sync().failed()).singleElement().asString().startsWith("a.jar: ");
+        assertThat(bundle("test.a")).isEmpty();
+
+        Files.write(a, build1);
+        assertThat(directory.sync().installed()).containsExactly("test.a/1.0.0");
+        assertThat(bundle("test.a").map(Bundle::getState)).contains(Bundle.ACTIVE);
+    }
+
+    private static String kind(int type) {
+        return switch (type) {
+            case BundleEvent.STARTED -> "STARTED";
+            case BundleEvent.STOPPED -> "STOPPED";
+            case BundleEvent.UPDATED -> "UPDATED";
+            case BundleEvent.UNRESOLVED -> "UNRESOLVED";
+            case BundleEvent.RESOLVED -> "RESOLVED";
+            default -> "type-" + type;
+        };
+    }
+
     private Optional<Bundle> bundle(String symbolicName) {
         return Arrays.stream(felix.getBundleContext().getBundles())
                 .filter(b -> symbolicName.equals(b.getSymbolicName())).findFirst();
@@ -112,6 +205,12 @@ class BundleDirectoryTest {
 
     /** A manifest-only bundle, written next to the target and renamed over it, like a careful deployer. */
     private void writeBundle(String file, String symbolicName, String agentName, String build) throws IOException {
+        Path tmp = bundles.resolve("." + file + ".tmp");
+        Files.write(tmp, jarBytes(symbolicName, agentName, build));
+        Files.move(tmp, bundles.resolve(file), StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    private static byte[] jarBytes(String symbolicName, String agentName, String build) throws IOException {
         Manifest manifest = new Manifest();
         Attributes main = manifest.getMainAttributes();
         main.put(Attributes.Name.MANIFEST_VERSION, "1.0");
@@ -120,12 +219,10 @@ class BundleDirectoryTest {
         main.putValue(Constants.BUNDLE_VERSION, "1.0.0");
         main.putValue(BundleDirectory.AGENT_BUNDLE_HEADER, agentName);
         main.putValue("Test-Build", build);
-        Path tmp = bundles.resolve("." + file + ".tmp");
-        try (OutputStream out = Files.newOutputStream(tmp); JarOutputStream jar = new JarOutputStream(out, manifest)) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (JarOutputStream jar = new JarOutputStream(out, manifest)) {
             jar.flush();
         }
-        // Same-second rewrites must still look changed: the size may be equal, so move the timestamp.
-        Files.setLastModifiedTime(tmp, FileTime.from(Instant.now().plusSeconds(Long.parseLong(build))));
-        Files.move(tmp, bundles.resolve(file), StandardCopyOption.REPLACE_EXISTING);
+        return out.toByteArray();
     }
 }
