@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin;
 
-import io.rdmanode.deviceplugin.internal.Layer;
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.kubelet.DevicePluginHost;
@@ -54,11 +53,6 @@ public interface DevicePluginLayer {
 
     /** A registry for one plugin bundle's {@code /status} section. */
     StatusRegistry statusRegistry();
-
-    /** A layer outside OSGi (tests, tools); the service is the same implementation. */
-    static DevicePluginLayer create(LayerSettings settings) {
-        return new Layer(settings);
-    }
 
     /** Why the candidate at {@code key} cannot be used, when it is not usable. */
     default Optional<String> problem(CandidateDevice candidate) {

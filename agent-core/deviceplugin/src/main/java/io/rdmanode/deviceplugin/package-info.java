@@ -12,7 +12,7 @@
  * @since 1.0
  */
 @Export
-@Version("1.0.0")
+@Version("2.0.0")
 package io.rdmanode.deviceplugin;
 
 import org.osgi.annotation.bundle.Export;

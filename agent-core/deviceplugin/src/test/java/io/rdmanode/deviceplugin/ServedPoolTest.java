@@ -41,7 +41,7 @@ class ServedPoolTest {
     void start() {
         discovery = RecordedHostDiscovery.unpack("cx5-roce-sriov", dir.resolve("host"));
         kubelet = KubeletTestbed.start(dir);
-        layer = DevicePluginLayer.create(new LayerSettings(new DevicePaths(Path.of("/host-root/dev")), List.of()));
+        layer = new io.rdmanode.deviceplugin.internal.Layer(new LayerSettings(new DevicePaths(Path.of("/host-root/dev")), List.of()));
     }
 
     @AfterEach

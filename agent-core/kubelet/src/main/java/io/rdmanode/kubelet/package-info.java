@@ -9,7 +9,7 @@
  * @since 1.0
  */
 @Export
-@Version("1.1.0")
+@Version("1.2.0")
 package io.rdmanode.kubelet;
 
 import org.osgi.annotation.bundle.Export;

@@ -16,7 +16,7 @@ import io.rdmanode.kubelet.DevicePluginHost;
 import java.nio.file.Path;
 import java.util.List;
 
-/** The layer's implementation, used by the OSGi component and by {@link DevicePluginLayer#create}. */
+/** The layer's implementation, used by the OSGi component; tests and tools construct it directly. */
 public final class Layer implements DevicePluginLayer {
 
     private final LayerSettings settings;

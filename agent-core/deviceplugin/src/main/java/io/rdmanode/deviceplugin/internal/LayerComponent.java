@@ -63,7 +63,12 @@ public final class LayerComponent implements DevicePluginLayer, StatusSection {
                 layer.settings().cdiSpecDirs());
     }
 
+    /** @throws IllegalArgumentException what {@link DevicePluginValidator} refuses */
     static LayerSettings settings(Config c) {
+        Map<String, String> problems = DevicePluginValidator.settingsProblems(c);
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join("; ", problems.values()));
+        }
         return new LayerSettings(new DevicePaths(Path.of(c.hostDevRoot())),
                 Arrays.stream(c.cdiSpecDirs()).map(Path::of).toList());
     }

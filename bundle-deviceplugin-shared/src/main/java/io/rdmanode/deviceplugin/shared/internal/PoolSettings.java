@@ -3,6 +3,7 @@ package io.rdmanode.deviceplugin.shared.internal;
 
 import io.rdmanode.deviceplugin.Selectors;
 import io.rdmanode.kubelet.Device;
+import io.rdmanode.kubelet.ExtendedResourceNames;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -22,6 +23,9 @@ public record PoolSettings(String name, String resourcePrefix, String resourceNa
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
 
     public PoolSettings {
+        ExtendedResourceNames.problem(resourcePrefix + "/" + resourceName).ifPresent(p -> {
+            throw new IllegalArgumentException("pool " + name + ": " + p);
+        });
         if (!NAME.matcher(resourceName).matches()) {
             throw new IllegalArgumentException("pool " + name + ": resourceName '" + resourceName
                     + "' must be letters, digits, '.', '_' or '-', alphanumeric at both ends");

@@ -236,6 +236,11 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
         return List.copyOf(pools);
     }
 
+    /** VFs whose RDMA device the ledger remembers (inside pods), for claims computed like {@link #recompute}. */
+    public Map<String, VfRdma> remembered() {
+        return ledger.entries();
+    }
+
     public String ledgerProblem() {
         return ledgerProblem;
     }
