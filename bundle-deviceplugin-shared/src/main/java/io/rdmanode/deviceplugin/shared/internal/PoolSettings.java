@@ -23,9 +23,6 @@ public record PoolSettings(String name, String resourcePrefix, String resourceNa
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
 
     public PoolSettings {
-        ExtendedResourceNames.problem(resourcePrefix + "/" + resourceName).ifPresent(p -> {
-            throw new IllegalArgumentException("pool " + name + ": " + p);
-        });
         if (!NAME.matcher(resourceName).matches()) {
             throw new IllegalArgumentException("pool " + name + ": resourceName '" + resourceName
                     + "' must be letters, digits, '.', '_' or '-', alphanumeric at both ends");
@@ -42,6 +39,9 @@ public record PoolSettings(String name, String resourcePrefix, String resourceNa
             throw new IllegalArgumentException("pool " + name + " has no selectors: set at least one of "
                     + "selectors.vendors, deviceIDs, drivers, ifNames, linkTypes");
         }
+        ExtendedResourceNames.problem(resourcePrefix + "/" + resourceName).ifPresent(p -> {
+            throw new IllegalArgumentException("pool " + name + ": " + p);
+        });
     }
 
     /** {@code <resourcePrefix>/<resourceName>}. */
