@@ -51,6 +51,21 @@ public interface DevicePluginLayer {
      */
     CdiSpec cdiSpec(Path dir, String kind, String owner);
 
+    /**
+     * The layer's own line of the ownership rule, at serve time: records what the served resource
+     * {@code claim.configuration()} (its extended resource name, unique on the node) holds now (replacing its
+     * previous claim) and returns the conflicts it has with the other pools served on the node.
+     * A served shared pool with a conflict is reported unhealthy to kubelet with the conflict as its reason, so
+     * no device is ever served twice; the configuration validators refuse such a configuration before it
+     * applies, this is the second line.
+     *
+     * @since 2.0
+     */
+    List<Ownership.Conflict> claim(Ownership.Claim claim);
+
+    /** Forgets what the served resource {@code resourceName} held (it is no longer served). */
+    void release(String resourceName);
+
     /** A registry for one plugin bundle's {@code /status} section. */
     StatusRegistry statusRegistry();
 

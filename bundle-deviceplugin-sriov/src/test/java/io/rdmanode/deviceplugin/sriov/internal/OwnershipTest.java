@@ -8,9 +8,8 @@ import io.rdmanode.deviceplugin.DeviceOwner;
 import io.rdmanode.deviceplugin.DeviceOwnership;
 import io.rdmanode.deviceplugin.DevicePluginLayer;
 import io.rdmanode.deviceplugin.Ownership;
-import io.rdmanode.deviceplugin.internal.DevicePluginValidator;
-import io.rdmanode.deviceplugin.internal.OwnershipTable;
-import io.rdmanode.deviceplugin.shared.internal.SharedPoolOwner;
+import io.rdmanode.deviceplugin.shared.testing.SharedPoolTesting;
+import io.rdmanode.deviceplugin.testing.DevicePluginTesting;
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.RdmaDiscovery;
 import java.nio.file.Path;
@@ -51,7 +50,7 @@ class OwnershipTest {
                 return SriovPoolOwner.claims(c, snapshot, layer, Map.of());
             }
         };
-        table = new OwnershipTable(List.of(new SharedPoolOwner(layer), sriov));
+        table = DevicePluginTesting.ownership(List.of(SharedPoolTesting.owner(layer), sriov));
     }
 
     /** The demo configuration before the fix: hca_vf_pf0 shares three VFs the SR-IOV pools take. */
@@ -98,7 +97,7 @@ class OwnershipTest {
 
     @Test
     void sharedPoolOverSriovVfsIsRefusedNamingBothPools() {
-        List<ConfigValidator.Refusal> refusals = new DevicePluginValidator().validate(proposal(demoBefore(), true));
+        List<ConfigValidator.Refusal> refusals = DevicePluginTesting.validator().validate(proposal(demoBefore(), true));
 
         assertThat(refusals).hasSize(2);
         assertThat(refusals.get(0).configuration()).isEqualTo(SriovPoolDevicePlugin.PID + "~sriov_pf0_low");
@@ -119,7 +118,7 @@ class OwnershipTest {
                 "selectors.vendors", new String[] {"15b3"}, "selectors.devices", new String[] {"1018"},
                 "selectors.isRdma", true, "selectors.pfNames", new String[] {"ens1f0#6", "ens2f0"}, ".index", 1));
 
-        assertThat(new DevicePluginValidator().validate(proposal(fixed, true))).isEmpty();
+        assertThat(DevicePluginTesting.validator().validate(proposal(fixed, true))).isEmpty();
         assertThat(table.claims(fixed, host.snapshot())).extracting(Ownership.Claim::pool, c -> c.devices().size())
                 .containsExactly(org.assertj.core.groups.Tuple.tuple("hca_pf", 2),
                         org.assertj.core.groups.Tuple.tuple("hca_vf_pf0", 3),
@@ -132,7 +131,7 @@ class OwnershipTest {
         Map<String, Map<String, Object>> m = new LinkedHashMap<>(demoBefore());
         m.put(DevicePluginLayer.PID, Map.of("hostDevRoot", "dev"));
 
-        assertThat(new DevicePluginValidator().validate(proposal(m, false)))
+        assertThat(DevicePluginTesting.validator().validate(proposal(m, false)))
                 .containsExactly(new ConfigValidator.Refusal(DevicePluginLayer.PID, "hostDevRoot",
                         "hostDevRoot = \"dev\": must be an absolute path, e.g. /dev or /var/run/cdi"));
     }
