@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin;
 
-import io.rdmanode.deviceplugin.internal.Layer;
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.kubelet.DevicePluginHost;
@@ -52,13 +51,23 @@ public interface DevicePluginLayer {
      */
     CdiSpec cdiSpec(Path dir, String kind, String owner);
 
+    /**
+     * The layer's own line of the ownership rule, at serve time: records what the served resource
+     * {@code claim.configuration()} (its extended resource name, unique on the node) holds now (replacing its
+     * previous claim) and returns the conflicts it has with the other pools served on the node.
+     * A served shared pool with a conflict is reported unhealthy to kubelet with the conflict as its reason, so
+     * no device is ever served twice; the configuration validators refuse such a configuration before it
+     * applies, this is the second line.
+     *
+     * @since 2.0
+     */
+    List<Ownership.Conflict> claim(Ownership.Claim claim);
+
+    /** Forgets what the served resource {@code resourceName} held (it is no longer served). */
+    void release(String resourceName);
+
     /** A registry for one plugin bundle's {@code /status} section. */
     StatusRegistry statusRegistry();
-
-    /** A layer outside OSGi (tests, tools); the service is the same implementation. */
-    static DevicePluginLayer create(LayerSettings settings) {
-        return new Layer(settings);
-    }
 
     /** Why the candidate at {@code key} cannot be used, when it is not usable. */
     default Optional<String> problem(CandidateDevice candidate) {

@@ -35,6 +35,16 @@ public interface ResourcePool {
      */
     ContainerAllocation allocate(PoolView view, List<String> deviceIds);
 
+    /**
+     * Whether a device of this pool goes to one pod at a time (an SR-IOV VF) rather than to every pod of the pool
+     * (a shared HCA): the pool's kind in the ownership table ({@link Ownership}).
+     *
+     * @since 2.0
+     */
+    default boolean exclusive() {
+        return false;
+    }
+
     default PluginOptions options() {
         return new PluginOptions(false, true);
     }

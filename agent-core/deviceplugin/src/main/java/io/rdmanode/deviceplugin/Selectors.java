@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin;
 
-import io.rdmanode.deviceplugin.internal.SelectorEngine;
 import java.util.List;
 import java.util.Optional;
 

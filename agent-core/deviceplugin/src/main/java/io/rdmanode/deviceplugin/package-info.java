@@ -7,12 +7,21 @@
  * reason for every exclusion, the discovery-driven {@link io.rdmanode.deviceplugin.ServedPool served-pool}
  * lifecycle, the {@link io.rdmanode.deviceplugin.CdiSpec CDI spec} writer, the node's
  * {@link io.rdmanode.deviceplugin.DevicePaths device-node paths} and the {@link io.rdmanode.deviceplugin.PoolStatus
- * status} a pool shows. Entry point: the {@link io.rdmanode.deviceplugin.DevicePluginLayer} service.
+ * status} a pool shows, and the node's device-ownership rule: {@link io.rdmanode.deviceplugin.Ownership} (one
+ * owner per device; an exclusive pool shares no device), {@link io.rdmanode.deviceplugin.DeviceOwner} (a bundle's
+ * pools as owners, claims computed with the bundle's own compute function) and the
+ * {@link io.rdmanode.deviceplugin.DeviceOwnership} table service that joins them, with
+ * {@link io.rdmanode.deviceplugin.PoolConfigurations} to read proposed configurations as the components do.
+ * Entry point: the {@link io.rdmanode.deviceplugin.DevicePluginLayer} service.
+ *
+ * <p>2.0: {@code DevicePluginLayer.create} is gone (the API no longer reaches into its implementation; tests
+ * construct {@code internal.Layer}); {@code DevicePluginLayer.claim/release} and {@code ResourcePool.exclusive}
+ * are new.
  *
  * @since 1.0
  */
 @Export
-@Version("1.0.0")
+@Version("2.0.0")
 package io.rdmanode.deviceplugin;
 
 import org.osgi.annotation.bundle.Export;

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Candidate devices of the recorded ConnectX-5 host at both granularities, and of hosts edited the way SR-IOV does. */
 class CandidatesTest {
 
-    static final DevicePluginLayer LAYER = DevicePluginLayer.create(new LayerSettings(DevicePaths.DEFAULT, List.of()));
+    static final DevicePluginLayer LAYER = new io.rdmanode.deviceplugin.internal.Layer(new LayerSettings(DevicePaths.DEFAULT, List.of()));
     static final String VF1 = "sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.3";
 
     @TempDir

@@ -21,7 +21,7 @@ class CdiSpecTest {
 
     @Test
     void writesAValidSpecOnceAndRewritesItOnlyWhenItsDevicesChange() throws Exception {
-        DevicePluginLayer layer = DevicePluginLayer.create(new LayerSettings(DevicePaths.DEFAULT, List.of()));
+        DevicePluginLayer layer = new io.rdmanode.deviceplugin.internal.Layer(new LayerSettings(DevicePaths.DEFAULT, List.of()));
         CdiSpec spec = layer.cdiSpec(dir, "rdmanode.io/net-pci", "vfs_a");
         CdiDevice vf = new CdiDevice("0000:3b:00.2", List.of(new DeviceNode("/dev/infiniband/uverbs1",
                 "/dev/infiniband/uverbs1", "rw")), Map.of("RDMA_DEVICE", "mlx5_1", "QUOTE", "a\"b"));
@@ -49,7 +49,7 @@ class CdiSpecTest {
         Files.writeString(dir.resolve(".rdmanode.io-hca_gone123.tmp"), "{");
         Files.writeString(dir.resolve("nvidia.com-gpu.json"), "{}");
 
-        DevicePluginLayer layer = DevicePluginLayer.create(new LayerSettings(DevicePaths.DEFAULT, List.of(dir)));
+        DevicePluginLayer layer = new io.rdmanode.deviceplugin.internal.Layer(new LayerSettings(DevicePaths.DEFAULT, List.of(dir)));
 
         try (var files = Files.list(dir)) {
             assertThat(files).containsExactly(dir.resolve("nvidia.com-gpu.json"));

@@ -25,7 +25,7 @@ class SelectorsTest {
     @TempDir
     static Path dir;
     static HostSnapshot host;
-    static final DevicePluginLayer LAYER = DevicePluginLayer.create(new LayerSettings(DevicePaths.DEFAULT, List.of()));
+    static final DevicePluginLayer LAYER = new io.rdmanode.deviceplugin.internal.Layer(new LayerSettings(DevicePaths.DEFAULT, List.of()));
 
     @BeforeAll
     static void unpack() {

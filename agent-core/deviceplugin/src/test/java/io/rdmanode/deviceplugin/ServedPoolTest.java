@@ -41,7 +41,7 @@ class ServedPoolTest {
     void start() {
         discovery = RecordedHostDiscovery.unpack("cx5-roce-sriov", dir.resolve("host"));
         kubelet = KubeletTestbed.start(dir);
-        layer = DevicePluginLayer.create(new LayerSettings(new DevicePaths(Path.of("/host-root/dev")), List.of()));
+        layer = new io.rdmanode.deviceplugin.internal.Layer(new LayerSettings(new DevicePaths(Path.of("/host-root/dev")), List.of()));
     }
 
     @AfterEach
@@ -145,5 +145,36 @@ class ServedPoolTest {
         assertThat(served.status().toMap()).containsKeys("unusable", "excluded", "allocations");
         served.close();
         assertThat(discovery.listenerCount()).isZero();
+    }
+
+    /**
+     * The layer's second line of the ownership rule: an exclusive owner (an SR-IOV pool) claiming a VF this
+     * served pool also holds turns the pool's devices Unhealthy with a reason naming both pools, and Allocate is
+     * refused; once the owner lets go, the pool serves again. Over the real host and the kubelet double.
+     */
+    @Test
+    void aDeviceAnotherPoolOwnsExclusivelyIsNotServedTwice() {
+        ServedPool served = layer.serve(new VfPool(), discovery, kubelet.host());
+        kubelet.awaitRegistrations("example.com/vfs", 1, WAIT);
+        kubelet.plugin("example.com/vfs").awaitDevices(l -> l.size() == 4 && l.stream().allMatch(Device::healthy),
+                WAIT);
+
+        List<Ownership.Conflict> conflicts = layer.claim(new Ownership.Claim("rdma/sriov_a", "sriov_a", true,
+                java.util.Set.of("0000:3b:00.3", "0000:86:00.2")));
+
+        assertThat(conflicts).extracting(Ownership.Conflict::message).containsExactly("pools vfs (shared) and"
+                + " sriov_a (exclusive) would both own 0000:3b:00.3: a device has one owner on the node (an exclusive"
+                + " pool shares no device; narrow the selectors of one of them)");
+        kubelet.plugin("example.com/vfs").awaitDevices(l -> l.stream().noneMatch(Device::healthy), WAIT);
+        assertThat(served.view().reason()).contains("sriov_a (exclusive)").contains("vfs (shared)");
+        assertThatThrownBy(() -> kubelet.plugin("example.com/vfs").allocate("example.com/vfs",
+                List.of("0000:3b:00.2"))).isInstanceOfSatisfying(DevicePluginException.class,
+                        e -> assertThat(e.code()).isEqualTo(DevicePluginException.Code.UNAVAILABLE));
+
+        layer.release("rdma/sriov_a");
+        kubelet.plugin("example.com/vfs").awaitDevices(l -> l.stream().allMatch(Device::healthy), WAIT);
+        assertThat(kubelet.plugin("example.com/vfs").allocate("example.com/vfs", List.of("0000:3b:00.2")))
+                .hasSize(1);
+        served.close();
     }
 }

@@ -4,12 +4,14 @@
  * registers them with kubelet and keeps them registered across kubelet restarts. A device-plugin bundle
  * implements {@link io.rdmanode.kubelet.DevicePlugin} and hands it to {@link io.rdmanode.kubelet.DevicePluginHost#serve}.
  * {@link io.rdmanode.kubelet.UnixSocketServers} serves any gRPC API on a Unix socket the same way (since 1.1).
+ * {@link io.rdmanode.kubelet.ExtendedResourceNames} is the host's resource-name rule, for plugin bundles'
+ * configuration validators (since 1.2).
  * No protobuf or Netty type appears here; gRPC only as the service a caller brings.
  *
  * @since 1.0
  */
 @Export
-@Version("1.1.0")
+@Version("1.2.0")
 package io.rdmanode.kubelet;
 
 import org.osgi.annotation.bundle.Export;

@@ -7,6 +7,7 @@ import io.rdmanode.deviceplugin.DeviceFile;
 import io.rdmanode.deviceplugin.DevicePluginLayer;
 import io.rdmanode.deviceplugin.Granularity;
 import io.rdmanode.deviceplugin.LayerSettings;
+import io.rdmanode.deviceplugin.Ownership;
 import io.rdmanode.deviceplugin.ResourcePool;
 import io.rdmanode.deviceplugin.ServedPool;
 import io.rdmanode.deviceplugin.StatusRegistry;
@@ -16,11 +17,12 @@ import io.rdmanode.kubelet.DevicePluginHost;
 import java.nio.file.Path;
 import java.util.List;
 
-/** The layer's implementation, used by the OSGi component and by {@link DevicePluginLayer#create}. */
+/** The layer's implementation, used by the OSGi component; tests and tools construct it directly. */
 public final class Layer implements DevicePluginLayer {
 
     private final LayerSettings settings;
     private final CdiSpecs cdi;
+    private final LiveOwners owners = new LiveOwners();
 
     public Layer(LayerSettings settings) {
         this.settings = settings;
@@ -45,7 +47,7 @@ public final class Layer implements DevicePluginLayer {
 
     @Override
     public ServedPool serve(ResourcePool pool, RdmaDiscovery discovery, DevicePluginHost host) {
-        return new Served(pool, discovery, host);
+        return new Served(pool, discovery, host, owners);
     }
 
     @Override
@@ -54,8 +56,28 @@ public final class Layer implements DevicePluginLayer {
     }
 
     @Override
+    public List<Ownership.Conflict> claim(Ownership.Claim claim) {
+        return owners.claim(claim);
+    }
+
+    @Override
+    public void release(String resourceName) {
+        owners.release(resourceName);
+    }
+
+    /** The live table, for {@code /status}. */
+    public java.util.Map<String, Ownership.Claim> claims() {
+        return owners.claims();
+    }
+
+    @Override
     public StatusRegistry statusRegistry() {
         return new Registry();
+    }
+
+    /** Stops the ownership table's notifier. */
+    public void close() {
+        owners.close();
     }
 
     /** Stale specs removed since this layer started, for {@code /status}. */

@@ -63,7 +63,17 @@ public final class LayerComponent implements DevicePluginLayer, StatusSection {
                 layer.settings().cdiSpecDirs());
     }
 
+    @org.osgi.service.component.annotations.Deactivate
+    void stop() {
+        layer.close();
+    }
+
+    /** @throws IllegalArgumentException what {@link DevicePluginValidator} refuses */
     static LayerSettings settings(Config c) {
+        Map<String, String> problems = DevicePluginValidator.settingsProblems(c);
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join("; ", problems.values()));
+        }
         return new LayerSettings(new DevicePaths(Path.of(c.hostDevRoot())),
                 Arrays.stream(c.cdiSpecDirs()).map(Path::of).toList());
     }
@@ -94,6 +104,16 @@ public final class LayerComponent implements DevicePluginLayer, StatusSection {
     }
 
     @Override
+    public List<io.rdmanode.deviceplugin.Ownership.Conflict> claim(io.rdmanode.deviceplugin.Ownership.Claim claim) {
+        return layer.claim(claim);
+    }
+
+    @Override
+    public void release(String resourceName) {
+        layer.release(resourceName);
+    }
+
+    @Override
     public StatusRegistry statusRegistry() {
         return layer.statusRegistry();
     }
@@ -109,6 +129,10 @@ public final class LayerComponent implements DevicePluginLayer, StatusSection {
         m.put("hostDevRoot", layer.settings().paths().hostDevRoot().toString());
         m.put("cdiSpecDirs", layer.settings().cdiSpecDirs().stream().map(Path::toString).toList());
         m.put("staleCdiSpecsRemoved", layer.staleCdiSpecsRemoved());
+        Map<String, Object> owners = new java.util.TreeMap<>();
+        layer.claims().values().forEach(c -> owners.put(c.pool(), (c.exclusive() ? "exclusive " : "shared ")
+                + c.configuration() + " " + new java.util.TreeSet<>(c.devices())));
+        m.put("owners", owners);
         return m;
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.internal;
 
+import io.rdmanode.deviceplugin.Ownership;
 import io.rdmanode.deviceplugin.PoolStatus;
 import io.rdmanode.deviceplugin.PoolView;
 import io.rdmanode.deviceplugin.ResourcePool;
@@ -33,24 +34,30 @@ final class Served implements ServedPool, DevicePlugin, RdmaTopologyListener {
 
     private final ResourcePool pool;
     private final RdmaDiscovery discovery;
+    private final LiveOwners owners;
     private final ServedResource served;
     private final AtomicLong allocations = new AtomicLong();
     private final AtomicLong allocationFailures = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile PoolView view;
+    private volatile String ownershipConflict = "";
     private volatile List<String> lastAllocation = List.of();
 
     /** @throws IllegalArgumentException when the host already serves the pool's resource name */
-    Served(ResourcePool pool, RdmaDiscovery discovery, DevicePluginHost host) {
+    Served(ResourcePool pool, RdmaDiscovery discovery, DevicePluginHost host, LiveOwners owners) {
         this.pool = pool;
         this.discovery = discovery;
-        this.view = pool.compute(discovery.snapshot());
+        this.owners = owners;
+        this.view = owned(pool.compute(discovery.snapshot()));
         this.served = host.serve(this);
         try {
+            owners.add(this);
             discovery.addListener(this);
             update(discovery.snapshot());            // a change between the first read and addListener
         } catch (RuntimeException e) {
             discovery.removeListener(this);
+            owners.remove(this);
+            owners.release(pool.resourceName());
             served.close();
             throw e;
         }
@@ -74,7 +81,7 @@ final class Served implements ServedPool, DevicePlugin, RdmaTopologyListener {
         PoolView previous = view;
         PoolView next;
         try {
-            next = pool.compute(snapshot);
+            next = owned(pool.compute(snapshot));
         } catch (RuntimeException e) {
             // A plugin bug must not stop the discovery thread; the pool keeps its last view.
             LOG.error("pool view not recomputed pool={} revision={}", pool.name(), snapshot.revision(), e);
@@ -87,6 +94,25 @@ final class Served implements ServedPool, DevicePlugin, RdmaTopologyListener {
         if (next.healthy() != previous.healthy() || !next.unusable().equals(previous.unusable())) {
             log("changed", next);
         }
+    }
+
+    /**
+     * {@code v} as served: claimed in the layer's ownership table, and Unhealthy with the conflict as its reason
+     * when another pool owns one of its devices exclusively (or it is exclusive and another pool holds one of
+     * them): a device is never served twice.
+     */
+    private PoolView owned(PoolView v) {
+        List<Ownership.Conflict> conflicts = owners.claim(new Ownership.Claim(pool.resourceName(), pool.name(),
+                pool.exclusive(), v.selection().matched().stream().map(Ownership::deviceId)
+                        .collect(java.util.stream.Collectors.toSet())));
+        String reason = String.join("; ", conflicts.stream().map(Ownership.Conflict::message).toList());
+        ownershipConflict = reason;
+        if (conflicts.isEmpty()) {
+            return v;
+        }
+        LOG.error("pool not served pool={} resource={}: {}", pool.name(), pool.resourceName(), reason);
+        return new PoolView(v.revision(), v.devices().stream().map(d -> new Device(d.id(), false, d.numaNodes()))
+                .toList(), v.selection(), v.unusable(), false, reason, v.details());
     }
 
     private void log(String what, PoolView v) {
@@ -123,6 +149,12 @@ final class Served implements ServedPool, DevicePlugin, RdmaTopologyListener {
 
     @Override
     public ContainerAllocation allocate(List<String> deviceIds) {
+        String conflict = ownershipConflict;
+        if (!conflict.isEmpty()) {
+            allocationFailures.incrementAndGet();
+            throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, pool.resourceName(),
+                    "pool " + pool.name() + " cannot serve: " + conflict);
+        }
         try {
             ContainerAllocation a = pool.allocate(view, deviceIds);
             allocations.incrementAndGet();
@@ -167,6 +199,8 @@ final class Served implements ServedPool, DevicePlugin, RdmaTopologyListener {
             return;
         }
         discovery.removeListener(this);
+        owners.remove(this);
+        owners.release(pool.resourceName());
         served.close();
         try {
             pool.stopped();

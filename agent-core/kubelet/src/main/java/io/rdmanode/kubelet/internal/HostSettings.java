@@ -45,13 +45,28 @@ public record HostSettings(Path pluginDir, Path kubeletSocket, long registration
     }
 
     /**
-     * Whether {@code other} puts the sockets in the same places the same way: everything but the timeouts and
-     * the resync interval, which a running host takes over in place.
+     * What, if changed, needs a new host: where the sockets are and how they register (a change closes every
+     * plugin socket and registers again).
      */
+    public record Identity(Path pluginDir, Path kubeletSocket, int ioThreads, Registration registration,
+                           Path registryDir) {
+    }
+
+    /** What a running host takes over in place: no socket closes, no stream resets. */
+    public record Tuning(long registrationTimeout, long shutdownTimeout, long resyncInterval) {
+    }
+
+    public Identity identity() {
+        return new Identity(pluginDir, kubeletSocket, ioThreads, registration, registryDir);
+    }
+
+    public Tuning tuning() {
+        return new Tuning(registrationTimeout, shutdownTimeout, resyncInterval);
+    }
+
+    /** Whether {@code other} puts the sockets in the same places the same way (same {@link #identity}). */
     public boolean sameSockets(HostSettings other) {
-        return pluginDir.equals(other.pluginDir) && kubeletSocket.equals(other.kubeletSocket)
-                && ioThreads == other.ioThreads && registration == other.registration
-                && registryDir.equals(other.registryDir);
+        return identity().equals(other.identity());
     }
 
     public boolean watcher() {

@@ -81,12 +81,13 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
      * Applies new timeouts and resync interval in place: no socket is closed and nothing registers again. Only
      * the fields that {@link HostSettings#sameSockets} leaves out may differ from the running settings.
      *
-     * @throws IllegalArgumentException when the directories, kubelet socket, mode or I/O threads differ
+     * @return false, changing nothing, when the directories, kubelet socket, mode or I/O threads differ (the
+     *         host must be rebuilt)
      */
-    public void retune(HostSettings next) {
+    public boolean retune(HostSettings next) {
         HostSettings resolved = next.resolved();
         if (!settings.sameSockets(resolved)) {
-            throw new IllegalArgumentException("only timeouts and the resync interval change in place");
+            return false;
         }
         HostSettings before = tuning;
         tuning = resolved;
@@ -96,6 +97,7 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
         }
         LOG.info("device-plugin host retuned registrationTimeout={}ms shutdownTimeout={}ms resyncInterval={}ms",
                 resolved.registrationTimeout(), resolved.shutdownTimeout(), resolved.resyncInterval());
+        return true;
     }
 
     UdsTransport transport() {

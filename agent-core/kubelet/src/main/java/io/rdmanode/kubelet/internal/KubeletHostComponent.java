@@ -83,13 +83,30 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
 
     private final org.osgi.framework.BundleContext context;
     private volatile KubeletDevicePluginHost host;
+    private volatile String refusal;
     private org.osgi.framework.ServiceRegistration<?> metrics;          // guarded by this
     private org.osgi.framework.ServiceRegistration<?> hostService;      // guarded by this
 
     @Activate
-    public KubeletHostComponent(Config config, org.osgi.framework.BundleContext context) throws IOException {
+    public KubeletHostComponent(Config config, Map<String, Object> properties,
+                                org.osgi.framework.BundleContext context) throws IOException {
         this.context = context;
+        refusal = refusal(properties);
         start(settings(config));
+    }
+
+    /**
+     * What {@link KubeletHostValidator} refuses, for {@code /readyz}: a configuration the validator let through
+     * (none should reach here) still makes the agent not ready rather than serve where kubelet does not look.
+     */
+    private static String refusal(Map<String, Object> properties) {
+        Map<String, String> problems = KubeletHostValidator.problems(properties);
+        if (problems.isEmpty()) {
+            return "";
+        }
+        String text = String.join("; ", problems.values());
+        org.slf4j.LoggerFactory.getLogger(KubeletHostComponent.class).error("kubelet configuration refused: {}", text);
+        return text;
     }
 
     static HostSettings settings(Config config) {
@@ -131,18 +148,17 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
      * withdrawn (the plugin components stop serving), the host stops, a new one starts and is offered again.
      */
     @Modified
-    void modified(Config config) throws IOException {
+    void modified(Config config, Map<String, Object> properties) throws IOException {
+        refusal = refusal(properties);
         HostSettings next = settings(config);
-        try {
-            host.retune(next);
-        } catch (IllegalArgumentException socketsMoved) {
-            org.slf4j.LoggerFactory.getLogger(KubeletHostComponent.class).info(
-                    "device-plugin sockets move (directories, kubelet socket, mode or I/O threads changed): restarting"
-                            + " the host");
-            synchronized (this) {
-                close();
-                start(next);
-            }
+        if (host.retune(next)) {
+            return;                            // tuning only: same sockets, same streams
+        }
+        org.slf4j.LoggerFactory.getLogger(KubeletHostComponent.class).info("device-plugin sockets move ({} -> {}):"
+                + " restarting the host", host.tuning().identity(), next.resolved().identity());
+        synchronized (this) {
+            close();
+            start(next);
         }
     }
 
@@ -194,6 +210,9 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
 
     @Override
     public HealthStatus check() {
+        if (!refusal.isEmpty()) {
+            return HealthStatus.failing("kubelet configuration refused: " + refusal);
+        }
         if (host.problem().isPresent()) {
             return HealthStatus.failing("cannot serve device plugins: " + host.problem().get());
         }

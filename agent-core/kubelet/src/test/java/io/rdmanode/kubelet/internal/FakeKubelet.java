@@ -169,16 +169,15 @@ public final class FakeKubelet implements AutoCloseable {
 
     /** Waits until {@code resource} has registered {@code count} times in total; returns the last one. */
     public Registration awaitRegistrations(String resource, long count, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            List<Registration> mine = registrations.stream().filter(r -> r.resource().equals(resource)).toList();
-            if (mine.size() >= count && plugins.containsKey(resource)) {
-                return mine.get(mine.size() - 1);
-            }
-            sleep(1);
+        try {
+            return until(timeout, () -> {
+                List<Registration> mine = registrations.stream().filter(r -> r.resource().equals(resource)).toList();
+                return mine.size() >= count && plugins.containsKey(resource) ? mine.get(mine.size() - 1) : null;
+            });
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError(resource + " did not register " + count + " time(s) within " + timeout
+                    + "; registrations: " + registrations);
         }
-        throw new AssertionError(resource + " did not register " + count + " time(s) within " + timeout
-                + "; registrations: " + registrations);
     }
 
     /** The connection kubelet holds to {@code resource}'s plugin, from its latest registration. */
@@ -294,16 +293,16 @@ public final class FakeKubelet implements AutoCloseable {
 
         /** Waits for an update matching {@code condition}; returns it. */
         public ListAndWatchResponse awaitUpdate(Predicate<ListAndWatchResponse> condition, Duration timeout) {
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (System.nanoTime() < deadline) {
-                List<ListAndWatchResponse> seen = updates();
-                if (!seen.isEmpty() && condition.test(seen.get(seen.size() - 1))) {
-                    return seen.get(seen.size() - 1);
-                }
-                sleep(1);
+            try {
+                return until(timeout, () -> {
+                    List<ListAndWatchResponse> seen = updates();
+                    return !seen.isEmpty() && condition.test(seen.get(seen.size() - 1)) ? seen.get(seen.size() - 1)
+                            : null;
+                });
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                throw new AssertionError("no matching ListAndWatch update within " + timeout + "; seen: " + updates
+                        + "; stream end: " + streamEnd);
             }
-            throw new AssertionError("no matching ListAndWatch update within " + timeout + "; seen: " + updates
-                    + "; stream end: " + streamEnd);
         }
 
         public ListAndWatchResponse latest(Duration timeout) {
@@ -374,12 +373,12 @@ public final class FakeKubelet implements AutoCloseable {
         }
     }
 
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
-        }
+    /**
+     * The first non-null value of {@code probe} within {@code timeout}, polled every millisecond from the start
+     * (re-registration timings are read from these waits, so no initial delay).
+     */
+    private static <T> T until(Duration timeout, java.util.concurrent.Callable<T> probe) {
+        return org.awaitility.Awaitility.await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
+                .atMost(timeout).until(probe, java.util.Objects::nonNull);
     }
 }

@@ -11,6 +11,9 @@ import io.rdmanode.kubelet.internal.v1beta1.Empty;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -62,24 +65,53 @@ public final class FakePluginWatcher implements AutoCloseable {
         return restartedNanos;
     }
 
+    /**
+     * Scans the directory whenever a socket is created or removed (inotify through a {@code WatchService}, as
+     * kubelet's fsnotify watcher), and at the latest every 5 ms, which covers {@link #restart()} and a directory
+     * that does not exist yet.
+     */
     private void run() {
-        while (!Thread.currentThread().isInterrupted()) {
-            try (Stream<Path> files = Files.list(dir)) {
-                Set<String> present = new HashSet<>();
-                for (Path socket : files.filter(p -> p.toString().endsWith(".sock")).toList()) {
-                    String id = socket + "@" + SocketIdentity.of(socket).orElse("");
-                    present.add(id);
-                    if (seen.add(id)) {
-                        discover(socket);
-                    }
+        try (WatchService watch = dir.getFileSystem().newWatchService()) {
+            WatchKey key = null;
+            while (!Thread.currentThread().isInterrupted()) {
+                if (key == null || !key.isValid()) {
+                    key = register(watch);
                 }
-                seen.retainAll(present);
-                Thread.sleep(5);
-            } catch (IOException e) {
-                sleepQuietly();
-            } catch (InterruptedException e) {
-                return;
+                scan();
+                WatchKey fired = watch.poll(5, TimeUnit.MILLISECONDS);
+                if (fired != null) {
+                    fired.pollEvents();
+                    fired.reset();
+                }
             }
+        } catch (InterruptedException | java.nio.file.ClosedWatchServiceException e) {
+            return;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private WatchKey register(WatchService watch) {
+        try {
+            return dir.register(watch, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE);
+        } catch (IOException missing) {
+            return null;
+        }
+    }
+
+    private void scan() {
+        try (Stream<Path> files = Files.list(dir)) {
+            Set<String> present = new HashSet<>();
+            for (Path socket : files.filter(p -> p.toString().endsWith(".sock")).toList()) {
+                String id = socket + "@" + SocketIdentity.of(socket).orElse("");
+                present.add(id);
+                if (seen.add(id)) {
+                    discover(socket);
+                }
+            }
+            seen.retainAll(present);
+        } catch (IOException missing) {
+            // not there yet: the next round looks again
         }
     }
 
@@ -127,17 +159,17 @@ public final class FakePluginWatcher implements AutoCloseable {
     }
 
     public FakeKubelet.Registration awaitRegistrations(String resource, long count, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            List<FakeKubelet.Registration> mine = registrations.stream()
-                    .filter(r -> r.resource().equals(resource)).toList();
-            if (mine.size() >= count) {
-                return mine.get(mine.size() - 1);
-            }
-            sleepQuietly();
+        try {
+            return org.awaitility.Awaitility.await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
+                    .atMost(timeout).until(() -> {
+                        List<FakeKubelet.Registration> mine = registrations.stream()
+                                .filter(r -> r.resource().equals(resource)).toList();
+                        return mine.size() >= count ? mine.get(mine.size() - 1) : null;
+                    }, java.util.Objects::nonNull);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError(resource + " not found by the plugin watcher " + count + " time(s) within "
+                    + timeout + "; registrations: " + registrations);
         }
-        throw new AssertionError(resource + " not found by the plugin watcher " + count + " time(s) within "
-                + timeout + "; registrations: " + registrations);
     }
 
     public FakeKubelet.PluginConnection plugin(String resource) {
@@ -158,13 +190,5 @@ public final class FakePluginWatcher implements AutoCloseable {
         }
         plugins.values().forEach(FakeKubelet.PluginConnection::close);
         transport.close(2000);
-    }
-
-    private static void sleepQuietly() {
-        try {
-            Thread.sleep(5);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

@@ -72,7 +72,7 @@ public final class HostRegistrationBenchmark {
                 last = Math.max(last, kubelet.awaitRegistrations(r, countBefore(kubelet, r, before) + 1,
                         Duration.ofSeconds(10)).nanos());
             }
-            Thread.sleep(500);                                // let any extra registration arrive
+            quietFor(kubelet, Duration.ofMillis(500));        // let any extra registration arrive
             long registrations = kubelet.registrations().size() - before;
             extra += registrations - RESOURCES.length;
             restartsWithExtra += registrations > RESOURCES.length ? 1 : 0;
@@ -84,6 +84,18 @@ public final class HostRegistrationBenchmark {
                 RESOURCES.length, restarts, restartsWithExtra, extra, allBack[restarts / 2], allBack[restarts - 1]);
     }
 
+    /** Waits until no registration has arrived for {@code quiet}. */
+    private static void quietFor(FakeKubelet kubelet, Duration quiet) {
+        long[] seen = {kubelet.registrations().size()};
+        org.awaitility.Awaitility.await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
+                .during(quiet).atMost(quiet.multipliedBy(10)).until(() -> {
+                    long now = kubelet.registrations().size();
+                    boolean same = now == seen[0];
+                    seen[0] = now;
+                    return same;
+                });
+    }
+
     private static long countBefore(FakeKubelet kubelet, String resource, long firstN) {
         return kubelet.registrations().stream().limit(firstN).filter(r -> r.resource().equals(resource)).count();
     }
@@ -93,21 +105,16 @@ public final class HostRegistrationBenchmark {
         kubelet.hold(RESOURCES[0]);
         kubelet.restart();
         long restarted = kubelet.startedNanos();
-        Thread releaser = new Thread(() -> {
-            try {
-                Thread.sleep(1000);
-            } catch (InterruptedException e) {
-                return;
-            }
-            kubelet.release(RESOURCES[0]);
-        });
-        releaser.start();
+        // Pacing, not waiting: kubelet holds the Register call 1 s.
+        var releaser = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        releaser.schedule(() -> kubelet.release(RESOURCES[0]), 1, java.util.concurrent.TimeUnit.SECONDS);
         double others = 0;
         for (String r : Arrays.copyOfRange(RESOURCES, 1, RESOURCES.length)) {
             long at = kubelet.awaitRegistrations(r, countBefore(kubelet, r, before) + 1, Duration.ofSeconds(10)).nanos();
             others = Math.max(others, (at - restarted) / 1e6);
         }
-        releaser.join();
+        releaser.shutdown();
+        releaser.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS);
         kubelet.awaitRegistrations(RESOURCES[0], countBefore(kubelet, RESOURCES[0], before) + 1, Duration.ofSeconds(10));
         System.out.printf("kubelet restart, Register of one resource held 1 s by kubelet: the other %d registered"
                 + " %.1f ms after the new kubelet.sock%n", RESOURCES.length - 1, others);
@@ -132,7 +139,7 @@ public final class HostRegistrationBenchmark {
             start = System.nanoTime();
             method.invoke(rebuilt, settings);
             retune = (System.nanoTime() - start) / 1e6;
-            Thread.sleep(500);
+            quietFor(kubelet, Duration.ofMillis(500));
             rebuilt.unregistered().keySet().forEach(notRegistered::add);
             System.out.printf("tuning save: host rebuilt (before): %.1f ms until all %d registered again;"
                             + " retuned in place (after): %.2f ms, %d registrations, %d resources not registered%n",

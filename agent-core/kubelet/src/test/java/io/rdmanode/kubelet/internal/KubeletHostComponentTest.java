@@ -49,7 +49,7 @@ class KubeletHostComponentTest {
                     }
                     throw new UnsupportedOperationException(method.getName());
                 });
-        return new KubeletHostComponent(config(properties), context);
+        return new KubeletHostComponent(config(properties), properties, context);
     }
 
     @Test
@@ -163,8 +163,9 @@ class KubeletHostComponentTest {
             var identity = SocketIdentity.of(socket);
             var connection = kubelet.plugin("rdma/a");
 
-            host.modified(config(Map.of("pluginDir", dir.toString(), "registration", "classic",
-                    "registrationTimeout", 7000L, "shutdownTimeout", 1000L, "resyncInterval", 150L)));
+            Map<String, Object> tuned = Map.of("pluginDir", dir.toString(), "registration", "classic",
+                    "registrationTimeout", 7000L, "shutdownTimeout", 1000L, "resyncInterval", 150L);
+            host.modified(config(tuned), tuned);
 
             assertThat(host.tuning().registrationTimeout()).isEqualTo(7000);
             assertThat(host.tuning().resyncInterval()).isEqualTo(150);
@@ -178,7 +179,8 @@ class KubeletHostComponentTest {
             // Moving the directory restarts the host: the service is withdrawn (the plugin components stop
             // serving) and a new host is offered, serving in the new directory.
             Path elsewhere = java.nio.file.Files.createDirectories(dir.resolve("elsewhere"));
-            host.modified(config(Map.of("pluginDir", elsewhere.toString(), "registration", "classic")));
+            Map<String, Object> elsewhereConfig = Map.of("pluginDir", elsewhere.toString(), "registration", "classic");
+            host.modified(config(elsewhereConfig), elsewhereConfig);
             assertThat(registered).doesNotContain(hostService)
                     .anySatisfy(s -> assertThat(s).isInstanceOf(io.rdmanode.kubelet.DevicePluginHost.class));
             assertThat(socket).doesNotExist();

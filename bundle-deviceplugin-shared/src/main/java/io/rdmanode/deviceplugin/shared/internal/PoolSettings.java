@@ -3,6 +3,7 @@ package io.rdmanode.deviceplugin.shared.internal;
 
 import io.rdmanode.deviceplugin.Selectors;
 import io.rdmanode.kubelet.Device;
+import io.rdmanode.kubelet.ExtendedResourceNames;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -38,6 +39,9 @@ public record PoolSettings(String name, String resourcePrefix, String resourceNa
             throw new IllegalArgumentException("pool " + name + " has no selectors: set at least one of "
                     + "selectors.vendors, deviceIDs, drivers, ifNames, linkTypes");
         }
+        ExtendedResourceNames.problem(resourcePrefix + "/" + resourceName).ifPresent(p -> {
+            throw new IllegalArgumentException("pool " + name + ": " + p);
+        });
     }
 
     /** {@code <resourcePrefix>/<resourceName>}. */

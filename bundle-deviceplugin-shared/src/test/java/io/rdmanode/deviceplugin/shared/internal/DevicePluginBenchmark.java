@@ -40,7 +40,7 @@ public final class DevicePluginBenchmark {
         RecordedHostDiscovery discovery = RecordedHostDiscovery.unpack("cx5-roce-sriov", dir.resolve("host"));
         KubeletTestbed kubelet = KubeletTestbed.start(dir, 5000, 2);
         DevicePluginHost host = kubelet.host();
-        DevicePluginLayer layer = DevicePluginLayer.create(new LayerSettings(DevicePaths.DEFAULT, List.of()));
+        DevicePluginLayer layer = io.rdmanode.deviceplugin.testing.DevicePluginTesting.layer(new LayerSettings(DevicePaths.DEFAULT, List.of()));
         SharedPoolRegistry registry = new SharedPoolRegistry(layer);
         long[] listenerAt = new long[1];
         discovery.addListener((RdmaTopologyListener) (HostSnapshot s, TopologyDiff d) -> listenerAt[0] = System.nanoTime());

@@ -33,7 +33,7 @@ class SharedPoolDevicePluginTest {
     Path dir;
     private RecordedHostDiscovery discovery;
     private KubeletTestbed kubelet;
-    private final DevicePluginLayer layer = DevicePluginLayer.create(
+    private final DevicePluginLayer layer = io.rdmanode.deviceplugin.testing.DevicePluginTesting.layer(
             new LayerSettings(new DevicePaths(Path.of("/node/dev")), List.of()));
     private final SharedPoolRegistry registry = new SharedPoolRegistry(layer);
 

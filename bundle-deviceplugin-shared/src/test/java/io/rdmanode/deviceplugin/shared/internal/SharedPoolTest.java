@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** The shared pool as a pure function of a recorded host, and its Allocate answer. */
 class SharedPoolTest {
 
-    static final DevicePluginLayer LAYER = DevicePluginLayer.create(new LayerSettings(DevicePaths.DEFAULT, List.of()));
+    static final DevicePluginLayer LAYER = io.rdmanode.deviceplugin.testing.DevicePluginTesting.layer(new LayerSettings(DevicePaths.DEFAULT, List.of()));
 
     @TempDir
     Path dir;

@@ -117,8 +117,14 @@ public final class SriovPoolDevicePlugin {
     static SriovPoolSettings settings(Config c, Object index) {
         int order = index instanceof Number n ? n.intValue() : Integer.MAX_VALUE;
         String resourceName = c.resourceName().isEmpty() ? c.name() : c.resourceName();
-        return new SriovPoolSettings(c.name(), order, c.resourcePrefix(), resourceName,
-                PreferredAllocator.Policy.valueOf(c.policy().toUpperCase(Locale.ROOT)), c.excludeTopology(),
+        PreferredAllocator.Policy policy;
+        try {
+            policy = PreferredAllocator.Policy.valueOf(c.policy().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("pool " + c.name() + ": policy '" + c.policy()
+                    + "' is not one of spread, pack");
+        }
+        return new SriovPoolSettings(c.name(), order, c.resourcePrefix(), resourceName, policy, c.excludeTopology(),
                 Path.of(c.deviceInfoDir()), c.cdi() ? Optional.of(Path.of(c.cdiSpecDir())) : Optional.empty());
     }
 

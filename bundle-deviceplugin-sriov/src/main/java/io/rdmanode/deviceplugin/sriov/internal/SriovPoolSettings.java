@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.sriov.internal;
 
+import io.rdmanode.kubelet.ExtendedResourceNames;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -30,6 +31,9 @@ public record SriovPoolSettings(String name, int order, String resourcePrefix, S
             throw new IllegalArgumentException("pool " + name + ": resourceName '" + resourceName
                     + "' must be at most 63 letters, digits, '.', '_' or '-', alphanumeric at both ends");
         }
+        ExtendedResourceNames.problem(resourcePrefix + "/" + resourceName).ifPresent(p -> {
+            throw new IllegalArgumentException("pool " + name + ": " + p);
+        });
     }
 
     /** {@code <resourcePrefix>/<resourceName>}. */

@@ -5,6 +5,7 @@ import io.rdmanode.deviceplugin.CdiRuntime;
 import io.rdmanode.deviceplugin.CdiSpec;
 import io.rdmanode.deviceplugin.DeviceFile;
 import io.rdmanode.deviceplugin.DevicePluginLayer;
+import io.rdmanode.deviceplugin.Ownership;
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.discovery.RdmaTopologyListener;
@@ -132,6 +133,7 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
             h.served = host.serve(h.pool);
         } catch (RuntimeException e) {
             pools.remove(h);
+            layer.release(settings.extendedResourceName());      // a pool of that name still there claims again
             recompute(discovery.snapshot());
             h.pool.removeCdiSpec();
             throw e;
@@ -169,6 +171,7 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
         if (h.served != null) {
             h.served.close();
         }
+        layer.release(h.settings.extendedResourceName());
         h.pool.allocated().forEach(id -> held.put(id, h.settings.extendedResourceName()));
         h.pool.removeAllDeviceInfo();
         try {
@@ -220,6 +223,11 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
         }
         DeviceFile rdmaCm = layer.rdmaCm(snapshot);
         for (Handle p : pools) {
+            // The layer's line of the ownership rule: a VF a shared pool also names makes that pool Unhealthy.
+            List<Ownership.Conflict> conflicts = layer.claim(new Ownership.Claim(p.settings.extendedResourceName(),
+                    p.settings.name(), true, next.pool(p.settings.name()).stream().map(v -> v.vf().id())
+                            .collect(java.util.stream.Collectors.toSet())));
+            conflicts.forEach(c -> LOG.error("pool={}: {}", p.settings.name(), c.message()));
             int before = p.pool.vfs().size();
             if (p.pool.update(next.pool(p.settings.name()), rdmaCm) && p.served != null) {
                 p.served.devicesChanged();
@@ -234,6 +242,11 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
 
     public synchronized List<Handle> pools() {
         return List.copyOf(pools);
+    }
+
+    /** VFs whose RDMA device the ledger remembers (inside pods), for claims computed like {@link #recompute}. */
+    public Map<String, VfRdma> remembered() {
+        return ledger.entries();
     }
 
     public String ledgerProblem() {

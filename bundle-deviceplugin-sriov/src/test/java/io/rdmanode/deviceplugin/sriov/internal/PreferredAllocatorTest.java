@@ -20,7 +20,7 @@ class PreferredAllocatorTest {
     @TempDir
     static Path dir;
     private static final Map<String, SriovVf> VFS = new LinkedHashMap<>();
-    private static final DevicePluginLayer LAYER = DevicePluginLayer.create(LayerSettings.DEFAULT);
+    private static final DevicePluginLayer LAYER = io.rdmanode.deviceplugin.testing.DevicePluginTesting.layer(LayerSettings.DEFAULT);
 
     @BeforeAll
     static void generate() {

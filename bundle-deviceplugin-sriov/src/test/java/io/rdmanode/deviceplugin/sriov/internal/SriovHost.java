@@ -71,7 +71,7 @@ final class SriovHost implements RdmaDiscovery {
 
     /** The device-plugin layer with the tree's {@code dev/} as the node's /dev: host paths stay in the tree. */
     DevicePluginLayer layer() {
-        return DevicePluginLayer.create(new LayerSettings(new DevicePaths(devRoot()), List.of()));
+        return io.rdmanode.deviceplugin.testing.DevicePluginTesting.layer(new LayerSettings(new DevicePaths(devRoot()), List.of()));
     }
 
     /** Rebinds a VF to vfio-pci: its driver link changes, its netdev and RDMA device go. */

@@ -32,7 +32,7 @@ class VfAllocatorTest {
     Path dir;
 
     private Map<String, PooledVf> vfs(SriovHost host) {
-        DevicePluginLayer layer = DevicePluginLayer.create(new LayerSettings(NODE, List.of()));
+        DevicePluginLayer layer = io.rdmanode.deviceplugin.testing.DevicePluginTesting.layer(new LayerSettings(NODE, List.of()));
         PoolAssignment a = PoolAssignment.of(List.of(new PoolAssignment.Rule("all", (vf, h) -> Optional.empty())),
                 layer, host.snapshot(), Map.of());
         return a.pool("all").stream().collect(java.util.stream.Collectors.toMap(p -> p.vf().id(), p -> p));
@@ -44,7 +44,7 @@ class VfAllocatorTest {
         Map<String, PooledVf> vfs = vfs(host);
 
         ContainerAllocation a = ALLOCATOR.allocate(List.of(vfs.get("0000:3b:00.2"), vfs.get("0000:3b:00.3")),
-                DevicePluginLayer.create(LayerSettings.DEFAULT).rdmaCm(host.snapshot()));
+                io.rdmanode.deviceplugin.testing.DevicePluginTesting.layer(LayerSettings.DEFAULT).rdmaCm(host.snapshot()));
 
         assertThat(a.devices()).extracting(DeviceNode::containerPath, DeviceNode::hostPath, DeviceNode::permissions)
                 .containsExactly(
@@ -76,7 +76,7 @@ class VfAllocatorTest {
         Map<String, PooledVf> vfs = vfs(host);
 
         ContainerAllocation a = ALLOCATOR.allocate(List.of(vfs.get("0000:86:00.2"), vfs.get("0000:86:00.3")),
-                DevicePluginLayer.create(LayerSettings.DEFAULT).rdmaCm(host.snapshot()));
+                io.rdmanode.deviceplugin.testing.DevicePluginTesting.layer(LayerSettings.DEFAULT).rdmaCm(host.snapshot()));
 
         assertThat(vfs.get("0000:86:00.2").healthy()).isTrue();
         assertThat(a.devices()).extracting(DeviceNode::containerPath, DeviceNode::hostPath).containsExactly(

@@ -1,13 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.rdmanode.deviceplugin.internal;
+package io.rdmanode.deviceplugin;
 
-import io.rdmanode.deviceplugin.CandidateDevice;
-import io.rdmanode.deviceplugin.Exclusion;
-import io.rdmanode.deviceplugin.NetdevRef;
-import io.rdmanode.deviceplugin.PciInfo;
-import io.rdmanode.deviceplugin.PfSelector;
-import io.rdmanode.deviceplugin.Selection;
-import io.rdmanode.deviceplugin.Selectors;
 import io.rdmanode.discovery.PciAddress;
 import io.rdmanode.discovery.RdmaPort;
 import java.util.ArrayList;
@@ -18,16 +11,17 @@ import java.util.regex.Pattern;
 
 /**
  * The one selector engine behind {@link Selectors}: normalises and checks selector values, and finds the first
- * selector kind a candidate fails, with the device's value in the reason.
+ * selector kind a candidate fails, with the device's value in the reason. Package-private: the API package holds
+ * it so that {@link Selectors} does not reach into the implementation package.
  */
-public final class SelectorEngine {
+final class SelectorEngine {
 
     private static final Pattern HEX_ID = Pattern.compile("[0-9a-f]{1,4}");
 
     private SelectorEngine() {
     }
 
-    public static List<String> hexIds(String kind, List<String> ids) {
+    static List<String> hexIds(String kind, List<String> ids) {
         List<String> out = new ArrayList<>();
         for (String id : ids) {
             String h = hexId(id);
@@ -39,7 +33,7 @@ public final class SelectorEngine {
         return List.copyOf(out);
     }
 
-    public static List<String> plain(String kind, List<String> values) {
+    static List<String> plain(String kind, List<String> values) {
         for (String v : values) {
             if (v == null || v.isBlank()) {
                 throw new IllegalArgumentException(kind + ": empty entry");
@@ -48,7 +42,7 @@ public final class SelectorEngine {
         return values.stream().map(String::trim).toList();
     }
 
-    public static List<String> pciAddresses(String kind, List<String> values) {
+    static List<String> pciAddresses(String kind, List<String> values) {
         List<String> out = new ArrayList<>();
         for (String v : values) {
             String t = v.trim().toLowerCase(Locale.ROOT);
@@ -60,7 +54,7 @@ public final class SelectorEngine {
         return List.copyOf(out);
     }
 
-    public static List<PfSelector> pfSelectors(String kind, List<String> entries) {
+    static List<PfSelector> pfSelectors(String kind, List<String> entries) {
         List<PfSelector> out = new ArrayList<>();
         for (String e : entries) {
             try {
@@ -72,7 +66,7 @@ public final class SelectorEngine {
         return List.copyOf(out);
     }
 
-    public static List<PfSelector> rootDevices(List<PfSelector> selectors) {
+    static List<PfSelector> rootDevices(List<PfSelector> selectors) {
         for (PfSelector s : selectors) {
             if (PciAddress.parse(s.pf()).isEmpty()) {
                 throw new IllegalArgumentException("rootDevices: '" + s + "' does not start with a PCI address"
@@ -82,7 +76,7 @@ public final class SelectorEngine {
         return List.copyOf(selectors);
     }
 
-    public static List<String> linkTypes(List<String> types) {
+    static List<String> linkTypes(List<String> types) {
         List<String> out = new ArrayList<>();
         for (String t : types) {
             String l = t.trim().toLowerCase(Locale.ROOT);
@@ -94,7 +88,7 @@ public final class SelectorEngine {
         return List.copyOf(out);
     }
 
-    public static Selection select(Selectors s, List<CandidateDevice> candidates) {
+    static Selection select(Selectors s, List<CandidateDevice> candidates) {
         List<CandidateDevice> matched = new ArrayList<>();
         List<Exclusion> excluded = new ArrayList<>();
         for (CandidateDevice c : candidates) {
@@ -108,7 +102,7 @@ public final class SelectorEngine {
         return new Selection(matched, excluded);
     }
 
-    public static Optional<Exclusion> exclusion(Selectors s, CandidateDevice c) {
+    static Optional<Exclusion> exclusion(Selectors s, CandidateDevice c) {
         Optional<PciInfo> pci = c.pci();
         String key = c.key();
         if (!s.vendors().isEmpty()) {

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.deviceplugin.testing;
+
+import io.rdmanode.agent.ConfigValidator;
+import io.rdmanode.deviceplugin.DeviceOwner;
+import io.rdmanode.deviceplugin.DeviceOwnership;
+import io.rdmanode.deviceplugin.DevicePluginLayer;
+import io.rdmanode.deviceplugin.LayerSettings;
+import io.rdmanode.deviceplugin.internal.DevicePluginValidator;
+import io.rdmanode.deviceplugin.internal.Layer;
+import io.rdmanode.deviceplugin.internal.OwnershipTable;
+import java.util.List;
+
+/** The layer's implementations outside OSGi, for the device-plugin bundles' tests (their internals stay free). */
+public final class DevicePluginTesting {
+
+    private DevicePluginTesting() {
+    }
+
+    /** The layer the OSGi service wraps. */
+    public static DevicePluginLayer layer(LayerSettings settings) {
+        return new Layer(settings);
+    }
+
+    /** The ownership table over fixed owners. */
+    public static DeviceOwnership ownership(List<DeviceOwner> owners) {
+        return new OwnershipTable(owners);
+    }
+
+    /** The layer bundle's configuration validator (settings and the ownership rule). */
+    public static ConfigValidator validator() {
+        return new DevicePluginValidator();
+    }
+}
