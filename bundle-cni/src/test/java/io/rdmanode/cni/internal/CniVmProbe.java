@@ -63,6 +63,16 @@ public final class CniVmProbe {
             }
 
             @Override
+            public io.rdmanode.discovery.RdmaCounters counters() {
+                return sysfs.counters();
+            }
+
+            @Override
+            public io.rdmanode.discovery.RdmaCounters counters(Path sys) {
+                return sysfs.counters(sys);
+            }
+
+            @Override
             public void addListener(RdmaTopologyListener listener) {
             }
 

@@ -54,7 +54,7 @@ public final class MetricsScrapeBenchmark {
     private static void run(RecordedHost host, Path nodeExporter, int rounds) throws Exception {
         HostSnapshot s = host.scan();
         int ports = s.devices().stream().mapToInt(d -> d.ports().size()).sum();
-        InfinibandPortCollector collector = new InfinibandPortCollector(() -> s, host.sys(), "", "", true);
+        InfinibandPortCollector collector = new InfinibandPortCollector(() -> s, host.counters(), "", "", true);
         long series = collector.collect().stream().mapToLong(m -> m.getDataPoints().size()).sum();
         int nePort = freePort();
         Process ne = new ProcessBuilder(nodeExporter.toString(), "--path.sysfs=" + host.sys(),
