@@ -130,16 +130,11 @@ public final class MetricsScrapeBenchmark {
         return ms;
     }
 
-    private static void waitUntilUp(URI uri) throws InterruptedException {
-        for (int i = 0; i < 100; i++) {
-            try {
-                get(uri);
-                return;
-            } catch (IOException | IllegalStateException e) {
-                Thread.sleep(100);
-            }
-        }
-        throw new IllegalStateException("node_exporter did not answer on " + uri);
+    private static void waitUntilUp(URI uri) {
+        org.awaitility.Awaitility.await("node_exporter answering on " + uri).atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(100)).ignoreExceptionsInstanceOf(IOException.class)
+                .ignoreExceptionsInstanceOf(IllegalStateException.class)
+                .until(() -> get(uri) >= 0);
     }
 
     private static int freePort() throws IOException {
