@@ -7,8 +7,9 @@ import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * The one model of the host's RDMA topology. Thread-safe; every method may be called from any thread.
- * Subscribe to changes by registering an {@link RdmaTopologyListener} whiteboard service, or with
- * {@link #addListener(RdmaTopologyListener)} from code that is not a component.
+ * Consumers hear changes through one channel, {@link #addListener(RdmaTopologyListener)}: each call gets the
+ * new snapshot and the diff from the previous one. Values a snapshot does not keep (counters, link state,
+ * rate) are read through {@link #counters()}: discovery is the agent's one reader of {@code class/infiniband}.
  *
  * @since 1.0
  */
@@ -36,7 +37,26 @@ public interface RdmaDiscovery {
      */
     Optional<RdmaDevice> readDevice(Path sys, String name);
 
-    /** Adds a listener called after every change, on the discovery's scan thread, never concurrently. */
+    /**
+     * The values of the devices in the tree discovery reads (its configured sysfs root), read at call time.
+     *
+     * @since 1.3
+     */
+    RdmaCounters counters();
+
+    /**
+     * The values of the devices in the sysfs tree at {@code sys}, read at call time: for a device moved into a pod,
+     * {@code counters(Path.of("/sys"))} on a thread inside the pod's namespace with its own sysfs (see
+     * {@link #readDevice}).
+     *
+     * @since 1.3
+     */
+    RdmaCounters counters(Path sys);
+
+    /**
+     * Adds a listener, the one channel to discovery's consumers: called after every change with the new snapshot
+     * and the diff, on the discovery's scan thread, never concurrently. Remove it when the consumer goes.
+     */
     void addListener(RdmaTopologyListener listener);
 
     void removeListener(RdmaTopologyListener listener);

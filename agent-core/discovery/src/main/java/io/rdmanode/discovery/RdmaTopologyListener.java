@@ -4,8 +4,8 @@ package io.rdmanode.discovery;
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
- * Receives topology changes. Register it as an OSGi service (whiteboard) or through
- * {@link RdmaDiscovery#addListener}. Calls come from one discovery thread in revision order; a listener must
+ * Receives topology changes, registered through {@link RdmaDiscovery#addListener} (the one channel; there
+ * is no whiteboard). Calls come from one discovery thread in revision order; a listener must
  * return quickly (hand work to its own executor). It is not called for the state it found at registration:
  * read {@link RdmaDiscovery#snapshot()} for that.
  *

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.verbs;
 
-import io.rdmanode.verbs.internal.LibibverbsRdmaVerbs;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -21,23 +20,16 @@ import org.osgi.annotation.versioning.ProviderType;
 @ProviderType
 public interface RdmaVerbs {
 
-    /** The soname loaded by {@link #load()}: rdma-core's libibverbs, ABI 1. */
+    /** The soname the verbs bundle loads: rdma-core's libibverbs, ABI 1. */
     String LIBRARY = "libibverbs.so.1";
 
-    /** An instance of one's own, outside OSGi; close it to stop its event thread and close its contexts. */
+    /**
+     * An instance of one's own, outside OSGi (the bundle's {@code internal.LibibverbsRdmaVerbs.load}, for tests and
+     * tools on a plain class path); close it to stop its event thread and close its contexts.
+     */
     interface Owned extends RdmaVerbs, AutoCloseable {
         @Override
         void close();
-    }
-
-    /** Loads {@link #LIBRARY}; never throws: a missing library shows in {@link #unavailableReason()}. */
-    static Owned load() {
-        return load(LIBRARY);
-    }
-
-    /** Loads the given library name or path instead (tests: a name that does not exist). */
-    static Owned load(String library) {
-        return LibibverbsRdmaVerbs.load(library);
     }
 
     /**

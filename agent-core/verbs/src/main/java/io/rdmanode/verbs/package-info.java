@@ -7,8 +7,9 @@
  * {@code ibv_ack_async_event} on one context per device, delivered to
  * {@link io.rdmanode.verbs.AsyncEventListener}s on the thread {@code rdma-agent-verbs-events}).
  *
- * <p>The verbs bundle registers one {@link io.rdmanode.verbs.RdmaVerbs} service; outside OSGi (tests, tools)
- * {@link io.rdmanode.verbs.RdmaVerbs#load()} gives an instance of one's own. Without {@code libibverbs.so.1}
+ * <p>The verbs bundle registers one {@link io.rdmanode.verbs.RdmaVerbs} service; outside OSGi (tests, tools on a
+ * plain class path) the bundle's {@code internal.LibibverbsRdmaVerbs.load} gives an instance of one's own
+ * ({@link io.rdmanode.verbs.RdmaVerbs.Owned}); the API names no internal class. Without {@code libibverbs.so.1}
  * the service is still there and says why it cannot answer ({@link io.rdmanode.verbs.RdmaVerbs#unavailableReason()}).
  *
  * <p><b>How this API grows</b> (the Freeflow router needs protection domains, memory regions, completion
@@ -22,10 +23,12 @@
  * {@code QP_FATAL}, ...) are already named in {@link io.rdmanode.verbs.AsyncEventType}; today no caller owns
  * such an object, so they never occur.
  *
+ * <p>2.0: {@code RdmaVerbs.load} removed (the API reached into the bundle's internal package; issue 19).
+ *
  * @since 1.0
  */
 @Export
-@Version("1.0.0")
+@Version("2.0.0")
 package io.rdmanode.verbs;
 
 import org.osgi.annotation.bundle.Export;

@@ -14,16 +14,28 @@ import io.rdmanode.cni.PodAttachment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Reference;
 
 /**
  * {@code rdma_agent_cni_*}, read at scrape time: requests by command and result, time spent per command,
  * reconciliation repairs, the installed client, and one series per RDMA device in a pod with the pod's identity.
  */
-final class CniCollector implements MultiCollector {
+@Component(service = MultiCollector.class, configurationPid = CniComponent.PID,
+           configurationPolicy = ConfigurationPolicy.REQUIRE)     // like the CNI: none waits unconfigured in /readyz
+public final class CniCollector implements MultiCollector {
 
     private final CniStats stats;
     private final Supplier<List<PodAttachment>> attachments;
     private final Supplier<String> installedVersion;
+
+    /** A plain component; without lib-prometheus (an optional import) SCR cannot load it and the CNI serves on. */
+    @Activate
+    public CniCollector(@Reference CniFigures cni) {
+        this(cni.stats(), cni::attachments, cni::installedVersion);
+    }
 
     CniCollector(CniStats stats, Supplier<List<PodAttachment>> attachments, Supplier<String> installedVersion) {
         this.stats = stats;

@@ -16,8 +16,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.osgi.framework.BundleContext;
-import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -35,10 +33,10 @@ import org.slf4j.LoggerFactory;
  * ({@link PodAttachments}) other bundles read. It runs only when the configuration has a {@code cni} section
  * (it writes into the host's CNI bin dir). Any settings change restarts it (the socket and dirs move).
  */
-@Component(service = {PodAttachments.class, HealthCheck.class, StatusSection.class},
+@Component(service = {PodAttachments.class, HealthCheck.class, StatusSection.class, CniFigures.class},
         configurationPid = CniComponent.PID, configurationPolicy = ConfigurationPolicy.REQUIRE)
 @Designate(ocd = CniComponent.Config.class)
-public final class CniComponent implements PodAttachments, HealthCheck, StatusSection {
+public final class CniComponent implements PodAttachments, HealthCheck, StatusSection, CniFigures {
 
     static final String PID = "io.rdmanode.cni";
     private static final Logger LOG = LoggerFactory.getLogger(CniComponent.class);
@@ -65,24 +63,22 @@ public final class CniComponent implements PodAttachments, HealthCheck, StatusSe
     private final Config config;
     private final String installState;
     private final int reconciled;
-    private final ServiceRegistration<?> metrics;
+    private final CniStats stats = new CniStats();
 
     @Activate
-    public CniComponent(Config config, BundleContext context, @Reference RdmaDiscovery discovery,
-                        @Reference RdmaNetlink rdma, @Reference NetworkNamespaces namespaces) throws IOException {
-        this(config, context, new DiscoveryResolver(discovery), rdma, namespaces);
+    public CniComponent(Config config, @Reference RdmaDiscovery discovery, @Reference RdmaNetlink rdma,
+                        @Reference NetworkNamespaces namespaces) throws IOException {
+        this(config, new DiscoveryResolver(discovery), rdma, namespaces);
     }
 
-    CniComponent(Config config, BundleContext context, DeviceResolver devices, RdmaNetlink rdma,
-                 NetworkNamespaces namespaces) throws IOException {
+    CniComponent(Config config, DeviceResolver devices, RdmaNetlink rdma, NetworkNamespaces namespaces)
+            throws IOException {
         this.config = config;
-        CniStats stats = new CniStats();
         this.handler = new CniHandler(new AttachmentStore(Path.of(config.stateDir())), rdma, namespaces, devices,
                 stats, Clock.systemUTC());
         this.reconciled = handler.reconcile();
         this.installState = install(config);
         this.server = new CniServer(Path.of(config.socket()), handler::handle);
-        this.metrics = context == null ? null : registerMetrics(context, stats);
         LOG.info("rdma CNI serving on {}; client {}; {} attachment(s), {} repaired at start", config.socket(),
                 installState, attachments().size(), reconciled);
     }
@@ -101,15 +97,14 @@ public final class CniComponent implements PodAttachments, HealthCheck, StatusSe
         }
     }
 
-    private ServiceRegistration<?> registerMetrics(BundleContext context, CniStats stats) {
-        try {
-            return context.registerService(io.prometheus.metrics.model.registry.MultiCollector.class,
-                    new CniCollector(stats, this::attachments,
-                            () -> ClientInstaller.installedVersion(Path.of(config.binDir(), "rdma"))), null);
-        } catch (NoClassDefFoundError noPrometheus) {
-            LOG.info("no Prometheus client bundle; CNI metrics are not exported");
-            return null;
-        }
+    @Override
+    public CniStats stats() {
+        return stats;
+    }
+
+    @Override
+    public String installedVersion() {
+        return ClientInstaller.installedVersion(Path.of(config.binDir(), "rdma"));
     }
 
     CniHandler handler() {
@@ -118,9 +113,6 @@ public final class CniComponent implements PodAttachments, HealthCheck, StatusSe
 
     @Deactivate
     void stop() {
-        if (metrics != null) {
-            metrics.unregister();
-        }
         server.close();
     }
 

@@ -63,6 +63,16 @@ public final class CniVmProbe {
             }
 
             @Override
+            public io.rdmanode.discovery.RdmaCounters counters() {
+                return sysfs.counters();
+            }
+
+            @Override
+            public io.rdmanode.discovery.RdmaCounters counters(Path sys) {
+                return sysfs.counters(sys);
+            }
+
+            @Override
             public void addListener(RdmaTopologyListener listener) {
             }
 
@@ -76,7 +86,7 @@ public final class CniVmProbe {
 
         Path root = Files.createTempDirectory(Path.of("/tmp"), "rdt-vm-");
         RdmaNetlink rdma = Netlink.rdma();
-        CniComponent component = new CniComponent(TestAgent.config(root), null, discovery, rdma, Netlink.namespaces());
+        CniComponent component = new CniComponent(TestAgent.config(root), discovery, rdma, Netlink.namespaces());
         Path client = root.resolve("bin/rdma");
         out("client.installed", Files.isExecutable(client));
         out("mode.initial", rdma.netnsMode());

@@ -55,6 +55,16 @@ class DiscoveryResolverTest {
             }
 
             @Override
+            public io.rdmanode.discovery.RdmaCounters counters() {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public io.rdmanode.discovery.RdmaCounters counters(Path sys) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
             public void addListener(RdmaTopologyListener listener) {
             }
 

@@ -144,19 +144,11 @@ public final class DistScrapeBenchmark {
                 .findFirst().orElse("?");
     }
 
-    private static void waitFor(URI uri, String content) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (System.nanoTime() < deadline) {
-            try {
-                if (body(uri).contains(content)) {
-                    return;
-                }
-            } catch (IOException | IllegalStateException notYet) {
-                // starting
-            }
-            Thread.sleep(200);
-        }
-        throw new IllegalStateException(uri + " did not serve " + content + " within 120 s");
+    private static void waitFor(URI uri, String content) {
+        org.awaitility.Awaitility.await(uri + " serving " + content).atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(200)).ignoreExceptionsInstanceOf(IOException.class)
+                .ignoreExceptionsInstanceOf(IllegalStateException.class)   // starting
+                .until(() -> body(uri).contains(content));
     }
 
     private static String body(URI uri) throws IOException, InterruptedException {

@@ -54,7 +54,7 @@ public final class MetricsScrapeBenchmark {
     private static void run(RecordedHost host, Path nodeExporter, int rounds) throws Exception {
         HostSnapshot s = host.scan();
         int ports = s.devices().stream().mapToInt(d -> d.ports().size()).sum();
-        InfinibandPortCollector collector = new InfinibandPortCollector(() -> s, host.sys(), "", "", true);
+        InfinibandPortCollector collector = new InfinibandPortCollector(() -> s, host.counters(), "", "", true);
         long series = collector.collect().stream().mapToLong(m -> m.getDataPoints().size()).sum();
         int nePort = freePort();
         Process ne = new ProcessBuilder(nodeExporter.toString(), "--path.sysfs=" + host.sys(),
@@ -130,16 +130,11 @@ public final class MetricsScrapeBenchmark {
         return ms;
     }
 
-    private static void waitUntilUp(URI uri) throws InterruptedException {
-        for (int i = 0; i < 100; i++) {
-            try {
-                get(uri);
-                return;
-            } catch (IOException | IllegalStateException e) {
-                Thread.sleep(100);
-            }
-        }
-        throw new IllegalStateException("node_exporter did not answer on " + uri);
+    private static void waitUntilUp(URI uri) {
+        org.awaitility.Awaitility.await("node_exporter answering on " + uri).atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(100)).ignoreExceptionsInstanceOf(IOException.class)
+                .ignoreExceptionsInstanceOf(IllegalStateException.class)
+                .until(() -> get(uri) >= 0);
     }
 
     private static int freePort() throws IOException {

@@ -46,7 +46,7 @@ class PrometheusServerTest {
         RecordedHost host = RecordedHost.unpack("cx6-ib", dir.resolve("host"));
         HostSnapshot s = host.scan();
         try (ServedEndpoint served = new ServedEndpoint(Map.of())) {
-            served.bind("infiniband", new InfinibandPortCollector(() -> s, host.sys(), "", "", true));
+            served.bind("infiniband", new InfinibandPortCollector(() -> s, host.counters(), "", "", true));
             served.bind("agent", new AgentCollector(new FixedFigures(
                     List.of(new AgentFigures.BundleFigure("metrics", "io.rdmanode.metrics", "0.1.0", "active")))));
             // another bundle's counter family, as the config bundle contributes rdma_agent_config_reloads

@@ -31,7 +31,7 @@ class PromtoolCheckTest {
         HostSnapshot s = recorded.scan();
         PrometheusRegistry registry = new PrometheusRegistry();
         CollectorWhiteboard whiteboard = new CollectorWhiteboard(registry);
-        whiteboard.add("infiniband", new InfinibandPortCollector(() -> s, recorded.sys(), "", "", true));
+        whiteboard.add("infiniband", new InfinibandPortCollector(() -> s, recorded.counters(), "", "", true));
         whiteboard.add("agent", new AgentCollector(new FixedFigures(
                 List.of(new AgentFigures.BundleFigure("metrics", "io.rdmanode.metrics", "0.1.0", "active")))));
         byte[] body = ScrapeHandler.render(PrometheusTextFormatWriter.create(), registry.scrape(), false);

@@ -2,6 +2,7 @@
 package io.rdmanode.metrics.internal;
 
 import io.rdmanode.discovery.HostSnapshot;
+import io.rdmanode.discovery.RdmaCounters;
 import io.rdmanode.discovery.NetnsMode;
 import io.rdmanode.discovery.testing.SysfsTree;
 import io.rdmanode.agent.Ttar;
@@ -41,6 +42,11 @@ public record RecordedHost(String name, Path dir, SysfsTree source) {
 
     public Path sys() {
         return dir.resolve("sys");
+    }
+
+    /** Discovery's reader of this tree's counters ({@code RdmaDiscovery.counters()}). */
+    public RdmaCounters counters() {
+        return source.counters();
     }
 
     public HostSnapshot scan() {

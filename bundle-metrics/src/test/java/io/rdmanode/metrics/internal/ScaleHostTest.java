@@ -23,7 +23,7 @@ class ScaleHostTest {
         assertThat(s.devices()).hasSize(16).allSatisfy(d -> assertThat(d.ports()).hasSize(2));
         assertThat(s.problems()).isEmpty();
         int series = 0;
-        for (MetricSnapshot m : new InfinibandPortCollector(() -> s, host.sys(), "", "", true).collect()) {
+        for (MetricSnapshot m : new InfinibandPortCollector(() -> s, host.counters(), "", "", true).collect()) {
             series += m.getDataPoints().size();
         }
         // per port: 19 counters + 18 hw_counters + state, phys_state, rate, port_info; per device: info

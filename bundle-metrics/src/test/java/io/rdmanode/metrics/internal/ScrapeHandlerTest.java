@@ -33,7 +33,7 @@ class ScrapeHandlerTest {
         RecordedHost host = RecordedHost.unpack("cx6-ib", dir);
         HostSnapshot s = host.scan();
         served = new ServedEndpoint(Map.of());
-        served.bind("infiniband", new InfinibandPortCollector(() -> s, host.sys(), "", "", true));
+        served.bind("infiniband", new InfinibandPortCollector(() -> s, host.counters(), "", "", true));
     }
 
     @AfterEach

@@ -10,23 +10,29 @@ import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricMetadata;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.util.List;
-import java.util.function.Supplier;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /**
  * {@code rdma_agent_discovery_*}: the same series and labels the metrics bundle used to derive from the
- * {@code discovery} status section, now read from the engine at scrape time, plus the verbs event count.
+ * {@code discovery} status section, read from the engine at scrape time, plus the verbs event count. A plain
+ * component contributing a client_java {@code MultiCollector} to the metrics bundle's whiteboard; it needs
+ * lib-prometheus (an optional import: without it SCR cannot load this class and discovery runs without metrics).
  */
-final class DiscoveryCollector implements MultiCollector {
+@Component(service = MultiCollector.class)
+public final class DiscoveryCollector implements MultiCollector {
 
-    private final Supplier<DiscoveryMetrics.Figures> figures;
+    private final DiscoveryFigures discovery;
 
-    DiscoveryCollector(Supplier<DiscoveryMetrics.Figures> figures) {
-        this.figures = figures;
+    @Activate
+    public DiscoveryCollector(@Reference DiscoveryFigures discovery) {
+        this.discovery = discovery;
     }
 
     @Override
     public MetricSnapshots collect() {
-        DiscoveryMetrics.Figures f = figures.get();
+        DiscoveryFigures.Figures f = discovery.figures();
         return new MetricSnapshots(
                 gauge("rdma_agent_discovery_revision",
                         "Revision of the RDMA topology snapshot; grows by one with every change", f.revision()),

@@ -3,28 +3,28 @@ package io.rdmanode.discovery.internal;
 
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.NetnsMode;
+import io.rdmanode.discovery.RdmaCounters;
 import io.rdmanode.discovery.RdmaDevice;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.discovery.RdmaTopologyListener;
 import io.rdmanode.discovery.internal.events.DiscoveryEngine;
-import io.rdmanode.discovery.internal.netlink.KernelEventListener;
+import io.rdmanode.discovery.internal.netlink.KernelEvents;
 import io.rdmanode.discovery.internal.netlink.RdmaNetnsModeReader;
 import io.rdmanode.discovery.internal.sysfs.InfinibandClassReader;
+import io.rdmanode.discovery.internal.sysfs.InfinibandCounters;
 import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
 import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
 import io.rdmanode.discovery.internal.verbs.VerbsTopologySource;
 import io.rdmanode.health.HealthCheck;
 import io.rdmanode.health.HealthStatus;
 import io.rdmanode.health.StatusSection;
+import io.rdmanode.netlink.Listening;
 import io.rdmanode.netlink.NetlinkException;
 import io.rdmanode.verbs.RdmaVerbs;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
-import org.osgi.service.component.ComponentConstants;
-import org.osgi.service.component.ComponentContext;
-import org.osgi.service.component.ComponentServiceObjects;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -44,13 +44,16 @@ import org.slf4j.LoggerFactory;
 /**
  * The discovery service: picks the backend from configuration, keeps the snapshot current from kernel events
  * (live host: uevent, rtnetlink and, with the verbs bundle, verbs async events) and a periodic rescan, and
- * reports itself in {@code /status}, {@code /readyz} and {@code /metrics}. Tuning keys apply in place
- * ({@link #modified}); a backend change or a new root restarts the component: consumers see a fresh service.
+ * reports itself in {@code /status}, {@code /readyz} and {@code /metrics}. Configuration is an {@link Identity}
+ * (backend and roots: which tree is read) and tuning (rescan interval, debounce). {@link #modified} applies
+ * both in place: tuning is handed to the engine, another identity gives the same engine another source, so the
+ * service registration, its listeners and the revision sequence stay and consumers hear the new tree as a diff.
  */
-@Component(service = {RdmaDiscovery.class, StatusSection.class, HealthCheck.class}, immediate = true,
-           configurationPid = DiscoveryComponent.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Component(service = {RdmaDiscovery.class, StatusSection.class, HealthCheck.class, DiscoveryFigures.class},
+           immediate = true, configurationPid = DiscoveryComponent.PID,
+           configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = DiscoveryComponent.Config.class)
-public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, HealthCheck {
+public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, HealthCheck, DiscoveryFigures {
 
     static final String PID = "io.rdmanode.discovery";
     private static final Logger LOG = LoggerFactory.getLogger(DiscoveryComponent.class);
@@ -76,88 +79,111 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
         long eventDebounce() default DiscoveryEngine.DEFAULT_DEBOUNCE_MS;
     }
 
-    /** What a running instance cannot change in place: another source or another tree is another topology. */
-    private record Identity(String backend, String sysfsRoot, String devRoot) {
+    /** Which tree is read: another source or another tree is another topology, read by another source. */
+    record Identity(String backend, String sysfsRoot, String devRoot) {
         static Identity of(Config c) {
             return new Identity(c.backend(), c.sysfsRoot(), c.devRoot());
+        }
+
+        SysfsRoot root() {
+            return SysfsRoot.of(sysfsRoot, devRoot);
+        }
+
+        boolean verbsBackend() {
+            return "verbs".equals(backend);
+        }
+    }
+
+    /** What tuning is: applied to the running engine. */
+    record Tuning(long rescanInterval, long eventDebounce) {
+        static Tuning of(Config c) {
+            return new Tuning(c.rescanInterval(), c.eventDebounce());
         }
     }
 
     private final DiscoveryEngine engine;
-    private final java.util.Map<ComponentServiceObjects<RdmaTopologyListener>, WhiteboardListener> whiteboardListeners =
-            new java.util.concurrent.ConcurrentHashMap<>();
-    private final KernelEventListener events;
-    private final String eventsState;
-    private final Identity identity;
-    private final ComponentContext context;
     private final VerbsLink verbs;
-    private final DiscoveryMetrics metrics;
+    private volatile Identity identity;
+    private volatile RdmaCounters counters;
+    private volatile Listening events;
+    private volatile String eventsState;
 
     @Activate
-    public DiscoveryComponent(Config config, ComponentContext context) {
+    public DiscoveryComponent(Config config) {
         this.identity = Identity.of(config);
-        this.context = context;
-        SysfsRoot root = SysfsRoot.of(config.sysfsRoot(), config.devRoot());
+        Tuning tuning = Tuning.of(config);
+        this.counters = new InfinibandCounters(identity.root().sys());
+        this.engine = new DiscoveryEngine(source(identity), tuning.rescanInterval());
+        engine.retune(tuning.rescanInterval(), tuning.eventDebounce());
+        this.verbs = new VerbsLink(engine, identity.root().isLiveHost(), identity.verbsBackend());
+        listen(identity.root());
+    }
+
+    private TopologySource source(Identity id) {
+        SysfsRoot root = id.root();
         Supplier<NetnsMode> netns = root.isLiveHost() ? RdmaNetnsModeReader::read
                 : () -> NetnsMode.unknown("sysfsRoot " + root.sys() + " is a recording: RDMA netlink would describe"
                         + " the running kernel, not it");
         SysfsTopologySource sysfs = new SysfsTopologySource(root, netns);
-        boolean verbsBackend = "verbs".equals(config.backend());
-        TopologySource source = verbsBackend ? new VerbsTopologySource(sysfs, this::boundVerbs) : sysfs;
-        this.engine = new DiscoveryEngine(source, config.rescanInterval());
-        engine.retune(config.rescanInterval(), config.eventDebounce());
-        this.verbs = new VerbsLink(engine, root.isLiveHost(), verbsBackend);
-        KernelEventListener listener = null;
-        String state;
-        if (root.isLiveHost()) {
-            try {
-                listener = new KernelEventListener(engine::hint);
-                state = "uevent+rtnetlink";
-            } catch (NetlinkException e) {
-                state = "unavailable (" + e.getMessage() + "): periodic rescan only";
-                LOG.warn("kernel events unavailable, relying on the periodic rescan: {}", e.getMessage());
-            }
-        } else {
-            state = "off (recorded host: edit the tree and rescan)";
+        return id.verbsBackend() ? new VerbsTopologySource(sysfs, this::boundVerbs) : sysfs;
+    }
+
+    /** Kernel events on a live host; a recording changes only when edited, then rescanned. */
+    private void listen(SysfsRoot root) {
+        if (!root.isLiveHost()) {
+            events = null;
+            eventsState = "off (recorded host: edit the tree and rescan)";
+            return;
         }
-        this.events = listener;
-        this.eventsState = state;
-        this.metrics = DiscoveryMetrics.register(context == null ? null : context.getBundleContext(), this::figures);
+        try {
+            events = KernelEvents.listen(engine::hint);
+            eventsState = "uevent+rtnetlink";
+        } catch (NetlinkException e) {
+            events = null;
+            eventsState = "unavailable (" + e.getMessage() + "): periodic rescan only";
+            LOG.warn("kernel events unavailable, relying on the periodic rescan: {}", e.getMessage());
+        }
     }
 
     /**
-     * Tuning keys (rescan interval, event debounce) apply in place: the engine keeps its snapshot, revision,
-     * listeners and event sources, and the service registration stays, so consumers (device-plugin servers with
-     * their sockets and kubelet registrations) are not rebuilt for a tuning edit. Another backend or root is
-     * another topology: the component has SCR restart it, as a static change would. SCR holds this component's
-     * lock while it calls here and disabling needs it, so the restart runs on its own short-lived thread.
+     * Tuning (rescan interval, event debounce) goes to the engine, which keeps its snapshot, revision, listeners
+     * and event sources. Another identity (backend or root) is read by a new source inside the same engine: the
+     * service registration stays, consumers (device-plugin servers with their sockets and kubelet registrations)
+     * are not rebuilt, and they hear the other tree's devices as one diff. Nothing here asks SCR to restart.
      */
     @Modified
     void modified(Config config) {
-        if (!Identity.of(config).equals(identity)) {
-            LOG.info("discovery backend or roots changed ({} -> {}): restarting the component", identity,
-                    Identity.of(config));
-            String name = (String) context.getProperties().get(ComponentConstants.COMPONENT_NAME);
-            Thread restart = new Thread(() -> {
-                context.disableComponent(name);
-                context.enableComponent(name);
-            }, "rdma-agent-discovery-restart");
-            restart.setDaemon(true);
-            restart.start();
-            return;
+        Identity next = Identity.of(config);
+        if (!next.equals(identity)) {
+            LOG.info("discovery backend or roots changed ({} -> {}): reading the new tree", identity, next);
+            boolean wasLive = identity.root().isLiveHost();
+            identity = next;
+            counters = new InfinibandCounters(next.root().sys());
+            verbs.retarget(next.root().isLiveHost(), next.verbsBackend());
+            if (wasLive != next.root().isLiveHost()) {
+                closeEvents();
+                listen(next.root());
+            }
+            engine.replaceSource(source(next));
         }
-        engine.retune(config.rescanInterval(), config.eventDebounce());
-        LOG.info("discovery tuning applied rescanInterval={}ms eventDebounce={}ms", config.rescanInterval(),
-                config.eventDebounce());
+        Tuning tuning = Tuning.of(config);
+        engine.retune(tuning.rescanInterval(), tuning.eventDebounce());
+        LOG.info("discovery tuning applied rescanInterval={}ms eventDebounce={}ms", tuning.rescanInterval(),
+                tuning.eventDebounce());
+    }
+
+    private void closeEvents() {
+        Listening e = events;
+        if (e != null) {
+            e.close();
+        }
+        events = null;
     }
 
     @Deactivate
     void stop() {
-        metrics.close();
         verbs.close();
-        if (events != null) {
-            events.close();
-        }
+        closeEvents();
         engine.close();
     }
 
@@ -179,33 +205,12 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
     }
 
     /** Figures for /status and /metrics. */
-    DiscoveryMetrics.Figures figures() {
+    @Override
+    public Figures figures() {
         HostSnapshot s = engine.snapshot();
         DiscoveryEngine.Counters c = engine.counters();
-        return new DiscoveryMetrics.Figures(s.revision(), s.devices().size(), s.problems().size(), c.fullScans(),
+        return new Figures(s.revision(), s.devices().size(), s.problems().size(), c.fullScans(),
                 c.incrementalScans(), c.failedScans(), c.kernelEvents(), verbs.eventsReceived());
-    }
-
-    /**
-     * Whiteboard listeners are bound as {@link ComponentServiceObjects} and fetched on first use, from the scan
-     * thread: a listener component that also references {@link RdmaDiscovery} (the usual consumer) would
-     * otherwise be activated from inside this component's activation, which SCR refuses as a circular
-     * reference and the consumer never starts.
-     */
-    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
-               service = RdmaTopologyListener.class)
-    void bindListener(ComponentServiceObjects<RdmaTopologyListener> listener) {
-        WhiteboardListener whiteboard = new WhiteboardListener(listener);
-        whiteboardListeners.put(listener, whiteboard);
-        engine.addListener(whiteboard);
-    }
-
-    void unbindListener(ComponentServiceObjects<RdmaTopologyListener> listener) {
-        WhiteboardListener whiteboard = whiteboardListeners.remove(listener);
-        if (whiteboard != null) {
-            engine.removeListener(whiteboard);
-            whiteboard.release();
-        }
     }
 
     @Override
@@ -222,6 +227,16 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
     public Optional<RdmaDevice> readDevice(Path sys, String name) {
         // Character devices stay the host's: /dev is not namespaced, and a moved device keeps its uverbs node.
         return InfinibandClassReader.readIfPresent(new SysfsRoot(sys, Path.of("/dev")), name);
+    }
+
+    @Override
+    public RdmaCounters counters() {
+        return counters;
+    }
+
+    @Override
+    public RdmaCounters counters(Path sys) {
+        return new InfinibandCounters(sys);
     }
 
     @Override
@@ -247,6 +262,8 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
                 "failed", counters.failedScans()));
         status.put("kernelEvents", counters.kernelEvents());
         status.put("verbsEvents", Map.of("received", verbs.eventsReceived(), "devices", verbs.eventDevices()));
+        status.put("identity", Map.of("backend", identity.backend(), "sysfsRoot", identity.sysfsRoot(),
+                "devRoot", identity.devRoot()));
         status.put("tuning", Map.of("rescanInterval", engine.rescanInterval(), "eventDebounce", engine.debounce()));
         return status;
     }

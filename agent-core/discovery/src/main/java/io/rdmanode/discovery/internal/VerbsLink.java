@@ -20,8 +20,8 @@ final class VerbsLink {
     private static final Logger LOG = LoggerFactory.getLogger(VerbsLink.class);
 
     private final DiscoveryEngine engine;
-    private final boolean liveHost;
-    private final boolean verbsBackend;
+    private volatile boolean liveHost;
+    private volatile boolean verbsBackend;
     private final VerbsEventHints events;
     private volatile RdmaVerbs verbs;
 
@@ -36,6 +36,24 @@ final class VerbsLink {
                 v.refreshAsyncEventDevices();                   // a new device's port events, from now on
             }
         });
+    }
+
+    /** Another backend or root: async events are listened to on a live host only. */
+    void retarget(boolean live, boolean backend) {
+        RdmaVerbs v = verbs;
+        if (v != null && liveHost && !live) {
+            v.removeAsyncEventListener(events);
+        }
+        boolean wasLive = liveHost;
+        liveHost = live;
+        verbsBackend = backend;
+        if (v != null && live && !wasLive) {
+            try {
+                v.addAsyncEventListener(events);
+            } catch (VerbsException e) {
+                LOG.info("verbs async events unavailable ({})", e.getMessage());
+            }
+        }
     }
 
     /** The bound verbs service, null while there is none. */

@@ -15,7 +15,7 @@ class DiscoveryCollectorTest {
     @Test
     void servesRevisionDevicesProblemsScansAndEvents() throws IOException {
         DiscoveryCollector collector = new DiscoveryCollector(
-                () -> new DiscoveryMetrics.Figures(7, 2, 1, 2, 9, 0, 12, 3));
+                () -> new DiscoveryFigures.Figures(7, 2, 1, 2, 9, 0, 12, 3));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         PrometheusTextFormatWriter.create().write(out, collector.collect());
         String text = out.toString(StandardCharsets.UTF_8);

@@ -8,10 +8,7 @@ import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.agent.Ttar;
 import io.rdmanode.health.HealthCheck;
 import java.nio.file.Files;
-import io.rdmanode.discovery.RdmaTopologyListener;
 import java.nio.file.Path;
-import org.osgi.framework.ServiceReference;
-import org.osgi.service.component.ComponentServiceObjects;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -33,12 +30,12 @@ class DiscoveryComponentTest {
     void twoConsumersShareOneServiceAndSeeTheSameRevision() throws Exception {
         Ttar.unpack(Path.of(getClass().getResource("/fixtures/sysfs/cx5-roce-sriov.ttar").toURI()), tmp);
         DiscoveryComponent c = new DiscoveryComponent(config(Map.of("sysfsRoot", tmp.resolve("sys").toString(),
-                "devRoot", tmp.resolve("dev").toString(), "rescanInterval", 0L)), null);
+                "devRoot", tmp.resolve("dev").toString(), "rescanInterval", 0L)));
         try {
             RdmaDiscovery service = c;
             List<Long> a = new CopyOnWriteArrayList<>();
             List<Long> b = new CopyOnWriteArrayList<>();
-            c.bindListener(serviceObjects((s, d) -> a.add(s.revision())));
+            service.addListener((s, d) -> a.add(s.revision()));
             service.addListener((s, d) -> b.add(s.revision()));
             Files.writeString(tmp.resolve("sys/bus/pci/devices/0000:86:00.0/sriov_numvfs"), "4\n");
 
@@ -59,25 +56,6 @@ class DiscoveryComponentTest {
         } finally {
             c.stop();
         }
-    }
-
-    /** What SCR hands a whiteboard bind method: the service, fetched on demand. */
-    private static ComponentServiceObjects<RdmaTopologyListener> serviceObjects(RdmaTopologyListener listener) {
-        return new ComponentServiceObjects<>() {
-            @Override
-            public RdmaTopologyListener getService() {
-                return listener;
-            }
-
-            @Override
-            public void ungetService(RdmaTopologyListener service) {
-            }
-
-            @Override
-            public ServiceReference<RdmaTopologyListener> getServiceReference() {
-                return null;
-            }
-        };
     }
 
     @Test

@@ -2,54 +2,32 @@
 package io.rdmanode.discovery.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.agent.Ttar;
-import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.osgi.service.component.ComponentConstants;
-import org.osgi.service.component.ComponentContext;
 import org.osgi.util.converter.Converters;
 
 /**
  * Live tuning (issue #9 item 4): a {@code rescanInterval} or {@code eventDebounce} edit is applied by the
  * running instance, which keeps its snapshot, revision and listeners and asks SCR for nothing, so the service
  * consumers hold (device-plugin servers with their sockets and kubelet registrations) is the same one. A new
- * root or backend asks SCR to restart the component (from another thread: SCR holds the component's lock while
- * calling {@code modified}). {@code DiscoveryTuningIT} (agent-core/itest) checks both on real Felix SCR.
+ * root or backend is read by the same engine through a new source: the listeners hear the new tree as a diff. {@code DiscoveryTuningIT} (agent-core/itest) checks both on real Felix SCR.
  */
 class DiscoveryTuningTest {
 
     @TempDir
     Path tmp;
-    private final List<String> scrCalls = new CopyOnWriteArrayList<>();
-    private ComponentContext context;
-
     @BeforeEach
-    void recordedHostAndARecordingComponentContext() throws Exception {
+    void recordedHost() throws Exception {
         Ttar.unpack(Path.of(getClass().getResource("/fixtures/sysfs/cx5-roce-sriov.ttar").toURI()), tmp);
-        Hashtable<String, Object> props = new Hashtable<>();
-        props.put(ComponentConstants.COMPONENT_NAME, DiscoveryComponent.class.getName());
-        context = (ComponentContext) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {ComponentContext.class}, (proxy, method, args) -> switch (method.getName()) {
-                    case "getProperties" -> props;
-                    case "getBundleContext" -> null;
-                    case "disableComponent", "enableComponent" -> {
-                        scrCalls.add(method.getName() + " " + args[0]);
-                        yield null;
-                    }
-                    default -> throw new UnsupportedOperationException(method.getName());
-                });
     }
 
     private DiscoveryComponent.Config config(Map<String, Object> extra) {
@@ -61,7 +39,7 @@ class DiscoveryTuningTest {
 
     @Test
     void aRescanIntervalEditIsAppliedInPlaceWithoutDeactivatingTheComponent() throws Exception {
-        DiscoveryComponent c = new DiscoveryComponent(config(Map.of()), context);
+        DiscoveryComponent c = new DiscoveryComponent(config(Map.of()));
         try {
             List<Long> seen = new CopyOnWriteArrayList<>();
             c.addListener((s, d) -> seen.add(s.revision()));
@@ -69,7 +47,6 @@ class DiscoveryTuningTest {
 
             c.modified(config(Map.of("rescanInterval", 120_000L, "eventDebounce", 40L)));
 
-            assertThat(scrCalls).as("no disable/enable: the component and its service stay").isEmpty();
             assertThat(c.snapshot()).isSameAs(before);
             assertThat(status(c).get("tuning")).isEqualTo(Map.of("rescanInterval", 120_000L, "eventDebounce", 40L));
             // Still the same running engine: a change reaches the listener registered before the edit.
@@ -85,30 +62,38 @@ class DiscoveryTuningTest {
 
     @Test
     void turningThePeriodicRescanOffAndOnIsATuningEditToo() {
-        DiscoveryComponent c = new DiscoveryComponent(config(Map.of("rescanInterval", 30_000L)), context);
+        DiscoveryComponent c = new DiscoveryComponent(config(Map.of("rescanInterval", 30_000L)));
         try {
             c.modified(config(Map.of("rescanInterval", 0L)));
             assertThat(status(c).get("tuning")).isEqualTo(Map.of("rescanInterval", 0L, "eventDebounce", 15L));
             c.modified(config(Map.of("rescanInterval", 5_000L)));
             assertThat(status(c).get("tuning")).isEqualTo(Map.of("rescanInterval", 5_000L, "eventDebounce", 15L));
-            assertThat(scrCalls).isEmpty();
         } finally {
             c.stop();
         }
     }
 
     @Test
-    void anotherRootOrBackendRestartsTheComponent() {
-        DiscoveryComponent c = new DiscoveryComponent(config(Map.of()), context);
+    void anotherRootIsReadByTheSameRunningEngineAndListenersHearItAsADiff() throws Exception {
+        DiscoveryComponent c = new DiscoveryComponent(config(Map.of()));
         try {
-            c.modified(config(Map.of("sysfsRoot", tmp.resolve("elsewhere").toString())));
-            await().atMost(Duration.ofSeconds(5)).until(() -> scrCalls.size() == 2);
-            assertThat(scrCalls).containsExactly("disableComponent " + DiscoveryComponent.class.getName(),
-                    "enableComponent " + DiscoveryComponent.class.getName());
+            List<HostSnapshot> seen = new CopyOnWriteArrayList<>();
+            c.addListener((s, d) -> seen.add(s));
+            HostSnapshot before = c.snapshot();
+            Path empty = tmp.resolve("elsewhere");
+            Files.createDirectories(empty.resolve("sys/class/infiniband"));
 
-            scrCalls.clear();
-            c.modified(config(Map.of("backend", "verbs")));
-            await().atMost(Duration.ofSeconds(5)).until(() -> scrCalls.size() == 2);
+            c.modified(config(Map.of("sysfsRoot", empty.resolve("sys").toString())));
+
+            assertThat(c.snapshot().revision()).isEqualTo(before.revision() + 1);
+            assertThat(c.snapshot().devices()).isEmpty();
+            assertThat(seen).extracting(HostSnapshot::revision).containsExactly(before.revision() + 1);
+            assertThat(((Map<?, ?>) status(c).get("identity")).get("sysfsRoot"))
+                    .isEqualTo(empty.resolve("sys").toString());
+
+            c.modified(config(Map.of()));                    // back: the devices return as one more diff
+            assertThat(c.snapshot().devices()).hasSize(before.devices().size());
+            assertThat(seen).hasSize(2);
         } finally {
             c.stop();
         }

@@ -5,8 +5,10 @@ import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.NetnsMode;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.discovery.RdmaTopologyListener;
+import io.rdmanode.discovery.RdmaCounters;
 import io.rdmanode.discovery.RdmaDevice;
 import io.rdmanode.discovery.internal.sysfs.InfinibandClassReader;
+import io.rdmanode.discovery.internal.sysfs.InfinibandCounters;
 import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
 import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
 import io.rdmanode.agent.Ttar;
@@ -89,6 +91,16 @@ public final class RecordedHostDiscovery implements RdmaDiscovery {
     @Override
     public Optional<RdmaDevice> readDevice(Path sys, String name) {
         return InfinibandClassReader.readIfPresent(new SysfsRoot(sys, dir.resolve("dev")), name);
+    }
+
+    @Override
+    public RdmaCounters counters() {
+        return new InfinibandCounters(dir.resolve("sys"));
+    }
+
+    @Override
+    public RdmaCounters counters(Path sys) {
+        return new InfinibandCounters(sys);
     }
 
     @Override

@@ -5,9 +5,11 @@ import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.NetnsMode;
 import io.rdmanode.discovery.PciAddress;
 import io.rdmanode.discovery.internal.ScanHints;
+import io.rdmanode.discovery.RdmaCounters;
 import io.rdmanode.discovery.RdmaDevice;
 import io.rdmanode.discovery.internal.sysfs.FixtureHosts;
 import io.rdmanode.discovery.internal.sysfs.InfinibandClassReader;
+import io.rdmanode.discovery.internal.sysfs.InfinibandCounters;
 import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
 import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
 import java.nio.file.Path;
@@ -57,6 +59,16 @@ public final class SysfsTree {
         ScanHints hints = new ScanHints();
         functions.forEach(hints::pciFunction);
         return source.update(hints);
+    }
+
+    /** {@code RdmaDiscovery.counters()}: the values of this tree's devices, read at call time. */
+    public RdmaCounters counters() {
+        return new InfinibandCounters(dir.resolve("sys"));
+    }
+
+    /** {@code RdmaDiscovery.counters(sys)}: the values in the sysfs tree {@code sys} (a pod's view). */
+    public RdmaCounters counters(Path sys) {
+        return new InfinibandCounters(sys);
     }
 
     /** {@code RdmaDiscovery.readDevice}: one device from the sysfs tree {@code sys} (a pod's view), devices here. */

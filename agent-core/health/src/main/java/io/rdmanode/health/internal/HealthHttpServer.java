@@ -9,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,11 +36,19 @@ final class HealthHttpServer implements AutoCloseable {
     private final NamedWhiteboard<HttpEndpoint> endpoints = new NamedWhiteboard<>("http endpoint", BUILT_IN_PATHS);
     private final NamedWhiteboard<StatusSection> sections =
             new NamedWhiteboard<>("status section", StatusDocument.MEMBERS);
+    private final HealthResponses responses;
     private boolean closed;
 
     /** Binds and starts serving; port 0 in {@code address} picks a free port, see {@link #uri()}. */
     HealthHttpServer(InetSocketAddress address, int threads, HealthSources sources, Clock clock) {
-        HealthResponses responses = new HealthResponses(sources, sections, clock);
+        this(address, threads, sources, clock, CheckRunner.DEFAULT_TIMEOUT);
+    }
+
+    /** @param checkTimeout the bound within which {@code /healthz} and {@code /readyz} answer, hung checks or not */
+    HealthHttpServer(InetSocketAddress address, int threads, HealthSources sources, Clock clock,
+                     Duration checkTimeout) {
+        HealthResponses responses = new HealthResponses(sources, sections, clock, checkTimeout);
+        this.responses = responses;
         try {
             this.server = HttpServer.create(address, 0);
         } catch (IOException e) {
@@ -124,6 +133,7 @@ final class HealthHttpServer implements AutoCloseable {
         }
         closed = true;
         server.stop(0);
+        responses.close();
         executor.shutdown();
         try {
             if (!executor.awaitTermination(1, TimeUnit.SECONDS)) {

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.health.internal;
 
-import io.rdmanode.health.HealthCheck;
 import io.rdmanode.health.StatusSection;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 
-/** The bodies of the built-in paths, computed from the sources on each request; no HTTP in here. */
+/**
+ * The bodies of the built-in paths, computed from the sources on each request; no HTTP in here. The health
+ * checks run on {@link CheckRunner}'s threads, so a hung one delays an answer by the check timeout at most.
+ */
 final class HealthResponses {
 
     static final String TEXT = "text/plain; charset=utf-8";
@@ -20,11 +23,20 @@ final class HealthResponses {
     private final Clock clock;
     private final WarnOnce warnOnce = new WarnOnce();
     private final StatusDocument statusDocument = new StatusDocument(warnOnce);
+    private final CheckRunner checks;
 
-    HealthResponses(HealthSources sources, NamedWhiteboard<StatusSection> sections, Clock clock) {
+    /** @param checkTimeout how long a request waits for the checks (they run on their own threads) */
+    HealthResponses(HealthSources sources, NamedWhiteboard<StatusSection> sections, Clock clock,
+                    Duration checkTimeout) {
         this.sources = sources;
         this.sections = sections;
         this.clock = clock;
+        this.checks = new CheckRunner(checkTimeout, warnOnce);
+    }
+
+    /** Stops the check threads (a hung check's included). */
+    void close() {
+        checks.close();
     }
 
     /** {@code ok} alone when alive, as kube-apiserver answers; the listing when asked or when failing. */
@@ -50,7 +62,6 @@ final class HealthResponses {
     }
 
     private List<CheckResult> runChecks() {
-        List<HealthCheck> checks = sources.checks();
-        return checks.stream().map(c -> CheckResult.run(c, warnOnce)).toList();
+        return checks.run(sources.checks());
     }
 }

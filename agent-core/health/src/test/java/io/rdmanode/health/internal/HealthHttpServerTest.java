@@ -2,6 +2,7 @@
 package io.rdmanode.health.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
@@ -20,9 +21,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -71,6 +75,45 @@ class HealthHttpServerTest {
         assertThat(response.body()).isEqualTo("ok\n");
         assertThat(response.headers().firstValue("Content-Type")).hasValue("text/plain; charset=utf-8");
         assertThat(get("/healthz?verbose").body()).isEqualTo("[+]config ok: revision 3\nhealthz check passed\n");
+    }
+
+    /**
+     * Felix's health-check model (issue 19): checks run on their own threads, a request waits for them within a
+     * bound, and one that hangs is reported as timed out without holding the HTTP thread; the next request waits
+     * for the same run (no second thread) and, once the check answers, reports its result again.
+     */
+    @Test
+    void aHungCheckIsReportedAsTimedOutWithinTheBoundAndDoesNotHoldTheHttpThread() throws Exception {
+        server.close();
+        server = new HealthHttpServer(new InetSocketAddress("127.0.0.1", 0), 1, sources,
+                Clock.fixed(STARTED.plusSeconds(90), ZoneOffset.UTC), Duration.ofMillis(300));
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger calls = new AtomicInteger();
+        sources.checks.add(new FakeCheck("stuck", Kind.ALIVE, () -> {
+            calls.incrementAndGet();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return HealthStatus.ok("answered at last");
+        }));
+
+        for (int i = 0; i < 3; i++) {                            // one HTTP thread: each request must come back
+            long start = System.nanoTime();
+            HttpResponse<String> response = get("/healthz");
+            long ms = (System.nanoTime() - start) / 1_000_000;
+
+            assertThat(ms).as("answered within the bound (300 ms) plus slack").isLessThan(2_000);
+            assertThat(response.statusCode()).isEqualTo(503);
+            assertThat(response.body()).contains("[+]config ok: revision 3")
+                    .contains("[-]stuck failed: timed out after 300 ms (still running)");
+        }
+        assertThat(get("/readyz").statusCode()).as("readiness has no hung check").isEqualTo(200);
+        assertThat(calls.get()).as("the hung run is awaited again, not started again").isEqualTo(1);
+
+        release.countDown();
+        await().atMost(Duration.ofSeconds(5)).until(() -> get("/healthz").statusCode() == 200);
     }
 
     @Test

@@ -2,19 +2,24 @@
 package io.rdmanode.probe.internal;
 
 import io.rdmanode.discovery.RdmaDiscovery;
-import io.rdmanode.discovery.RdmaTopologyListener;
 import io.rdmanode.probe.DiscoveryConsumer;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 
-/** Consumer B of the shared discovery service (the listener is registered through the whiteboard). */
-@Component(service = {DiscoveryConsumer.class, RdmaTopologyListener.class})
+/** Consumer B of the shared discovery service (its listener added through the service's one channel). */
+@Component(service = DiscoveryConsumer.class)
 public final class DiscoveryConsumerB extends RecordingDiscoveryConsumer {
 
     @Activate
     public DiscoveryConsumerB(@Reference RdmaDiscovery discovery) {
         super(discovery);
+    }
+
+    @Deactivate
+    void stop() {
+        close();
     }
 
     @Override

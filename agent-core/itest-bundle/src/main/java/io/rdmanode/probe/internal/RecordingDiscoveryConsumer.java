@@ -7,7 +7,7 @@ import io.rdmanode.discovery.RdmaTopologyListener;
 import io.rdmanode.discovery.TopologyDiff;
 import io.rdmanode.probe.DiscoveryConsumer;
 
-/** Records what one consumer of the discovery service sees: through its reference and as a listener. */
+/** Records what one consumer of the discovery service sees: through its reference and as a listener added to it. */
 abstract class RecordingDiscoveryConsumer implements DiscoveryConsumer, RdmaTopologyListener {
 
     private final RdmaDiscovery discovery;
@@ -16,6 +16,11 @@ abstract class RecordingDiscoveryConsumer implements DiscoveryConsumer, RdmaTopo
     RecordingDiscoveryConsumer(RdmaDiscovery discovery) {
         this.discovery = discovery;
         this.lastRevision = discovery.snapshot().revision();
+        discovery.addListener(this);
+    }
+
+    final void close() {
+        discovery.removeListener(this);
     }
 
     @Override

@@ -26,7 +26,8 @@ class NetlinkSoftRoceIT {
         Path runInVm = SoftRoceVm.runInVm();
         Path target = Path.of("").toAbsolutePath().resolve("target");
         Path libs = Files.createDirectories(target.resolve("vm-lib"));
-        for (Class<?> c : List.of(org.slf4j.LoggerFactory.class, org.slf4j.simple.SimpleLogger.class)) {
+        for (Class<?> c : List.of(org.slf4j.LoggerFactory.class, org.slf4j.simple.SimpleLogger.class,
+                org.awaitility.Awaitility.class, org.hamcrest.Matcher.class)) {
             try {
                 Path jar = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
                 Files.copy(jar, libs.resolve(jar.getFileName()), StandardCopyOption.REPLACE_EXISTING);

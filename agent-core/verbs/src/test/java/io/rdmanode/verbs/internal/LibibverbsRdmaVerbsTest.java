@@ -34,7 +34,7 @@ class LibibverbsRdmaVerbsTest {
 
     @Test
     void listsNoDeviceCleanlyWithoutHardware() {
-        try (RdmaVerbs.Owned verbs = RdmaVerbs.load()) {
+        try (RdmaVerbs.Owned verbs = LibibverbsRdmaVerbs.load(RdmaVerbs.LIBRARY)) {
             assertThat(verbs.unavailableReason()).isEmpty();
             assertThat(verbs.deviceNames()).isEmpty();
             assertThat(verbs.devices().devices()).isEmpty();
@@ -51,7 +51,7 @@ class LibibverbsRdmaVerbsTest {
 
     @Test
     void aMissingLibraryIsNamedAndEveryCallSaysSo() {
-        try (RdmaVerbs.Owned verbs = RdmaVerbs.load("libibverbs-not-installed.so.1")) {
+        try (RdmaVerbs.Owned verbs = LibibverbsRdmaVerbs.load("libibverbs-not-installed.so.1")) {
             assertThat(verbs.unavailableReason()).contains("libibverbs-not-installed.so.1 not found: cannot open"
                     + " shared object file: No such file or directory");
             assertThatThrownBy(verbs::devices).isInstanceOf(VerbsException.class)
@@ -64,7 +64,7 @@ class LibibverbsRdmaVerbsTest {
     /** The event thread runs while a listener is registered, watches no device here, and stops with the last one. */
     @Test
     void asyncEventThreadRunsWhileListenedToAndStopsAfterwards() {
-        try (RdmaVerbs.Owned verbs = RdmaVerbs.load()) {
+        try (RdmaVerbs.Owned verbs = LibibverbsRdmaVerbs.load(RdmaVerbs.LIBRARY)) {
             AsyncEventListener a = e -> { };
             AsyncEventListener b = e -> { };
             verbs.addAsyncEventListener(a);

@@ -259,6 +259,16 @@ final class SriovHost implements RdmaDiscovery {
     }
 
     @Override
+    public io.rdmanode.discovery.RdmaCounters counters() {
+        return source.counters();
+    }
+
+    @Override
+    public io.rdmanode.discovery.RdmaCounters counters(Path sys) {
+        return source.counters(sys);
+    }
+
+    @Override
     public void addListener(RdmaTopologyListener listener) {
         published.addListener(listener);
     }

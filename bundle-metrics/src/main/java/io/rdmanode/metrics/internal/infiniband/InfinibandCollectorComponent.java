@@ -3,13 +3,16 @@ package io.rdmanode.metrics.internal.infiniband;
 
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.rdmanode.discovery.RdmaCounter;
+import io.rdmanode.discovery.RdmaCounters;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.metrics.internal.MetricsConfig;
-import java.nio.file.Path;
-import java.util.Map;
+import java.util.List;
+import java.util.Optional;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
@@ -17,38 +20,65 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 
 /**
  * Publishes the RDMA port counters as a {@link MultiCollector} service, picked up by the metrics endpoint like
- * any other bundle's collector. The discovery reference is static: when discovery is swapped or reconfigured
- * this component goes with it (its series disappear) and comes back on the new service. The series of devices
+ * any other bundle's collector. The discovery reference is static: when discovery is swapped this component goes
+ * with it (its series disappear) and comes back on the new service; its own tuning applies in place. The series of devices
  * the CNI plugin moved into pods come from {@link PodPortSource} and join the same families.
  */
 @Component(service = MultiCollector.class, configurationPid = MetricsConfig.PID,
            configurationPolicy = ConfigurationPolicy.OPTIONAL)
 public final class InfinibandCollectorComponent implements MultiCollector {
 
-    private final InfinibandPortCollector collector;
+    private final RdmaDiscovery discovery;
+    private volatile InfinibandPortCollector collector;
 
     /** The series of RDMA devices in pods, while the CNI plugin runs. */
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
                policyOption = ReferencePolicyOption.GREEDY)
     private volatile PodPortSource pods;
 
-    /**
-     * @param discovery the discovery service with its properties: {@code sysfsRoot} is there when discovery is
-     *                  configured to read another tree (a recorded host), else it reads {@code /sys}
-     */
+    /** @param discovery the topology and the one reader of its counters ({@link RdmaDiscovery#counters()}) */
     @Activate
-    public InfinibandCollectorComponent(MetricsConfig config,
-            @Reference(service = RdmaDiscovery.class) Map.Entry<Map<String, Object>, RdmaDiscovery> discovery) {
-        RdmaDiscovery service = discovery.getValue();
-        Object root = discovery.getKey().get("sysfsRoot");
-        this.collector = new InfinibandPortCollector(service::snapshot,
-                Path.of(root instanceof String s && !s.isBlank() ? s : "/sys"), config.deviceInclude(),
-                config.deviceExclude(), config.hwCounters());
+    public InfinibandCollectorComponent(MetricsConfig config, @Reference RdmaDiscovery discovery) {
+        this.discovery = discovery;
+        this.collector = collector(config);
+    }
+
+    /**
+     * Filters and {@code hwCounters} are tuning: a new collector (its plan made on the next scrape) behind the same
+     * service registration, so the metrics endpoint's whiteboard sees no collector leave and come back.
+     */
+    @Modified
+    void modified(MetricsConfig config) {
+        collector = collector(config);
+    }
+
+    private InfinibandPortCollector collector(MetricsConfig config) {
+        return new InfinibandPortCollector(discovery::snapshot, new DiscoveryCounters(discovery),
+                config.deviceInclude(), config.deviceExclude(), config.hwCounters());
+    }
+
+    /** The tree discovery reads now: another root (a configuration edit) is read from the next plan on. */
+    private record DiscoveryCounters(RdmaDiscovery discovery) implements RdmaCounters {
+        @Override
+        public Optional<String> deviceAttribute(String device, DeviceAttribute attribute) {
+            return discovery.counters().deviceAttribute(device, attribute);
+        }
+
+        @Override
+        public List<String> counterNames(String device, int port, RdmaCounter.Kind kind) {
+            return discovery.counters().counterNames(device, port, kind);
+        }
+
+        @Override
+        public Reader reader(List<RdmaCounter> counters) {
+            return discovery.counters().reader(counters);
+        }
     }
 
     @Override
     public MetricSnapshots collect() {
         PodPortSource p = pods;
-        return p == null ? collector.collect() : collector.collect(p);
+        InfinibandPortCollector c = collector;
+        return p == null ? c.collect() : c.collect(p);
     }
 }

@@ -4,7 +4,7 @@ package io.rdmanode.metrics.internal.infiniband;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.rdmanode.discovery.HostSnapshot;
-import java.nio.file.Path;
+import io.rdmanode.discovery.RdmaCounters;
 import java.util.List;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -15,7 +15,7 @@ import java.util.regex.PatternSyntaxException;
  * RDMA port counters with node_exporter's infiniband names under {@code rdma_agent_infiniband_}, labelled
  * {@code device} and {@code port}: every {@code counters/} file (data counters converted from 4-byte words to
  * bytes), every {@code hw_counters/} file, link state, physical state and rate. Each scrape reads only the
- * files the current discovery snapshot lists; the plan is rebuilt when the snapshot's revision changes.
+ * values the current discovery snapshot lists, through discovery's {@link RdmaCounters}; the plan is rebuilt when the snapshot's revision changes.
  * Thread-safe; concurrent scrapes may both rebuild a stale plan, which is harmless.
  */
 public final class InfinibandPortCollector implements MultiCollector {
@@ -23,14 +23,14 @@ public final class InfinibandPortCollector implements MultiCollector {
     private final Supplier<HostSnapshot> snapshots;
     private final Predicate<String> devices;
     private final boolean hwCounters;
-    private final Path sysfsRoot;
+    private final RdmaCounters counters;
     private volatile ScrapePlan plan;
 
-    /** @param sysfsRoot where discovery reads sysfs: device attributes of HCAs without counter files */
-    public InfinibandPortCollector(Supplier<HostSnapshot> snapshots, Path sysfsRoot, String deviceInclude,
+    /** @param counters discovery's reader of the tree the snapshots come from ({@code RdmaDiscovery.counters()}) */
+    public InfinibandPortCollector(Supplier<HostSnapshot> snapshots, RdmaCounters counters, String deviceInclude,
                                    String deviceExclude, boolean hwCounters) {
         this.snapshots = snapshots;
-        this.sysfsRoot = sysfsRoot;
+        this.counters = counters;
         this.devices = deviceFilter(deviceInclude, deviceExclude);
         this.hwCounters = hwCounters;
     }
@@ -54,7 +54,7 @@ public final class InfinibandPortCollector implements MultiCollector {
         HostSnapshot s = snapshots.get();
         ScrapePlan p = plan;
         if (p == null || p.revision() != s.revision()) {
-            p = new ScrapePlanner(devices, hwCounters, sysfsRoot).plan(s);
+            p = new ScrapePlanner(devices, hwCounters, counters).plan(s);
             plan = p;
         }
         return p;

@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
  * The port series of RDMA devices the CNI plugin moved into pods, with {@code pod_namespace} and
  * {@code pod_name} beside {@code device} and {@code port}. In exclusive netns mode a moved device is gone from
  * the host's sysfs, so each one is read on a thread inside its pod's network namespace with that namespace's own
- * sysfs ({@link NetworkNamespaces#callInWithSysfs}), and the plan is made and read there: its file paths mean
- * something only on that thread. One short-lived thread per pod device per scrape; a pod that cannot be read
+ * sysfs ({@link NetworkNamespaces#callInWithSysfs}), and the plan is made and read there (discovery reads the pod's tree:
+ * {@code RdmaDiscovery.counters(sys)}): its values mean something only on that thread. One short-lived thread per pod device per scrape; a pod that cannot be read
  * (its namespace went between DEL and the next scrape, a runtime that forbids mount namespaces) is left out
  * and counted, and the host's series are unaffected.
  */
@@ -118,7 +118,7 @@ final class PodPortSeries {
         HostSnapshot pod = new HostSnapshot(0, host.takenAt(), host.backend(), List.of(device), List.of(),
                 List.of(), host.rdmaCm(), host.netnsMode(), List.of());
         Labels labels = Labels.of("pod_namespace", a.podNamespace(), "pod_name", a.podName());
-        return new ScrapePlanner(name -> true, hwCounters, sysInPod, labels).plan(pod);
+        return new ScrapePlanner(name -> true, hwCounters, discovery.counters(sysInPod), labels).plan(pod);
     }
 
     private MetricSnapshots own(int read) {

@@ -11,40 +11,27 @@ import io.prometheus.metrics.model.snapshots.MetricMetadata;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.Unit;
-import java.io.File;
+import io.rdmanode.discovery.RdmaCounter;
+import io.rdmanode.discovery.RdmaCounters;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalDouble;
 
 /**
  * What one scrape reads, worked out once per discovery revision: every metric family with, per data point,
- * its labels and the one sysfs file behind its value. A scrape then only opens those files (no directory
- * listing, no symlink resolution); the topology walk stays discovery's job.
+ * its labels and the discovery value behind it ({@link RdmaCounter}), all read through one prepared
+ * {@link RdmaCounters.Reader}. A scrape then only asks discovery for those values (no directory listing, no
+ * symlink resolution here): discovery is the one reader of {@code class/infiniband}.
  */
 final class ScrapePlan {
 
-    enum Parse { COUNTER, CODED, RATE }
-
     /**
-     * A value read at scrape time from {@code dir/name}, or a constant ({@code dir == null}). The directory and
-     * name strings are shared (one per port directory, one per distinct file name), and the file's path is
-     * made when it is read: a big host has tens of thousands of points, and a path (or {@code File}) held per
-     * point was most of the agent's live heap (issue 8, item 17).
+     * A value: the {@code index}-th of the plan's reader times {@code scale}, or a constant ({@code index < 0}).
      */
-    record Point(Labels labels, String dir, String name, Parse parse, double scale, double constant) {
+    record Point(Labels labels, int index, double scale, double constant) {
 
-        /** The value, NaN when the file cannot be read or parsed (absent series). */
-        double value(byte[] buf) {
-            if (dir == null) {
-                return constant;
-            }
-            String path = dir + '/' + name;
-            if (parse == Parse.COUNTER) {
-                return SysfsValues.readCounter(path, buf) * scale;
-            }
-            String line = SysfsValues.readLine(new File(path));
-            OptionalDouble v = parse == Parse.CODED ? SysfsValues.parseCoded(line) : SysfsValues.parseRate(line);
-            return v.isPresent() ? v.getAsDouble() * scale : Double.NaN;
+        /** The value, NaN when discovery could not read or parse it (absent series). */
+        double value(double[] values) {
+            return index < 0 ? constant : values[index] * scale;
         }
     }
 
@@ -53,35 +40,35 @@ final class ScrapePlan {
 
         enum Kind { COUNTER, GAUGE, INFO }
 
-        MetricSnapshot read(byte[] buf) {
+        MetricSnapshot read(double[] values) {
             return switch (kind) {
-                case COUNTER -> counters(buf);
-                case GAUGE -> gauges(buf);
+                case COUNTER -> counters(values);
+                case GAUGE -> gauges(values);
                 case INFO -> new InfoSnapshot(metadata, points.stream()
                         .map(p -> new InfoSnapshot.InfoDataPointSnapshot(p.labels())).toList());
             };
         }
 
-        private MetricSnapshot counters(byte[] buf) {
-            List<CounterDataPointSnapshot> values = new ArrayList<>(points.size());
+        private MetricSnapshot counters(double[] values) {
+            List<CounterDataPointSnapshot> out = new ArrayList<>(points.size());
             for (Point p : points) {
-                double v = p.value(buf);
+                double v = p.value(values);
                 if (!Double.isNaN(v)) {
-                    values.add(new CounterDataPointSnapshot(v, p.labels(), null, 0L));
+                    out.add(new CounterDataPointSnapshot(v, p.labels(), null, 0L));
                 }
             }
-            return values.isEmpty() ? null : new CounterSnapshot(metadata, values);
+            return out.isEmpty() ? null : new CounterSnapshot(metadata, out);
         }
 
-        private MetricSnapshot gauges(byte[] buf) {
-            List<GaugeDataPointSnapshot> values = new ArrayList<>(points.size());
+        private MetricSnapshot gauges(double[] values) {
+            List<GaugeDataPointSnapshot> out = new ArrayList<>(points.size());
             for (Point p : points) {
-                double v = p.value(buf);
+                double v = p.value(values);
                 if (!Double.isNaN(v)) {
-                    values.add(new GaugeDataPointSnapshot(v, p.labels(), null));
+                    out.add(new GaugeDataPointSnapshot(v, p.labels(), null));
                 }
             }
-            return values.isEmpty() ? null : new GaugeSnapshot(metadata, values);
+            return out.isEmpty() ? null : new GaugeSnapshot(metadata, out);
         }
 
         static MetricMetadata metadata(String name, String help, boolean bytes, boolean seconds) {
@@ -91,10 +78,12 @@ final class ScrapePlan {
 
     private final long revision;
     private final List<Family> families;
+    private final RdmaCounters.Reader reader;
 
-    ScrapePlan(long revision, List<Family> families) {
+    ScrapePlan(long revision, List<Family> families, RdmaCounters.Reader reader) {
         this.revision = revision;
         this.families = List.copyOf(families);
+        this.reader = reader;
     }
 
     long revision() {
@@ -105,12 +94,13 @@ final class ScrapePlan {
         return families.stream().mapToInt(f -> f.points().size()).sum();
     }
 
-    /** Reads every planned file once; a family whose files all failed is left out. */
+    /** Reads every planned value once; a family whose values all failed is left out. */
     MetricSnapshots read() {
+        double[] values = new double[reader.size()];
+        reader.read(values);
         List<MetricSnapshot> out = new ArrayList<>(families.size());
-        byte[] buf = new byte[64];
         for (Family f : families) {
-            MetricSnapshot s = f.read(buf);
+            MetricSnapshot s = f.read(values);
             if (s != null) {
                 out.add(s);
             }

@@ -4,16 +4,18 @@ package io.rdmanode.metrics.internal.infiniband;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricMetadata;
 import io.rdmanode.discovery.HostSnapshot;
+import io.rdmanode.discovery.RdmaCounter;
+import io.rdmanode.discovery.RdmaCounter.Kind;
+import io.rdmanode.discovery.RdmaCounters;
+import io.rdmanode.discovery.RdmaCounters.DeviceAttribute;
 import io.rdmanode.discovery.NetDevice;
 import io.rdmanode.discovery.RdmaDevice;
 import io.rdmanode.discovery.RdmaPort;
 import io.rdmanode.metrics.internal.infiniband.ScrapePlan.Family;
-import io.rdmanode.metrics.internal.infiniband.ScrapePlan.Parse;
 import io.rdmanode.metrics.internal.infiniband.ScrapePlan.Point;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -22,41 +24,48 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * Turns a discovery snapshot into a {@link ScrapePlan}. The counter files come from the snapshot; the port's
- * {@code state}, {@code phys_state} and {@code rate} sit beside them and are read at scrape time too, so link
- * changes show on the next scrape even between discovery rescans. Device attributes that never change while
- * the device exists ({@code board_id}, {@code hca_type}) are read here, once per revision.
+ * Turns a discovery snapshot into a {@link ScrapePlan}. The counter names come from the snapshot (and, for
+ * {@code counters_ext/}, from discovery's listing); the port's {@code state}, {@code phys_state} and
+ * {@code rate} are read at scrape time too, so link changes show on the next scrape even between discovery
+ * rescans. Device attributes that never change while the device exists ({@code board_id}, {@code hca_type}) are
+ * asked for here, once per revision. Every value comes through discovery's {@link RdmaCounters}.
  */
 final class ScrapePlanner {
 
     private static final String P = CounterName.PREFIX;
+    /** procfs: a rate's Gb/s times 125,000,000 is its bytes per second. */
+    private static final double BYTES_PER_GBIT = 125_000_000d;
+    /** The snapshot's {@code rate} text, {@code "100 Gb/sec (4X EDR)"}, as discovery reads the file. */
+    private static final Pattern RATE = Pattern.compile("([0-9]+(?:\\.[0-9]+)?) Gb/sec.*");
 
     private final Predicate<String> devices;
     private final boolean hwCounters;
-    private final Path classDir;
+    private final RdmaCounters counters;
     private final Labels extra;
     private final Map<String, Builder> families = new TreeMap<>();
-    private final Map<String, String> strings = new HashMap<>();
+    private final List<RdmaCounter> reads = new ArrayList<>();
     private HostSnapshot snapshot;
 
-    /** @param sysfsRoot where discovery reads sysfs ({@code /sys}, or a recorded host's {@code sys}) */
-    ScrapePlanner(Predicate<String> devices, boolean hwCounters, Path sysfsRoot) {
-        this(devices, hwCounters, sysfsRoot, Labels.EMPTY);
+    /** @param counters discovery's reader of the tree the snapshot comes from */
+    ScrapePlanner(Predicate<String> devices, boolean hwCounters, RdmaCounters counters) {
+        this(devices, hwCounters, counters, Labels.EMPTY);
     }
 
     /** @param extra labels every series gets besides {@code device} (and {@code port}): a pod's identity */
-    ScrapePlanner(Predicate<String> devices, boolean hwCounters, Path sysfsRoot, Labels extra) {
+    ScrapePlanner(Predicate<String> devices, boolean hwCounters, RdmaCounters counters, Labels extra) {
         this.devices = devices;
         this.hwCounters = hwCounters;
-        this.classDir = sysfsRoot.resolve("class/infiniband");
+        this.counters = counters;
         this.extra = extra;
     }
 
     ScrapePlan plan(HostSnapshot snapshot) {
         families.clear();
-        strings.clear();
+        reads.clear();
         this.snapshot = snapshot;
         for (RdmaDevice d : snapshot.devices()) {
             if (devices.test(d.name())) {
@@ -65,67 +74,59 @@ final class ScrapePlanner {
         }
         List<Family> out = new ArrayList<>(families.size());
         families.values().forEach(b -> out.add(new Family(b.metadata, b.kind, List.copyOf(b.points))));
-        return new ScrapePlan(snapshot.revision(), out);
+        return new ScrapePlan(snapshot.revision(), out, counters.reader(List.copyOf(reads)));
     }
 
     private void device(RdmaDevice d) {
-        Path dir = deviceDir(d);
-        String boardId = SysfsValues.readLine(dir.resolve("board_id").toFile());
-        String hcaType = SysfsValues.readLine(dir.resolve("hca_type").toFile());
+        String boardId = counters.deviceAttribute(d.name(), DeviceAttribute.BOARD_ID).orElse("");
+        String hcaType = counters.deviceAttribute(d.name(), DeviceAttribute.HCA_TYPE).orElse("");
         info(P + "info", "Non-numeric data from /sys/class/infiniband/<device>, value is always 1.",
-                Labels.of("device", d.name(), "board_id", orEmpty(boardId),
-                        "firmware_version", d.fwVersion().orElse(""), "hca_type", orEmpty(hcaType)).merge(extra));
+                Labels.of("device", d.name(), "board_id", boardId,
+                        "firmware_version", d.fwVersion().orElse(""), "hca_type", hcaType).merge(extra));
         for (RdmaPort port : d.ports()) {
-            port(d, dir, port);
+            port(d, port);
         }
         if (hwCounters) {
             Labels labels = Labels.of("device", d.name()).merge(extra);
             for (Path f : d.hwCounterFiles()) {
-                counterFile(CounterName.ofDeviceHwCounter(f.getFileName().toString()), labels, f);
+                String name = f.getFileName().toString();
+                counter(CounterName.ofDeviceHwCounter(name), labels, new RdmaCounter(d.name(), 0, Kind.HW_COUNTER, name));
             }
         }
     }
 
-    /**
-     * {@code <class/infiniband>/<dev>}: beside its counter files when it has any, else under the sysfs root
-     * discovery reads. An HCA without counter files still has {@code board_id} and {@code hca_type}.
-     */
-    private Path deviceDir(RdmaDevice d) {
-        Optional<Path> fromPort = d.ports().stream().map(ScrapePlanner::portDir).flatMap(Optional::stream)
-                .findFirst().map(port -> port.getParent().getParent());
-        if (fromPort.isPresent()) {
-            return fromPort.get();
-        }
-        return d.hwCounterFiles().isEmpty() ? classDir.resolve(d.name())
-                : d.hwCounterFiles().get(0).getParent().getParent();
-    }
-
-    private void port(RdmaDevice device, Path deviceDir, RdmaPort port) {
-        Labels labels = Labels.of("device", device.name(), "port", Integer.toString(port.number())).merge(extra);
+    private void port(RdmaDevice device, RdmaPort port) {
+        String dev = device.name();
+        int n = port.number();
+        Labels labels = Labels.of("device", dev, "port", Integer.toString(n)).merge(extra);
         info(P + "port_info", "Link layer and netdev of an RDMA port, value is always 1.",
                 labels.add("link_layer", port.linkLayer().name().toLowerCase(Locale.ROOT))
-                        .add("netdev", port.netdev().or(() -> ipoib(device.name(), port)).orElse("")));
-        Optional<Path> dir = portDir(port);
+                        .add("netdev", port.netdev().or(() -> ipoib(dev, port)).orElse("")));
+        // Read at scrape time where the port has counter files (its directory is known to be readable), else
+        // the snapshot's value: a port of a device without counters keeps what discovery last saw.
+        boolean live = !port.counterFiles().isEmpty() || !port.hwCounterFiles().isEmpty();
         gauge(P + "state_id", "State of the InfiniBand port (0: no change, 1: down, 2: init, 3: armed, 4: active,"
-                + " 5: act defer)", labels, dir, "state", Parse.CODED,
+                + " 5: act defer)", labels, live, RdmaCounter.link(dev, n, Kind.STATE), 1,
                 port.state() == RdmaPort.PortState.UNKNOWN ? null : (double) port.state().ordinal());
         gauge(P + "physical_state_id", "Physical state of the InfiniBand port (0: no change, 1: sleep,"
-                + " 2: polling, 3: disable, 4: shift, 5: link up, 6: link error recover, 7: phytest)", labels, dir,
-                "phys_state", Parse.CODED,
+                + " 2: polling, 3: disable, 4: shift, 5: link up, 6: link error recover, 7: phytest)", labels, live,
+                RdmaCounter.link(dev, n, Kind.PHYS_STATE), 1,
                 port.physState() == RdmaPort.PhysState.UNKNOWN ? null : (double) port.physState().ordinal());
-        gauge(P + "rate_bytes_per_second", "Maximum signal transfer rate", labels, dir, "rate", Parse.RATE,
-                port.rate().map(SysfsValues::parseRate).filter(v -> v.isPresent()).map(v -> v.getAsDouble())
-                        .orElse(null));
+        gauge(P + "rate_bytes_per_second", "Maximum signal transfer rate", labels, live,
+                RdmaCounter.link(dev, n, Kind.RATE), BYTES_PER_GBIT,
+                port.rate().map(RATE::matcher).filter(Matcher::matches)
+                        .map(m -> Double.parseDouble(m.group(1)) * BYTES_PER_GBIT).orElse(null));
         for (Path f : port.counterFiles()) {
-            counterFile(CounterName.ofCounter(f.getFileName().toString()), labels, f);
+            String name = f.getFileName().toString();
+            counter(CounterName.ofCounter(name), labels, new RdmaCounter(dev, n, Kind.COUNTER, name));
         }
-        Path ext = dir.orElse(deviceDir.resolve("ports/" + port.number())).resolve("counters_ext");
-        for (Path f : CounterFiles.list(ext)) {
-            counterFile(CounterName.ofCounterExt(f.getFileName().toString()), labels, f);
+        for (String name : counters.counterNames(dev, n, Kind.COUNTER_EXT)) {
+            counter(CounterName.ofCounterExt(name), labels, new RdmaCounter(dev, n, Kind.COUNTER_EXT, name));
         }
         if (hwCounters) {
             for (Path f : port.hwCounterFiles()) {
-                counterFile(CounterName.ofHwCounter(f.getFileName().toString()), labels, f);
+                String name = f.getFileName().toString();
+                counter(CounterName.ofHwCounter(name), labels, new RdmaCounter(dev, n, Kind.HW_COUNTER, name));
             }
         }
     }
@@ -163,50 +164,33 @@ final class ScrapePlanner {
         return s.replace(":", "").toLowerCase(Locale.ROOT);
     }
 
-    /** {@code <class/infiniband/dev>/ports/N}, from the snapshot's counter file paths. */
-    private static Optional<Path> portDir(RdmaPort port) {
-        List<Path> files = !port.counterFiles().isEmpty() ? port.counterFiles() : port.hwCounterFiles();
-        return files.isEmpty() ? Optional.empty() : Optional.of(files.get(0).getParent().getParent());
+    private void counter(CounterName c, Labels labels, RdmaCounter value) {
+        Builder b = builder(c.name(), c.help(), c.gauge() ? Family.Kind.GAUGE : Family.Kind.COUNTER, c.bytes(),
+                c.gauge() && c.suffix().endsWith("_seconds"));
+        b.add(new Point(labels, reads.size(), c.scale(), 0), value);
     }
 
-    private void counterFile(CounterName c, Labels labels, Path file) {
-        builder(c.name(), c.help(), c.gauge() ? Family.Kind.GAUGE : Family.Kind.COUNTER, c.bytes(), c.gauge()
-                && c.suffix().endsWith("_seconds"))
-                .add(new Point(labels, shared(file.getParent().toString()), shared(file.getFileName().toString()),
-                        Parse.COUNTER, c.scale(), 0));
-    }
-
-    /** Read from {@code dir/file} at scrape time when the port directory is known, else the snapshot's value. */
-    private void gauge(String name, String help, Labels labels, Optional<Path> dir, String file, Parse parse,
+    /** Read at scrape time when {@code live}, else the snapshot's value (none: no point). */
+    private void gauge(String name, String help, Labels labels, boolean live, RdmaCounter value, double scale,
                        Double snapshotValue) {
         Builder b = builder(name, help, Family.Kind.GAUGE, false, false);
-        if (dir.isPresent()) {
-            b.add(new Point(labels, shared(dir.get().toString()), shared(file), parse, 1, 0));
+        if (live) {
+            b.add(new Point(labels, reads.size(), scale, 0), value);
         } else if (snapshotValue != null) {
-            b.add(new Point(labels, null, null, parse, 1, snapshotValue));
+            b.add(new Point(labels, -1, 1, snapshotValue), null);
         }
     }
 
     private void info(String name, String help, Labels labels) {
         builder(name.substring(0, name.length() - "_info".length()), help, Family.Kind.INFO, false, false)
-                .add(new Point(labels, null, null, Parse.COUNTER, 1, 1));
+                .add(new Point(labels, -1, 1, 1), null);
     }
 
     private Builder builder(String name, String help, Family.Kind kind, boolean bytes, boolean seconds) {
         return families.computeIfAbsent(name, n -> new Builder(Family.metadata(n, help, bytes, seconds), kind));
     }
 
-    /** One string per distinct directory or file name across the plan. */
-    private String shared(String s) {
-        String known = strings.putIfAbsent(s, s);
-        return known != null ? known : s;
-    }
-
-    private static String orEmpty(String s) {
-        return s == null ? "" : s;
-    }
-
-    private static final class Builder {
+    private final class Builder {
         final MetricMetadata metadata;
         final Family.Kind kind;
         final List<Point> points = new ArrayList<>();
@@ -218,9 +202,12 @@ final class ScrapePlanner {
         }
 
         /** Two files mapping to one series (e.g. {@code Foo} and {@code foo}): the first one counts. */
-        void add(Point p) {
+        void add(Point p, RdmaCounter value) {
             if (seen.add(p.labels())) {
                 points.add(p);
+                if (value != null) {
+                    reads.add(value);
+                }
             }
         }
     }

@@ -32,7 +32,7 @@ class InfinibandPortCollectorTest {
 
     static String scrape(RecordedHost host) throws IOException {
         HostSnapshot s = host.scan();
-        return render(new InfinibandPortCollector(() -> s, host.sys(), "", "", true).collect());
+        return render(new InfinibandPortCollector(() -> s, host.counters(), "", "", true).collect());
     }
 
     @ParameterizedTest
@@ -49,7 +49,7 @@ class InfinibandPortCollectorTest {
         HostSnapshot s = host.scan();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         OpenMetricsTextFormatWriter.create().write(out,
-                new InfinibandPortCollector(() -> s, host.sys(), "", "", true).collect());
+                new InfinibandPortCollector(() -> s, host.counters(), "", "", true).collect());
         GoldenFiles.assertMatches("expected-cx6-ib.om.txt", out.toString(StandardCharsets.UTF_8));
     }
 
@@ -104,7 +104,7 @@ class InfinibandPortCollectorTest {
     void scrapeReadsLinkStateFreshButNoNewFilesUntilTheNextRevision() throws IOException {
         RecordedHost host = RecordedHost.unpack("cx6-ib", dir);
         AtomicReference<HostSnapshot> snapshot = new AtomicReference<>(host.scan());
-        InfinibandPortCollector collector = new InfinibandPortCollector(snapshot::get, host.sys(), "", "", true);
+        InfinibandPortCollector collector = new InfinibandPortCollector(snapshot::get, host.counters(), "", "", true);
         Path port = host.sys().resolve("class/infiniband/mlx5_0/ports/1");
         Files.writeString(port.resolve("state"), "1: DOWN\n");
         Files.writeString(port.resolve("counters/port_rcv_data"), "7\n");
@@ -143,7 +143,7 @@ class InfinibandPortCollectorTest {
     void devicesAreFilteredLikeNodeExporter() throws IOException {
         RecordedHost host = RecordedHost.unpack("cx5-roce-sriov", dir);
         HostSnapshot s = host.scan();
-        String text = render(new InfinibandPortCollector(() -> s, host.sys(), "mlx5_1.*", "mlx5_1[0-5]", false)
+        String text = render(new InfinibandPortCollector(() -> s, host.counters(), "mlx5_1.*", "mlx5_1[0-5]", false)
                 .collect());
         assertThat(text).contains("device=\"mlx5_1\"", "device=\"mlx5_16\"", "device=\"mlx5_17\"")
                 .doesNotContain("device=\"mlx5_0\"", "device=\"mlx5_12\"", "device=\"mlx5_2\"", "out_of_buffer");

@@ -42,7 +42,7 @@ class NodeExporterParityTest {
         RecordedHost host = RecordedHost.unpack(name, dir);
         HostSnapshot s = host.scan();
         Map<String, Double> ours = series(InfinibandPortCollectorTest.render(
-                new InfinibandPortCollector(() -> s, host.sys(), "", "", true).collect()), "rdma_agent_infiniband_");
+                new InfinibandPortCollector(() -> s, host.counters(), "", "", true).collect()), "rdma_agent_infiniband_");
         Map<String, Double> theirs = series(scrapeNodeExporter(nodeExporter, host.sys()), "node_infiniband_");
         assertThat(theirs).as("node_exporter served infiniband series").isNotEmpty();
         if (name.equals("ndr-ib")) {

@@ -58,7 +58,7 @@ class PodPortSeriesTest {
     private String scrape(NetworkNamespaces namespaces, Path sysInPod) throws IOException {
         PodPortSeries pods = new PodPortSeries(() -> attachments, namespaces, host, sysInPod, name -> true, true);
         InfinibandPortCollector collector = new InfinibandPortCollector(host::snapshot,
-                dir.resolve("host/sys"), "", "", true);
+                host.counters(), "", "", true);
         return InfinibandPortCollectorTest.render(collector.collect(pods.read()));
     }
 

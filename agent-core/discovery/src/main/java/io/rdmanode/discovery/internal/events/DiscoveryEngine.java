@@ -29,7 +29,7 @@ public final class DiscoveryEngine implements AutoCloseable {
     /** A burst of uevents (one per VF when sriov_numvfs changes) settles within a few ms. */
     public static final long DEFAULT_DEBOUNCE_MS = 15;
 
-    private final TopologySource source;
+    private volatile TopologySource source;           // replaced on the scan thread only
     private final ScheduledExecutorService scanner;
     private final List<RdmaTopologyListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicLong revisions = new AtomicLong();
@@ -117,6 +117,30 @@ public final class DiscoveryEngine implements AutoCloseable {
 
     public void removeListener(RdmaTopologyListener l) {
         listeners.remove(l);
+    }
+
+    /**
+     * Reads another tree (a new backend or root) from now on: a full scan of it on the scan thread, waited for,
+     * whose difference to the current snapshot reaches the listeners as one more revision. The engine, its
+     * listeners and the revision sequence stay, so consumers keep their service and hear the change as a diff.
+     */
+    public HostSnapshot replaceSource(TopologySource next) {
+        try {
+            return scanner.submit(() -> {
+                source = next;
+                HostSnapshot before = current;
+                HostSnapshot after = apply(ScanHints.fullScan());
+                if (after == before) {                       // same topology: the new backend's status still shows
+                    current = next.scan().withRevision(before.revision(), Instant.now());
+                }
+                return current;
+            }).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return current;
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("scan of " + next.name() + " failed: " + e.getCause(), e.getCause());
+        }
     }
 
     /** Full rescan on the scan thread, waited for; returns the resulting snapshot. */

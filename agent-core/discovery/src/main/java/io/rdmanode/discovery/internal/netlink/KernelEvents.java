@@ -3,21 +3,52 @@ package io.rdmanode.discovery.internal.netlink;
 
 import io.rdmanode.discovery.PciAddress;
 import io.rdmanode.discovery.internal.ScanHints;
+import io.rdmanode.netlink.KernelEventHandler;
 import io.rdmanode.netlink.LinkEvent;
+import io.rdmanode.netlink.Listening;
+import io.rdmanode.netlink.Netlink;
 import io.rdmanode.netlink.Uevent;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 
 /**
  * Turns kernel notifications into {@link ScanHints}: kobject uevents ({@code ACTION@DEVPATH\0KEY=VALUE\0…},
  * {@code lib/kobject_uevent.c}) for the infiniband, infiniband_verbs, infiniband_mad, net and pci subsystems,
  * and rtnetlink RTM_NEWLINK/RTM_DELLINK ({@code include/uapi/linux/rtnetlink.h}) for link up/down and netns moves,
- * which produce no uevent, both as the netlink bundle parses them. Pure mapping, unit-tested.
+ * which produce no uevent, both as the netlink bundle parses them. The mapping is pure and unit-tested;
+ * {@link #listen} hears them through the netlink bundle's one kernel event listener ({@link Netlink#listen}).
  */
 public final class KernelEvents {
 
     private KernelEvents() {
+    }
+
+    /**
+     * Listens (in the caller's network namespace: the one whose netdevs discovery reports) and hands each
+     * notification's hints to {@code sink}, which debounces them. Dropped events (ENOBUFS) ask for a full rescan:
+     * only that is safe then.
+     *
+     * @throws io.rdmanode.netlink.NetlinkException when the sockets cannot be opened
+     */
+    public static Listening listen(Consumer<ScanHints> sink) {
+        return Netlink.listen("rdma-agent-discovery", new KernelEventHandler() {
+            @Override
+            public void uevent(Uevent event) {
+                fromUevent(event).ifPresent(sink);
+            }
+
+            @Override
+            public void link(LinkEvent event) {
+                fromLinks(List.of(event)).ifPresent(sink);
+            }
+
+            @Override
+            public void overflow(String reason) {
+                sink.accept(ScanHints.fullScan());
+            }
+        });
     }
 
     /** Hints for one uevent; empty for subsystems discovery does not model. */

@@ -31,7 +31,7 @@ class KernelEventsLiveTest {
     private static final Duration WITHIN = Duration.ofSeconds(2);
 
     private DiscoveryEngine engine;
-    private KernelEventListener events;
+    private io.rdmanode.netlink.Listening events;
     private final List<TopologyDiff> diffs = new CopyOnWriteArrayList<>();
 
     @BeforeEach
@@ -40,7 +40,7 @@ class KernelEventsLiveTest {
         engine = new DiscoveryEngine(new SysfsTopologySource(SysfsRoot.of("/sys", "/dev"),
                 () -> NetnsMode.unknown("test")), 0);
         engine.addListener((s, d) -> diffs.add(d));
-        events = new KernelEventListener(engine::hint);
+        events = KernelEvents.listen(engine::hint);
     }
 
     @AfterEach

@@ -27,7 +27,7 @@ class VerbsBackendComponentTest {
         Ttar.unpack(Path.of(getClass().getResource("/fixtures/sysfs/rxe.ttar").toURI()), tmp);
         DiscoveryComponent c = new DiscoveryComponent(Converters.standardConverter().convert(Map.of(
                 "backend", "verbs", "sysfsRoot", tmp.resolve("sys").toString(),
-                "devRoot", tmp.resolve("dev").toString(), "rescanInterval", 0L)).to(DiscoveryComponent.Config.class), null);
+                "devRoot", tmp.resolve("dev").toString(), "rescanInterval", 0L)).to(DiscoveryComponent.Config.class));
         try {
             HealthStatus health = c.check();
 

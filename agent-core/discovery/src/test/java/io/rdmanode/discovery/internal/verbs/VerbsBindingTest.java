@@ -30,7 +30,7 @@ class VerbsBindingTest {
     @Test
     void bindingTheVerbsServiceSubscribesAndFeedsTheVerbsBackend() throws Exception {
         DiscoveryComponent c = new DiscoveryComponent(Converters.standardConverter().convert(Map.of(
-                "backend", "verbs", "rescanInterval", 0L)).to(DiscoveryComponent.Config.class), null);
+                "backend", "verbs", "rescanInterval", 0L)).to(DiscoveryComponent.Config.class));
         FakeVerbs verbs = new FakeVerbs();
         try {
             assertThat(c.snapshot().backend().unavailableReason()).contains(VerbsTopologySource.NO_VERBS_SERVICE);

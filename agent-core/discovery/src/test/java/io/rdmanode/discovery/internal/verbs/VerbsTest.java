@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  */
 class VerbsTest {
 
-    private static final RdmaVerbs VERBS = RdmaVerbs.load();
+    private static final RdmaVerbs VERBS = io.rdmanode.verbs.internal.LibibverbsRdmaVerbs.load(RdmaVerbs.LIBRARY);
 
     @BeforeEach
     void needsLibibverbsAndNoRdmaDevice() {
@@ -48,7 +48,7 @@ class VerbsTest {
 
     @Test
     void backendWithoutTheLibraryReportsItNotFound() {
-        RdmaVerbs missing = RdmaVerbs.load("libibverbs-not-installed.so.1");
+        RdmaVerbs missing = io.rdmanode.verbs.internal.LibibverbsRdmaVerbs.load("libibverbs-not-installed.so.1");
         VerbsTopologySource source = new VerbsTopologySource(liveSysfs(), () -> missing);
 
         HostSnapshot s = source.scan();

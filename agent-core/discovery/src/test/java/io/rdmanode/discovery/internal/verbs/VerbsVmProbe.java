@@ -37,7 +37,7 @@ public final class VerbsVmProbe {
         long start = System.nanoTime();
         SysfsTopologySource sysfs = new SysfsTopologySource(SysfsRoot.of("/sys", "/dev"),
                 () -> NetnsMode.unknown("not read by the probe"));
-        RdmaVerbs.Owned library = RdmaVerbs.load();
+        RdmaVerbs.Owned library = io.rdmanode.verbs.internal.LibibverbsRdmaVerbs.load(RdmaVerbs.LIBRARY);
         VerbsTopologySource verbs = new VerbsTopologySource(sysfs, () -> library);
         HostSnapshot before = verbs.scan();
         out("before.available", before.backend().available());
@@ -57,9 +57,9 @@ public final class VerbsVmProbe {
         out("verbs.reason", v.backend().unavailableReason().orElse(""));
         print("verbs", v);
         print("sysfs", s);
-        RdmaVerbs raw = RdmaVerbs.load();
+        RdmaVerbs raw = io.rdmanode.verbs.internal.LibibverbsRdmaVerbs.load(RdmaVerbs.LIBRARY);
         raw(raw.devices());
-        RdmaVerbs legacy = RdmaVerbs.load();
+        RdmaVerbs legacy = io.rdmanode.verbs.internal.LibibverbsRdmaVerbs.load(RdmaVerbs.LIBRARY);
         legacy.useLegacyGidQuery();
         for (IbvDevice d : legacy.devices().devices()) {
             for (IbvPort p : d.ports()) {

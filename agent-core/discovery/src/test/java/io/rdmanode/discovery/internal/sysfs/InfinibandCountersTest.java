@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.rdmanode.metrics.internal.infiniband;
+package io.rdmanode.discovery.internal.sysfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -12,7 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-class SysfsValuesTest {
+/** Discovery's readers of the values a scrape asks for (moved here from bundle-metrics with the reading, issue 19). */
+class InfinibandCountersTest {
 
     @ParameterizedTest
     @CsvSource(nullValues = "null", value = {
@@ -26,7 +27,7 @@ class SysfsValuesTest {
         "12abc, null",
         "null, null"})
     void parsesUnsignedCounters(String file, Double expected) {
-        assertThat(SysfsValues.parseCounter(file)).isEqualTo(of(expected));
+        assertThat(InfinibandCounters.parseCounter(file)).isEqualTo(of(expected));
     }
 
     /** The byte-level reader of the scrape path agrees with the parser, file contents as the kernel writes them. */
@@ -44,30 +45,30 @@ class SysfsValuesTest {
     void readsCounterFiles(String content, Double expected, @TempDir Path dir) throws IOException {
         Path file = dir.resolve("counter");
         Files.writeString(file, (content == null ? "" : content) + "\n");
-        double v = SysfsValues.readCounter(file.toFile(), new byte[64]);
+        double v = InfinibandCounters.readCounter(file.toString(), new byte[64]);
         assertThat(Double.isNaN(v) ? OptionalDouble.empty() : OptionalDouble.of(v)).isEqualTo(of(expected));
     }
 
     @Test
     void aMissingCounterFileHasNoValue(@TempDir Path dir) {
-        assertThat(SysfsValues.readCounter(dir.resolve("gone").toFile(), new byte[64])).isNaN();
+        assertThat(InfinibandCounters.readCounter(dir.resolve("gone").toString(), new byte[64])).isNaN();
     }
 
     @ParameterizedTest
     @CsvSource(nullValues = "null", value = {
-        "'100 Gb/sec (4X EDR)', 1.25E10",
-        "'200 Gb/sec (4X HDR)', 2.5E10",
-        "'2.5 Gb/sec (1X SDR)', 3.125E8",
-        "'10 Gb/sec (1X FDR10)', 1.25E9",
+        "'100 Gb/sec (4X EDR)', 100",
+        "'200 Gb/sec (4X HDR)', 200",
+        "'2.5 Gb/sec (1X SDR)', 2.5",
+        "'10 Gb/sec (1X FDR10)', 10",
         "'fast', null"})
-    void parsesRatesAsBytesPerSecond(String file, Double expected) {
-        assertThat(SysfsValues.parseRate(file)).isEqualTo(of(expected));
+    void parsesRatesInGbPerSecond(String file, Double expected) {
+        assertThat(InfinibandCounters.parseRate(file)).isEqualTo(of(expected));
     }
 
     @ParameterizedTest
     @CsvSource(nullValues = "null", value = {"'4: ACTIVE', 4", "'5: LinkUp', 5", "'1: DOWN', 1", "'ACTIVE', null"})
     void parsesCodedStates(String file, Double expected) {
-        assertThat(SysfsValues.parseCoded(file)).isEqualTo(of(expected));
+        assertThat(InfinibandCounters.parseCoded(file)).isEqualTo(of(expected));
     }
 
     private static OptionalDouble of(Double d) {

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.discovery.internal.sysfs;
+
+import io.rdmanode.discovery.RdmaCounter;
+import io.rdmanode.discovery.RdmaCounters;
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The values of {@code <sys>/class/infiniband} read at call time ({@code Documentation/ABI/stable/
+ * sysfs-class-infiniband}), one reader per file kind, as procfs {@code class_infiniband.go} reads them: unsigned
+ * decimal counters, {@code "4: ACTIVE"} coded states and {@code "100 Gb/sec (4X EDR)"} rates. A file that
+ * cannot be read or parsed yields NaN or empty (an absent series), never 0.
+ */
+public final class InfinibandCounters implements RdmaCounters {
+
+    private static final Pattern RATE = Pattern.compile("([0-9]+(?:\\.[0-9]+)?) Gb/sec.*");
+    private static final Pattern CODED = Pattern.compile("(\\d{1,9}):.*");
+
+    private final Path classDir;
+
+    public InfinibandCounters(Path sys) {
+        this.classDir = sys.resolve("class/infiniband");
+    }
+
+    /** {@code board_id}: "Board ID"; {@code hca_type}: "Host Channel Adapter type" (both optional). */
+    @Override
+    public Optional<String> deviceAttribute(String device, DeviceAttribute attribute) {
+        String file = attribute == DeviceAttribute.BOARD_ID ? "board_id" : "hca_type";
+        return Optional.ofNullable(readLine(classDir.resolve(device).resolve(file).toString()));
+    }
+
+    @Override
+    public List<String> counterNames(String device, int port, RdmaCounter.Kind kind) {
+        Path dir = directory(device, port, kind);
+        if (dir == null || !Files.isDirectory(dir)) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, Files::isRegularFile)) {
+            files.forEach(f -> out.add(f.getFileName().toString()));
+        } catch (IOException e) {
+            return List.of();
+        }
+        out.sort(null);
+        return out;
+    }
+
+    @Override
+    public Reader reader(List<RdmaCounter> counters) {
+        int n = counters.size();
+        String[] paths = new String[n];
+        RdmaCounter.Kind[] kinds = new RdmaCounter.Kind[n];
+        Map<String, String> dirs = new HashMap<>();              // one string per directory (issue 8, item 17)
+        for (int i = 0; i < n; i++) {
+            RdmaCounter c = counters.get(i);
+            kinds[i] = c.kind();
+            String dir = dirs.computeIfAbsent(c.device() + '/' + c.port() + '/' + c.kind(),
+                    k -> String.valueOf(directory(c.device(), c.port(), c.kind())));
+            paths[i] = dir + '/' + file(c);
+        }
+        return new Reader() {
+            @Override
+            public int size() {
+                return n;
+            }
+
+            @Override
+            public void read(double[] values) {
+                byte[] buf = new byte[64];
+                for (int i = 0; i < n; i++) {
+                    values[i] = switch (kinds[i]) {
+                        case COUNTER, COUNTER_EXT, HW_COUNTER -> readCounter(paths[i], buf);
+                        case STATE, PHYS_STATE -> parseCoded(readLine(paths[i])).orElse(Double.NaN);
+                        case RATE -> parseRate(readLine(paths[i])).orElse(Double.NaN);
+                    };
+                }
+            }
+        };
+    }
+
+    /** The directory holding {@code c}'s file; for the link attributes the port directory itself. */
+    private Path directory(String device, int port, RdmaCounter.Kind kind) {
+        Path dev = classDir.resolve(device);
+        if (kind == RdmaCounter.Kind.HW_COUNTER && port == 0) {
+            return dev.resolve("hw_counters");
+        }
+        Path portDir = dev.resolve("ports").resolve(Integer.toString(port));
+        return switch (kind) {
+            case COUNTER -> portDir.resolve("counters");
+            case COUNTER_EXT -> portDir.resolve("counters_ext");
+            case HW_COUNTER -> portDir.resolve("hw_counters");
+            case STATE, PHYS_STATE, RATE -> portDir;
+        };
+    }
+
+    private static String file(RdmaCounter c) {
+        return switch (c.kind()) {
+            case COUNTER, COUNTER_EXT, HW_COUNTER -> c.name();
+            case STATE -> "state";
+            case PHYS_STATE -> "phys_state";
+            case RATE -> "rate";
+        };
+    }
+
+    /** The file's first line, trimmed; null when it cannot be read. Files here are a few bytes long. */
+    static String readLine(String path) {
+        byte[] buf = new byte[128];
+        int n;
+        try (InputStream in = new FileInputStream(path)) {
+            n = in.read(buf);
+        } catch (IOException e) {
+            return null;
+        }
+        if (n <= 0) {
+            return "";
+        }
+        int end = 0;
+        while (end < n && buf[end] != '\n') {
+            end++;
+        }
+        return new String(buf, 0, end, StandardCharsets.US_ASCII).trim();
+    }
+
+    /**
+     * {@code counters/*}, {@code counters_ext/*}, {@code hw_counters/*}: a counter file's value straight from its
+     * bytes (the hot path: a 16-HCA host has over a thousand such files per scrape), NaN when the file cannot be
+     * read or does not start with an unsigned decimal ({@code N/A (no PMA)}).
+     */
+    static double readCounter(String path, byte[] buf) {
+        int n;
+        try (InputStream in = new FileInputStream(path)) {
+            n = in.read(buf);
+        } catch (IOException e) {
+            return Double.NaN;
+        }
+        long v = 0;
+        int i = 0;
+        for (; i < n && buf[i] >= '0' && buf[i] <= '9'; i++) {
+            if (i == 18) {                                     // 19+ digits may not fit a signed long
+                return parseCounter(new String(buf, 0, n, StandardCharsets.US_ASCII).trim()).orElse(Double.NaN);
+            }
+            v = v * 10 + (buf[i] - '0');
+        }
+        boolean ends = i > 0 && (i == n || buf[i] == '\n' || buf[i] == ' ');
+        return ends ? v : Double.NaN;
+    }
+
+    /** An unsigned 64-bit decimal as a double (Prometheus values are float64, as in node_exporter). */
+    static OptionalDouble parseCounter(String value) {
+        if (value == null || value.isEmpty() || value.charAt(0) < '0' || value.charAt(0) > '9') {
+            return OptionalDouble.empty();
+        }
+        try {
+            Long.parseUnsignedLong(value);                     // validates: an unsigned 64-bit decimal
+            // One rounding step, decimal to nearest double, as Go's float64(uint64) and Python's float(int):
+            // halving a value above 2^63 first and doubling it after rounds twice (issue 8, item 12).
+            return OptionalDouble.of(Double.parseDouble(value));
+        } catch (NumberFormatException e) {
+            return OptionalDouble.empty();
+        }
+    }
+
+    /** {@code ports/N/state}, {@code ports/N/phys_state}: the leading code. */
+    static OptionalDouble parseCoded(String value) {
+        if (value == null) {
+            return OptionalDouble.empty();
+        }
+        Matcher m = CODED.matcher(value);
+        return m.matches() ? OptionalDouble.of(Integer.parseInt(m.group(1))) : OptionalDouble.empty();
+    }
+
+    /** {@code ports/N/rate}: Gb/s. */
+    public static OptionalDouble parseRate(String value) {
+        if (value == null) {
+            return OptionalDouble.empty();
+        }
+        Matcher m = RATE.matcher(value);
+        return m.matches() ? OptionalDouble.of(Double.parseDouble(m.group(1))) : OptionalDouble.empty();
+    }
+}
