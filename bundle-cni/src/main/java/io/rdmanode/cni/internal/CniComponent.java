@@ -65,24 +65,27 @@ public final class CniComponent implements PodAttachments, HealthCheck, StatusSe
     private final Config config;
     private final String installState;
     private final int reconciled;
-    private final ServiceRegistration<?> metrics;
+    private final CniStats stats;
+    private ServiceRegistration<?> metrics;
 
     @Activate
     public CniComponent(Config config, BundleContext context, @Reference RdmaDiscovery discovery,
                         @Reference RdmaNetlink rdma, @Reference NetworkNamespaces namespaces) throws IOException {
-        this(config, context, new DiscoveryResolver(discovery), rdma, namespaces);
+        this(config, new DiscoveryResolver(discovery), rdma, namespaces);
+        this.metrics = registerMetrics(context, stats);
     }
 
-    CniComponent(Config config, BundleContext context, DeviceResolver devices, RdmaNetlink rdma,
-                 NetworkNamespaces namespaces) throws IOException {
+    /** The plugin without the OSGi service registry around it: no metrics are registered. */
+    CniComponent(Config config, DeviceResolver devices, RdmaNetlink rdma, NetworkNamespaces namespaces)
+            throws IOException {
+        CniConfigCheck.require(config);
         this.config = config;
-        CniStats stats = new CniStats();
+        this.stats = new CniStats();
         this.handler = new CniHandler(new AttachmentStore(Path.of(config.stateDir())), rdma, namespaces, devices,
                 stats, Clock.systemUTC());
         this.reconciled = handler.reconcile();
         this.installState = install(config);
         this.server = new CniServer(Path.of(config.socket()), handler::handle);
-        this.metrics = context == null ? null : registerMetrics(context, stats);
         LOG.info("rdma CNI serving on {}; client {}; {} attachment(s), {} repaired at start", config.socket(),
                 installState, attachments().size(), reconciled);
     }

@@ -21,7 +21,7 @@ public final class CniCrashAgent {
         Path root = Path.of(args[0]);
         Path ready = Path.of(args[1]);
         FakeRdmaKernel kernel = FakeRdmaKernel.persistent(root.resolve("kernel"), CniCrashBench.devices());
-        CniComponent component = new CniComponent(TestAgent.config(root), null, CniCrashBench.resolver(), kernel,
+        CniComponent component = new CniComponent(TestAgent.config(root), CniCrashBench.resolver(), kernel,
                 Netlink.namespaces());
         Runtime.getRuntime().addShutdownHook(new Thread(component::stop));
         Path tmp = ready.resolveSibling(ready.getFileName() + ".tmp");

@@ -41,7 +41,7 @@ final class TestAgent implements AutoCloseable {
     }
 
     TestAgent start() throws IOException {
-        component = new CniComponent(config(root), null, resolver(), kernel, Netlink.namespaces());
+        component = new CniComponent(config(root), resolver(), kernel, Netlink.namespaces());
         return this;
     }
 

@@ -95,6 +95,7 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
 
     @Activate
     public DiscoveryComponent(Config config, ComponentContext context) {
+        DiscoveryConfigCheck.require(config);
         this.identity = Identity.of(config);
         this.context = context;
         SysfsRoot root = SysfsRoot.of(config.sysfsRoot(), config.devRoot());
