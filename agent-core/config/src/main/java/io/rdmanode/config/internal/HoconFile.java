@@ -70,12 +70,12 @@ final class HoconFile {
 
     /** typesafe-config's parser messages, with what they usually mean in an edited file. */
     private static final List<Map.Entry<String, String>> EXPLANATIONS = List.of(
+            Map.entry("Expecting a value", "a value is missing after = or :"),
             Map.entry("end of file", "an object { or a list [ above is not closed"),
             Map.entry("close brace", "an object { is not closed, or two settings on one line lack a comma"),
             Map.entry("close bracket", "a list [ is not closed, or two elements lack a comma between them"),
             Map.entry("Reserved character", "quote a value that contains it: key = \"...\""),
             Map.entry("may not be followed by token", "a key takes = or : and a value, or { for an object"),
-            Map.entry("Expecting a value", "a value is missing after = or :"),
             Map.entry("Expecting end of input", "a second value follows the first one: join them with a comma"
                     + " inside [ ], or quote the whole value"),
             Map.entry("Could not resolve substitution", "${name} must be defined above or in the environment;"
