@@ -161,9 +161,10 @@ class BadEditCorpusIT {
                     write(config, good);
                     Awaitility.await("good file back").atMost(Duration.ofSeconds(10)).pollInterval(
                             Duration.ofMillis(20)).until(() -> configStatus(base), s -> seen(s, checksum(good)));
+                    int expected = sockets.size();
                     Awaitility.await("ready again").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
                             .until(() -> AgentProcess.status(base + "/readyz") == 200
-                                    && sockets(demoState).size() == sockets.size());
+                                    && sockets(demoState).size() == expected);
                     sockets = sockets(demoState);
                 }
             }
