@@ -55,9 +55,9 @@ class CheckConfigIT {
 
         assertThat(result.exit).isEqualTo(1);
         assertThat(result.out.lines()).contains(
-                file + ":1: agent.http.port: 99999 is not allowed: greater than maximum",
+                file + ":1: agent.http.port: 99999 is not allowed: greater than the maximum 65535",
                 file + ":2: discovery.backend: 'verbz' is not one of [sysfs, verbs]",
-                file + ":4: deviceplugin.shared.pools[hca_a].rdmaHcaMax: 0 is not allowed: less than minimum",
+                file + ":4: deviceplugin.shared.pools[hca_a].rdmaHcaMax: 0 is not allowed: less than the minimum 1",
                 file + ": invalid (4 error(s), 0 warning(s))");
         assertThat(result.out).contains(file + ":2: discovery.rescanIntervall: unknown key (did you mean rescanInterval?)");
     }

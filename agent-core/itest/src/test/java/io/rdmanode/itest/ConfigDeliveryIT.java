@@ -117,7 +117,7 @@ public class ConfigDeliveryIT extends AgentTestSupport {
         List<String> problems = (List<String>) ((Map<String, Object>) safeStatus().get("lastRejected")).get("problems");
         String all = String.join("\n", problems);
         assertTrue(all, all.contains("agent.conf:10") && all.contains("kubelet.pluginDir")
-                && all.contains("greater than maximum length"));
+                && all.contains("greater than the maximum length"));
     }
 
     @Test

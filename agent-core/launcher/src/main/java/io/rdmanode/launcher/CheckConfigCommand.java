@@ -31,13 +31,20 @@ import org.slf4j.event.Level;
  * so every bundle's MetaType is known, but starts only what the check needs: SCR, MetaType and the config
  * bundle, whose {@link ConfigCheck} service does the work. No ConfigurationAdmin runs, so the config bridge
  * stays unsatisfied and nothing is applied; no endpoint, socket or device is touched.
+ *
+ * <p>The components' own checks ({@code io.rdmanode.agent.ConfigValidator}, named in each bundle's
+ * {@code Agent-Config-Validator} header) run too: the config bundle loads them from the installed, unstarted
+ * bundles, which resolve on that first class load. Their bundles are deliberately not started: starting them
+ * would start their components (sockets, the CNI executable's install). So a validator's optional services
+ * ({@code Proposal.service}) are absent here and it skips what needs the host (which device each pool holds).
  */
 final class CheckConfigCommand {
 
     static final String USAGE = """
             usage: rdma-node-agent check-config [--strict] FILE
               checks FILE as the running agent would (syntax, types, ranges, options, required and unknown
-              keys, against the MetaType of this distribution's bundles); prints file:line: key: message lines
+              keys, against the MetaType of this distribution's bundles, then each bundle's own check of its
+              values); prints file:line: key: message lines
               --strict   warnings (e.g. a section no bundle declares) fail the check too
             exit status: 0 valid, 1 invalid, 2 usage or the check could not run
             """;

@@ -73,6 +73,7 @@ public final class CniComponent implements PodAttachments, HealthCheck, StatusSe
 
     CniComponent(Config config, DeviceResolver devices, RdmaNetlink rdma, NetworkNamespaces namespaces)
             throws IOException {
+        CniConfigCheck.require(config);
         this.config = config;
         this.handler = new CniHandler(new AttachmentStore(Path.of(config.stateDir())), rdma, namespaces, devices,
                 stats, Clock.systemUTC());

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -21,6 +22,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * ADD/DEL pairs through the shipped executable (env + stdin, as a runtime runs a plugin) against an agent JVM
@@ -237,15 +240,18 @@ public final class CniCrashBench {
                 CniCrashAgent.class.getName(), root.toString(), ready.toString())
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(root.resolve("agent.log")
                         .toFile())).start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (!Files.exists(ready)) {
-            if (!agent.isAlive() || System.nanoTime() > deadline) {
-                agent.destroyForcibly();
-                throw new IllegalStateException("the agent did not start (exit " + (agent.isAlive() ? "-" :
-                        agent.exitValue()) + "); see " + root.resolve("agent.log") + ":\n"
-                        + Files.readString(root.resolve("agent.log")));
-            }
-            Thread.sleep(5);
+        try {
+            // An exited agent ends the wait at once (the condition is true); the check below tells which.
+            Awaitility.await("agent ready").atMost(Duration.ofSeconds(120)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(5)).until(() -> Files.exists(ready) || !agent.isAlive());
+        } catch (ConditionTimeoutException late) {
+            // reported below
+        }
+        if (!Files.exists(ready)) {
+            agent.destroyForcibly();
+            throw new IllegalStateException("the agent did not start (exit " + (agent.isAlive() ? "-" :
+                    agent.exitValue()) + "); see " + root.resolve("agent.log") + ":\n"
+                    + Files.readString(root.resolve("agent.log")));
         }
         synchronized (restarts) {
             restarts.add((System.nanoTime() - t0) / 1_000_000);

@@ -16,11 +16,14 @@ import io.rdmanode.netlink.RdmaLink;
 import io.rdmanode.netlink.RdmaNetlink;
 import io.rdmanode.netlink.RdmaNetnsMode;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * Runs inside the Soft-RoCE VM (CniSoftRoceIT starts it, with a PCI NIC that has no peer): Soft-RoCE rxe0 on
@@ -96,15 +99,15 @@ public final class CniVmProbe {
         out("netns.pod1.del", run("ip", "netns", "del", "pod1"));
 
         // The kernel tears a deleted namespace down asynchronously (cleanup_net): EBUSY until it is gone.
-        String set = "";
-        long until = System.nanoTime() + 20_000_000_000L;
-        while (!set.equals("ok") && System.nanoTime() < until) {
-            set = attempt(() -> rdma.setNetnsMode(RdmaNetnsMode.EXCLUSIVE));
-            if (!set.equals("ok")) {
-                Thread.sleep(50);
-            }
+        String[] set = {""};
+        try {
+            Awaitility.await("exclusive netns mode").atMost(Duration.ofSeconds(20)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> (set[0] = attempt(() -> rdma.setNetnsMode(RdmaNetnsMode.EXCLUSIVE))).equals("ok"));
+        } catch (ConditionTimeoutException stillBusy) {
+            // reported as the last answer below
         }
-        out("set.exclusive", set);
+        out("set.exclusive", set[0]);
         out("mode.after.set", rdma.netnsMode());
 
         out("netns.pod2", run("ip", "netns", "add", "pod2"));
@@ -152,23 +155,29 @@ public final class CniVmProbe {
 
     /** The netdev of the VM's PCI NIC (its {@code device} link names a PCI function), once its driver is up. */
     private static String[] awaitPciNetdev() throws Exception {
-        long until = System.nanoTime() + 20_000_000_000L;
-        while (System.nanoTime() < until) {
-            try (Stream<Path> nets = Files.list(Path.of("/sys/class/net"))) {
-                for (Path n : nets.toList()) {
-                    Path device = n.resolve("device");
-                    if (Files.isSymbolicLink(device)) {
-                        String name = Files.readSymbolicLink(device).getFileName().toString();
-                        Optional<PciAddress> a = PciAddress.parse(name);
-                        if (a.isPresent()) {
-                            return new String[] {n.getFileName().toString(), a.get().toString()};
-                        }
+        try {
+            return Awaitility.await("a netdev on a PCI function").atMost(Duration.ofSeconds(20))
+                    .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100))
+                    .until(CniVmProbe::pciNetdev, Optional::isPresent).get();
+        } catch (ConditionTimeoutException none) {
+            throw new IllegalStateException("no netdev on a PCI function (qemu without -device vmxnet3?)");
+        }
+    }
+
+    private static Optional<String[]> pciNetdev() throws Exception {
+        try (Stream<Path> nets = Files.list(Path.of("/sys/class/net"))) {
+            for (Path n : nets.toList()) {
+                Path device = n.resolve("device");
+                if (Files.isSymbolicLink(device)) {
+                    String name = Files.readSymbolicLink(device).getFileName().toString();
+                    Optional<PciAddress> a = PciAddress.parse(name);
+                    if (a.isPresent()) {
+                        return Optional.of(new String[] {n.getFileName().toString(), a.get().toString()});
                     }
                 }
             }
-            Thread.sleep(100);
         }
-        throw new IllegalStateException("no netdev on a PCI function (qemu without -device vmxnet3?)");
+        return Optional.empty();
     }
 
     private static String attempt(Runnable r) {

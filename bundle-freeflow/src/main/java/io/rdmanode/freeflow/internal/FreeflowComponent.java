@@ -132,6 +132,7 @@ public final class FreeflowComponent implements StatusSection, HealthCheck {
 
     @Activate
     public FreeflowComponent(Config config, BundleContext context) throws IOException {
+        FreeflowConfigCheck.require(config);
         this.context = context;
         start(config);
     }

@@ -41,6 +41,7 @@ public final class MetricsEndpoint implements HttpEndpoint, StatusSection {
 
     @Activate
     public MetricsEndpoint(MetricsConfig config) {
+        MetricsConfigCheck.require(config);
         this.path = config.path();
         LOG.info("metrics endpoint path={} collectors={}", path, whiteboard.size());
     }

@@ -158,8 +158,8 @@ final class ConfigMapper {
                     + ValueConverter.describe(value));
             return;
         }
-        properties(path, (ConfigObject) value, declared, false)
-                .ifPresent(p -> configurations.add(new TargetConfiguration(declared.pid(), null, path, p)));
+        properties(path, (ConfigObject) value, declared, false).ifPresent(p -> configurations.add(
+                new TargetConfiguration(declared.pid(), null, path, p, origins((ConfigObject) value))));
     }
 
     private void factory(String path, ConfigValue value, PidSchema declared) {
@@ -202,7 +202,7 @@ final class ConfigMapper {
                 // The element's position, for factories where order means something (the first matching SR-IOV
                 // pool takes a VF). Private (leading dot): components see it, service properties do not.
                 p.put(INDEX, index);
-                configurations.add(new TargetConfiguration(declared.pid(), name, namedPath, p));
+                configurations.add(new TargetConfiguration(declared.pid(), name, namedPath, p, origins(object)));
             });
         }
     }
@@ -239,6 +239,21 @@ final class ConfigMapper {
             }
         }
         return errors.size() == errorsBefore ? java.util.Optional.of(properties) : java.util.Optional.empty();
+    }
+
+    /** Where each (flattened) property of {@code object} was written, and the object itself under {@code ""}. */
+    private Map<String, TargetConfiguration.Origin> origins(ConfigObject object) {
+        Map<String, ConfigValue> flat = new TreeMap<>();
+        flatten("", object, flat);
+        Map<String, TargetConfiguration.Origin> origins = new java.util.HashMap<>();
+        origins.put("", origin(object.origin()));
+        flat.forEach((key, value) -> origins.put(key, origin(value.origin())));
+        return Map.copyOf(origins);
+    }
+
+    private TargetConfiguration.Origin origin(ConfigOrigin origin) {
+        String source = origin != null && origin.filename() != null ? origin.filename() : file;
+        return new TargetConfiguration.Origin(source, origin != null ? origin.lineNumber() : -1);
     }
 
     /** Nested objects become dotted keys; lists and scalars are leaves. */

@@ -29,6 +29,7 @@ final class ConfigReloader {
     private final BundleSwitches switches;
     private final ConfigHistory history;
     private final Consumer<Map<String, Object>> liveRuntime;
+    private final ConfigValidators validators;
 
     private String lastSeenChecksum;
     private long revision;
@@ -40,7 +41,7 @@ final class ConfigReloader {
     /** @param liveRuntime receives {@code agent.runtime} after every apply; it applies what can change live. */
     ConfigReloader(Path file, Map<String, String> frameworkProperties, Supplier<ConfigSchema> schemas,
                    ConfigAdminWriter writer, BundleSwitches switches, ConfigHistory history,
-                   Consumer<Map<String, Object>> liveRuntime) {
+                   Consumer<Map<String, Object>> liveRuntime, ConfigValidators validators) {
         this.file = file;
         this.frameworkProperties = frameworkProperties;
         this.schemas = schemas;
@@ -48,6 +49,7 @@ final class ConfigReloader {
         this.switches = switches;
         this.history = history;
         this.liveRuntime = liveRuntime;
+        this.validators = validators;
     }
 
     /** Reloads when the file's content differs from the last content seen (applied or rejected). */
@@ -86,8 +88,11 @@ final class ConfigReloader {
 
     private void apply(long current, String checksum, Config config) {
         Mapping mapping = ConfigMapper.map(config, file.toString(), schemas.get(), switches.installedNames());
-        if (!mapping.valid()) {
-            reject(current, new HoconFile.Parsed(checksum, config, mapping.errors()));
+        // The components' own checks, after MetaType's: a value the component would refuse applies nothing.
+        List<Problem> errors = new ArrayList<>(mapping.errors());
+        errors.addAll(validators.check(mapping, file.toString()));
+        if (!errors.isEmpty()) {
+            reject(current, new HoconFile.Parsed(checksum, config, errors));
             return;
         }
         ConfigAdminWriter.Written written;

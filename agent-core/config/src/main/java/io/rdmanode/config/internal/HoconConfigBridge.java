@@ -67,7 +67,7 @@ public final class HoconConfigBridge implements HealthCheck, StatusSection {
         this.switches = new BundleSwitches(context);
         this.reloader = new ConfigReloader(file, frameworkProperties(context),
                 () -> MetaTypeSchemas.read(context, metaType), new ConfigAdminWriter(admin, file.toString()),
-                switches, history, new LiveLoggingControl(context));
+                switches, history, new LiveLoggingControl(context), new ConfigValidators(context));
         this.worker = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "rdma-agent-config-apply"));
         this.watcher = new ConfigFileWatcher(file, POLL, this::scheduleReload);
         // The first revision is applied before activation returns: components waiting for their configuration

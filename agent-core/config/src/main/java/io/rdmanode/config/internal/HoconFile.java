@@ -58,13 +58,40 @@ final class HoconFile {
             return new Parsed(checksum, Hocon.resolve(parsed, Hocon.substitutions(frameworkProperties)), List.of());
         } catch (ConfigException e) {
             int line = e.origin() != null ? e.origin().lineNumber() : -1;
-            return new Parsed(checksum, null, List.of(new Problem(name, line, "", clean(e.getMessage(), name))));
+            return new Parsed(checksum, null, List.of(new Problem(name, line, "",
+                    explained(clean(e.getMessage(), name)))));
         }
     }
 
     static Parsed missing(Path file, IOException e) {
         String reason = e instanceof NoSuchFileException ? "No such file" : e.toString();
         return new Parsed("", null, List.of(new Problem(file.toString(), -1, "", "cannot read: " + reason)));
+    }
+
+    /** typesafe-config's parser messages, with what they usually mean in an edited file. */
+    private static final List<Map.Entry<String, String>> EXPLANATIONS = List.of(
+            Map.entry("Expecting a value", "a value is missing after = or :"),
+            Map.entry("end of file", "an object { or a list [ above is not closed"),
+            Map.entry("close brace", "an object { is not closed, or two settings on one line lack a comma"),
+            Map.entry("close bracket", "a list [ is not closed, or two elements lack a comma between them"),
+            Map.entry("Reserved character", "quote a value that contains it: key = \"...\""),
+            Map.entry("may not be followed by token", "a key takes = or : and a value, or { for an object"),
+            Map.entry("Expecting end of input", "a second value follows the first one: join them with a comma"
+                    + " inside [ ], or quote the whole value"),
+            Map.entry("Could not resolve substitution", "${name} must be defined above or in the environment;"
+                    + " ${?name} is optional"),
+            Map.entry("unbalanced", "a quote or a bracket is not closed"),
+            Map.entry("newline", "a string in \"...\" cannot span lines; use \"\"\"...\"\"\""));
+
+    /** Appends what an operator should look for, when the parser's message is a known one. */
+    static String explained(String message) {
+        for (Map.Entry<String, String> explanation : EXPLANATIONS) {
+            if (message.toLowerCase(java.util.Locale.ROOT).contains(
+                    explanation.getKey().toLowerCase(java.util.Locale.ROOT))) {
+                return message + " (" + explanation.getValue() + ")";
+            }
+        }
+        return message;
     }
 
     /** typesafe-config prefixes messages with "NAME: LINE: "; the problem already says where. */

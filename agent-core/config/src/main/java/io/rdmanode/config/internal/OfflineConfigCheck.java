@@ -5,6 +5,7 @@ import io.rdmanode.agent.AgentProperties;
 import io.rdmanode.agent.ConfigCheck;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,8 +16,8 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.MetaTypeService;
 
 /**
- * {@link ConfigCheck}: the reload's read, parse and map steps ({@link HoconFile}, {@link ConfigMapper} against
- * {@link MetaTypeSchemas}) without its apply step, so a file passes here exactly when a running agent with the
+ * {@link ConfigCheck}: the reload's read, parse, map and check steps ({@link HoconFile}, {@link ConfigMapper}
+ * against {@link MetaTypeSchemas}, then the bundles' {@link ConfigValidators}) without its apply step, so a file passes here exactly when a running agent with the
  * same bundles would apply it. Needs no ConfigurationAdmin: {@code check-config} runs it in a framework where
  * nothing else is started.
  */
@@ -25,11 +26,13 @@ public final class OfflineConfigCheck implements ConfigCheck {
 
     private final BundleContext context;
     private final MetaTypeService metaType;
+    private final ConfigValidators validators;
 
     @Activate
     public OfflineConfigCheck(BundleContext context, @Reference MetaTypeService metaType) {
         this.context = context;
         this.metaType = metaType;
+        this.validators = new ConfigValidators(context);
     }
 
     @Override
@@ -47,7 +50,9 @@ public final class OfflineConfigCheck implements ConfigCheck {
         }
         Mapping mapping = ConfigMapper.map(parsed.config(), absolute.toString(),
                 MetaTypeSchemas.read(context, metaType), new BundleSwitches(context).installedNames());
-        return new Result(strings(mapping.errors()), strings(mapping.warnings()));
+        List<Problem> errors = new ArrayList<>(mapping.errors());
+        errors.addAll(validators.check(mapping, absolute.toString()));
+        return new Result(strings(errors), strings(mapping.warnings()));
     }
 
     /** The substitutions a running agent offers the file; the state directory is the checker's own. */

@@ -68,8 +68,10 @@ final class ValueConverter {
             // Felix MetaType answers with message keys ("%greater than maximum"); for a String the bound is
             // its length, which the message then has to say.
             String why = invalid.get().startsWith("%") ? invalid.get().substring(1) : invalid.get();
-            if (schema.type() == AttributeType.STRING && (why.contains("maximum") || why.contains("minimum"))) {
-                why = "length " + text.length() + " is " + why + " length";
+            boolean above = why.contains("greater than maximum");
+            boolean below = why.contains("less than minimum");
+            if (above || below) {
+                throw new ConversionException(text + " is not allowed: " + Limits.describe(schema, text, above));
             }
             throw new ConversionException(text + " is not allowed: " + why);
         }

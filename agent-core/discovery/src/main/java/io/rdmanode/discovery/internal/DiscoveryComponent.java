@@ -110,6 +110,7 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
 
     @Activate
     public DiscoveryComponent(Config config) {
+        DiscoveryConfigCheck.require(config);
         this.identity = Identity.of(config);
         Tuning tuning = Tuning.of(config);
         this.counters = new InfinibandCounters(identity.root().sys());
@@ -153,6 +154,7 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
      */
     @Modified
     void modified(Config config) {
+        DiscoveryConfigCheck.require(config);
         Identity next = Identity.of(config);
         if (!next.equals(identity)) {
             LOG.info("discovery backend or roots changed ({} -> {}): reading the new tree", identity, next);

@@ -78,6 +78,7 @@ public final class AgentHttpServer {
 
     @Activate
     public AgentHttpServer(Config config, BundleContext context) {
+        HttpConfigCheck.require(config);
         AgentInfo agent = AgentInfo.of(context.getProperty(VERSION_PROPERTY),
                 context.getProperty(STARTED_AT_PROPERTY), Instant.now())
                 .withCds(context.getProperty(AgentInfo.CDS_PROPERTY));

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.cni.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmanode.agent.ConfigValidator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The CNI component's own configuration check: what check-config and the reloader refuse, activation refuses. */
+class CniConfigCheckTest {
+
+    private static List<ConfigValidator.Refusal> check(Map<String, Object> properties) {
+        return new CniConfigCheck().validate(new ConfigValidator.Proposal() {
+            @Override
+            public Map<String, Map<String, Object>> configurations() {
+                return Map.of(CniComponent.PID, properties, "io.rdmanode.other", Map.of("socket", "x"));
+            }
+
+            @Override
+            public <T> Optional<T> service(Class<T> type) {
+                return Optional.empty();
+            }
+        });
+    }
+
+    @Test
+    void theShippedDefaultsAndAnEightyTwoByteSocketPass() {
+        assertThat(check(Map.of())).isEmpty();
+        assertThat(check(Map.of("socket", "/run/" + "s".repeat(77)))).isEmpty();
+        assertThat(CniConfigCheck.MAX_SOCKET_BYTES).isEqualTo(82);
+    }
+
+    @Test
+    void aSocketLongerThanTheClientsSlotIsRefusedWithTheLimit() {
+        assertThat(check(Map.of("socket", "/run/" + "s".repeat(78)))).singleElement().satisfies(r -> {
+            assertThat(r.configuration()).isEqualTo(CniComponent.PID);
+            assertThat(r.property()).isEqualTo("socket");
+            assertThat(r.message()).contains("is 83 bytes").contains("at most 82 bytes");
+        });
+    }
+
+    @Test
+    void relativeEmptyAndDotDotPathsAreRefused() {
+        assertThat(check(Map.of("socket", "cni.sock", "binDir", "", "stateDir", "/var/../x")))
+                .extracting(ConfigValidator.Refusal::property).containsExactly("socket", "binDir", "stateDir");
+    }
+
+    @Test
+    void activationRunsTheSameCheck() {
+        CniComponent.Config config = TestAgent.config(java.nio.file.Path.of("/tmp/x"));
+        CniComponent.Config bad = new CniComponent.Config() {
+            @Override
+            public Class<? extends java.lang.annotation.Annotation> annotationType() {
+                return CniComponent.Config.class;
+            }
+
+            @Override
+            public String binDir() {
+                return config.binDir();
+            }
+
+            @Override
+            public String socket() {
+                return "relative.sock";
+            }
+
+            @Override
+            public String stateDir() {
+                return config.stateDir();
+            }
+
+            @Override
+            public boolean installClient() {
+                return false;
+            }
+        };
+        assertThatThrownBy(() -> CniConfigCheck.require(bad)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("socket: 'relative.sock' is relative");
+    }
+}

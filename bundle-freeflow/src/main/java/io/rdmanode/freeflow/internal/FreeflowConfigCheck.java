@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal;
+
+import io.rdmanode.agent.ConfigValidator;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.osgi.annotation.bundle.Header;
+
+/**
+ * The Freeflow router's own check of {@code freeflow { ... }}: the socket must be one file inside
+ * {@code socketDir} and fit a Unix socket address, the directories absolute. {@link FreeflowComponent} runs the
+ * same check on activation ({@link #require}).
+ */
+@Header(name = ConfigValidator.HEADER, value = "${@class}")
+public final class FreeflowConfigCheck implements ConfigValidator {
+
+    /** sun_path holds 108 bytes with the terminating NUL. */
+    static final int MAX_SOCKET_BYTES = 107;
+    private static final Pattern ROUTER_NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}");
+
+    @Override
+    public List<Refusal> validate(Proposal proposal) {
+        Map<String, Object> p = proposal.configurations().get(FreeflowComponent.PID);
+        if (p == null) {
+            return List.of();
+        }
+        List<Refusal> refusals = new ArrayList<>();
+        check(string(p, "socketDir"), string(p, "routerName"), string(p, "shmDir"),
+                (key, message) -> refusals.add(new Refusal(FreeflowComponent.PID,
+                        p.containsKey(key) || !key.equals("routerName") ? key : "socketDir", message)));
+        return refusals;
+    }
+
+    /** Throws what {@link #validate} would refuse in {@code config}: the component's activation check. */
+    static void require(FreeflowComponent.Config config) {
+        List<String> problems = new ArrayList<>();
+        check(config.socketDir(), config.routerName(), config.shmDir(), (key, message) -> problems.add(key + ": "
+                + message));
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException("freeflow: " + String.join("; ", problems));
+        }
+    }
+
+    private static void check(String socketDir, String routerName, String shmDir,
+                              java.util.function.BiConsumer<String, String> refuse) {
+        String dir = pathProblem(socketDir);
+        if (dir != null) {
+            refuse.accept("socketDir", dir);
+        }
+        String shm = pathProblem(shmDir);
+        if (shm != null) {
+            refuse.accept("shmDir", shm);
+        }
+        if (!ROUTER_NAME.matcher(routerName).matches()) {
+            refuse.accept("routerName", "'" + routerName + "' is not a router name: it is the socket's file name in"
+                    + " socketDir, so one name of letters, digits, '_', '.', '-' (at most 64, no '/' or '..'; the"
+                    + " clients' FFR_NAME)");
+            return;
+        }
+        if (dir == null) {
+            String socket = socketDir.replaceAll("/+$", "") + "/" + routerName;
+            int bytes = socket.getBytes(StandardCharsets.UTF_8).length;
+            if (bytes > MAX_SOCKET_BYTES) {
+                refuse.accept("routerName", "the socket " + socket + " is " + bytes + " bytes; a Unix socket path is"
+                        + " at most " + MAX_SOCKET_BYTES + " bytes (socketDir + '/' + routerName)");
+            }
+        }
+    }
+
+    private static String pathProblem(String path) {
+        if (path.isBlank()) {
+            return "empty; an absolute directory is expected, e.g. /freeflow";
+        }
+        if (!path.startsWith("/")) {
+            return "'" + path + "' is relative; an absolute directory (starting with /) is expected";
+        }
+        if (path.indexOf('\0') >= 0 || List.of(path.split("/")).contains("..")) {
+            return "'" + path + "' contains '..' or a NUL; an absolute directory without them is expected";
+        }
+        return null;
+    }
+
+    /** The value in the file, else the component's default (the annotation is the one place defaults live). */
+    private static String string(Map<String, Object> properties, String key) {
+        Object value = properties.get(key);
+        if (value instanceof String text) {
+            return text;
+        }
+        try {
+            return (String) FreeflowComponent.Config.class.getMethod(key).getDefaultValue();
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException("Config has no " + key, e);
+        }
+    }
+}
