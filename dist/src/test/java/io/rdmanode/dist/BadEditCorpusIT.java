@@ -180,6 +180,46 @@ class BadEditCorpusIT {
         }
     }
 
+    /**
+     * Ownership needs the host, so only a running agent can judge it (check-config has no discovery): a shared
+     * pool naming VFs an SR-IOV pool takes (the demo's configuration before the ownership table) is refused
+     * naming both pools, at a pool's line, and nothing is applied.
+     */
+    @Test
+    void liveReloadRefusesASharedPoolHoldingVfsAnSriovPoolOwns() throws Exception {
+        Path config = temp.resolve("agent.conf");
+        write(config, good);
+        try (AgentProcess agent = AgentProcess.start(DIST, temp.resolve("unused"),
+                Map.of("RDMA_AGENT_HTTP_PORT", "0"), "--demo", "--config", config.toString())) {
+            String line = Awaitility.await("demo running").atMost(Duration.ofSeconds(60)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(50)).until(() -> agent.output().lines()
+                            .filter(l -> l.contains("demo is running")).findFirst().orElse(null), Objects::nonNull);
+            String base = line.replaceAll(".*Status: (http://\\S+)/status.*", "$1");
+            Path demoState = Path.of(line.replaceAll(".*state in (\\S+);.*", "$1"));
+            Awaitility.await("ready").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> AgentProcess.status(base + "/readyz") == 200);
+            String applied = configStatus(base).getAsJsonObject("lastApplied").get("checksum").getAsString();
+            Map<Path, Object> sockets = sockets(demoState);
+
+            String overlap = "deviceplugin.shared.pools = [ { name = hca_pf, rdmaHcaMax = 100, selectors { vendors"
+                    + " = [\"15b3\"], deviceIDs = [\"1017\"] } }, { name = hca_vf_pf0, rdmaHcaMax = 50, selectors {"
+                    + " ifNames = [ens1f0v0, ens1f0v1, ens1f0v7] } } ]";
+            String content = good + overlap + "\n";
+            write(config, content);
+            JsonObject status = Awaitility.await("verdict").atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(20)).until(() -> configStatus(base), s -> seen(s, checksum(content)));
+
+            assertThat(status.get("lastRejected")).as("the overlap is refused").isInstanceOf(JsonObject.class);
+            List<String> problems = new ArrayList<>();
+            status.getAsJsonObject("lastRejected").getAsJsonArray("problems").forEach(p -> problems.add(p.getAsString()));
+            assertThat(problems).anyMatch(p -> p.matches("\\Q" + config + "\\E:\\d+: deviceplugin\\..*")
+                    && p.contains("hca_vf_pf0") && p.contains("sriov_pf0_low"));
+            assertThat(status.getAsJsonObject("lastApplied").get("checksum").getAsString()).isEqualTo(applied);
+            assertThat(sockets(demoState)).isEqualTo(sockets);
+            assertThat(AgentProcess.status(base + "/readyz")).isEqualTo(200);
+        }
+    }
+
     /** Null when {@code lines} refuse the case as expected, else what is wrong. */
     private static String verdict(Case c, Path file, boolean refused, List<String> lines) {
         if (!refused) {
