@@ -17,19 +17,27 @@ import io.rdmanode.freeflow.internal.router.RouterStats;
 import io.rdmanode.freeflow.internal.router.TenantFigures;
 import java.util.ArrayList;
 import java.util.List;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Reference;
 
 /** {@code rdma_agent_freeflow_*}, read from the router's counters at scrape time. */
-final class FreeflowCollector implements MultiCollector {
-    private final Router router;
-    private final ControlServer server;
+@Component(service = MultiCollector.class, configurationPid = FreeflowComponent.PID,
+           configurationPolicy = ConfigurationPolicy.REQUIRE)     // like the router: none waits unconfigured
+public final class FreeflowCollector implements MultiCollector {
+    private final FreeflowFigures figures;
 
-    FreeflowCollector(Router router, ControlServer server) {
-        this.router = router;
-        this.server = server;
+    /** A plain component; without lib-prometheus (an optional import) SCR cannot load it and the router serves on. */
+    @Activate
+    public FreeflowCollector(@Reference FreeflowFigures figures) {
+        this.figures = figures;
     }
 
     @Override
     public MetricSnapshots collect() {
+        Router router = figures.router();
+        ControlServer server = figures.server();
         RouterStats s = router.stats();
         List<MetricSnapshot> out = new ArrayList<>();
         out.add(counter("rdma_agent_freeflow_control_requests", "Control-socket requests answered, by result",

@@ -11,8 +11,6 @@ import io.rdmanode.health.HealthStatus;
 import io.rdmanode.health.StatusSection;
 import java.io.IOException;
 import java.nio.file.Path;
-import org.osgi.framework.BundleContext;
-import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -32,10 +30,10 @@ import org.slf4j.LoggerFactory;
  * resources) and its {@link Tuning} (limits, poller, control threads, reap interval), which @Modified applies to the
  * running router in place: the socket stays the same file and connected clients keep their objects.
  */
-@Component(service = {StatusSection.class, HealthCheck.class}, configurationPid = FreeflowComponent.PID,
+@Component(service = {StatusSection.class, HealthCheck.class, FreeflowFigures.class}, configurationPid = FreeflowComponent.PID,
         configurationPolicy = ConfigurationPolicy.REQUIRE)
 @Designate(ocd = FreeflowComponent.Config.class)
-public final class FreeflowComponent implements StatusSection, HealthCheck {
+public final class FreeflowComponent implements StatusSection, HealthCheck, FreeflowFigures {
     static final String PID = "io.rdmanode.freeflow";
     private static final Logger LOG = LoggerFactory.getLogger(FreeflowComponent.class);
 
@@ -123,17 +121,14 @@ public final class FreeflowComponent implements StatusSection, HealthCheck {
         }
     }
 
-    private final BundleContext context;
     private Config config;
     private Identity identity;
-    private Router router;
-    private ControlServer server;
-    private ServiceRegistration<?> metrics;
+    private volatile Router router;
+    private volatile ControlServer server;
 
     @Activate
-    public FreeflowComponent(Config config, BundleContext context) throws IOException {
+    public FreeflowComponent(Config config) throws IOException {
         FreeflowConfigCheck.require(config);
-        this.context = context;
         start(config);
     }
 
@@ -151,7 +146,6 @@ public final class FreeflowComponent implements StatusSection, HealthCheck {
             throw e;
         }
         this.router = r;
-        this.metrics = registerMetrics();
     }
 
     /**
@@ -175,24 +169,21 @@ public final class FreeflowComponent implements StatusSection, HealthCheck {
         LOG.info("freeflow tuning applied in place: {}", t);
     }
 
-    private ServiceRegistration<?> registerMetrics() {
-        try {
-            return context.registerService(io.prometheus.metrics.model.registry.MultiCollector.class,
-                    new FreeflowCollector(router, server), null);
-        } catch (NoClassDefFoundError noPrometheus) {
-            LOG.info("no Prometheus client bundle; freeflow metrics are not exported");
-            return null;
-        }
-    }
 
     @Deactivate
     void stop() {
-        if (metrics != null) {
-            metrics.unregister();
-            metrics = null;
-        }
         server.close();
         router.close();
+    }
+
+    @Override
+    public Router router() {
+        return router;
+    }
+
+    @Override
+    public ControlServer server() {
+        return server;
     }
 
     @Override

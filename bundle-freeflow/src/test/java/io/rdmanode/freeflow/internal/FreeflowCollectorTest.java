@@ -33,7 +33,17 @@ class FreeflowCollectorTest {
             c.regMr(pd, 8192, 1);
             c.createCq(8);
             ByteArrayOutputStream out = new ByteArrayOutputStream();
-            new PrometheusTextFormatWriter(false).write(out, new FreeflowCollector(router, server).collect());
+            new PrometheusTextFormatWriter(false).write(out, new FreeflowCollector(new FreeflowFigures() {
+                @Override
+                public Router router() {
+                    return router;
+                }
+
+                @Override
+                public ControlServer server() {
+                    return server;
+                }
+            }).collect());
             String text = out.toString(StandardCharsets.UTF_8);
             assertThat(text).contains("rdma_agent_freeflow_control_requests_total{result=\"ok\"} 3.0")
                     .contains("rdma_agent_freeflow_tenant_mr_bytes{pid=\"" + ProcessHandle.current().pid() + "\",uid=\"0\"} 8192.0")

@@ -11,7 +11,6 @@ import io.rdmanode.freeflow.testclient.FfClient.Sg;
 import io.rdmanode.freeflow.testclient.FfClient.Wc;
 import io.rdmanode.freeflow.testclient.FfClient.Wr;
 import java.io.IOException;
-import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -22,7 +21,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.osgi.framework.BundleContext;
 import org.osgi.util.converter.Converters;
 
 /**
@@ -45,7 +43,7 @@ class FreeflowComponentTest {
         props.put("socketDir", dir.toString());
         props.put("routerName", "ffrouter");
         props.put("shmDir", shm.toString());
-        component = new FreeflowComponent(config(), noMetrics());
+        component = new FreeflowComponent(config());
     }
 
     @AfterEach
@@ -61,10 +59,6 @@ class FreeflowComponentTest {
     }
 
     /** registerService answers null, as a framework without the Prometheus client would leave metrics unset. */
-    static BundleContext noMetrics() {
-        return (BundleContext) Proxy.newProxyInstance(BundleContext.class.getClassLoader(),
-                new Class<?>[] {BundleContext.class}, (p, m, a) -> null);
-    }
 
     Object inode(Path p) throws IOException {
         return Files.getAttribute(p, "unix:ino");

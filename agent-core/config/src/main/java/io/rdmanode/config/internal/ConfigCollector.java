@@ -9,15 +9,25 @@ import io.prometheus.metrics.model.snapshots.MetricMetadata;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.util.List;
 import java.util.function.LongSupplier;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /**
  * {@code rdma_agent_config_reloads_total{result}}: the config bundle's own series, read at scrape time from its
- * reload counts (the names and labels the metrics bundle used to derive from the {@code config} status section).
+ * reload counts. A plain component; without lib-prometheus (an optional import) SCR cannot load it and the bridge
+ * works as usual, only without metrics.
  */
-final class ConfigCollector implements MultiCollector {
+@Component(service = MultiCollector.class)
+public final class ConfigCollector implements MultiCollector {
 
     private final LongSupplier applied;
     private final LongSupplier rejected;
+
+    @Activate
+    public ConfigCollector(@Reference ReloadCounts counts) {
+        this(counts::appliedCount, counts::rejectedCount);
+    }
 
     ConfigCollector(LongSupplier applied, LongSupplier rejected) {
         this.applied = applied;

@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * wiring only: {@link ConfigReloader} does a reload, {@link ConfigFileWatcher} notices edits, and one worker
  * thread runs every reload in order, so two saves never interleave.
  */
-@Component(service = {HealthCheck.class, StatusSection.class}, immediate = true)
-public final class HoconConfigBridge implements HealthCheck, StatusSection {
+@Component(service = {HealthCheck.class, StatusSection.class, ReloadCounts.class}, immediate = true)
+public final class HoconConfigBridge implements HealthCheck, StatusSection, ReloadCounts {
 
     static final String CONFIG_PROPERTY = AgentProperties.CONFIG;
     private static final Logger LOG = LoggerFactory.getLogger(HoconConfigBridge.class);
@@ -49,7 +49,6 @@ public final class HoconConfigBridge implements HealthCheck, StatusSection {
     private final BundleSwitches switches;
     private final BundleListener bundleListener = this::bundleChanged;
     private final BundleContext context;
-    private final ConfigMetrics metrics;
     private ScheduledFuture<?> pendingReload;
     private ScheduledFuture<?> pendingRemap;
 
@@ -75,13 +74,21 @@ public final class HoconConfigBridge implements HealthCheck, StatusSection {
         reloader.reloadIfChanged();
         context.addBundleListener(bundleListener);
         watcher.start();
-        this.metrics = ConfigMetrics.register(context, history);
         LOG.info("watching config file={}", file);
+    }
+
+    @Override
+    public long appliedCount() {
+        return history.appliedCount();
+    }
+
+    @Override
+    public long rejectedCount() {
+        return history.rejectedCount();
     }
 
     @Deactivate
     void deactivate() throws IOException, InterruptedException {
-        metrics.close();
         context.removeBundleListener(bundleListener);
         watcher.close();
         worker.shutdownNow();

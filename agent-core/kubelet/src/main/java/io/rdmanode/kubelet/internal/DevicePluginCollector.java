@@ -17,24 +17,28 @@ import io.prometheus.metrics.model.snapshots.Unit;
 import io.rdmanode.kubelet.ResourceFigures;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Supplier;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /**
  * {@code rdma_agent_deviceplugin_*}: per served resource, read at scrape time from the servers' counters.
- * Registered by the host component as a {@link MultiCollector} service for the metrics bundle's whiteboard; a
- * resource that stops being served drops out of the next scrape.
+ * A plain component on the metrics bundle's whiteboard; a resource that stops being served drops out of the next
+ * scrape. Without lib-prometheus (an optional import) SCR cannot load it and the host serves on.
  */
-final class DevicePluginCollector implements MultiCollector {
+@Component(service = MultiCollector.class)
+public final class DevicePluginCollector implements MultiCollector {
 
-    private final Supplier<List<DevicePluginServer>> servers;
+    private final ServerFigures servers;
 
-    DevicePluginCollector(Supplier<List<DevicePluginServer>> servers) {
+    @Activate
+    public DevicePluginCollector(@Reference ServerFigures servers) {
         this.servers = servers;
     }
 
     @Override
     public MetricSnapshots collect() {
-        List<DevicePluginServer> now = servers.get();
+        List<DevicePluginServer> now = servers.servers();
         List<CounterDataPointSnapshot> registrations = new ArrayList<>();
         List<CounterDataPointSnapshot> restarts = new ArrayList<>();
         List<CounterDataPointSnapshot> allocations = new ArrayList<>();

@@ -33,10 +33,10 @@ import org.osgi.service.metatype.annotations.Option;
  * the I/O threads decide where the sockets are: a change there restarts the host, and with it every plugin
  * bundle's servers (its {@link DevicePluginHost} service is withdrawn and offered again).
  */
-@Component(service = {HealthCheck.class, StatusSection.class}, immediate = true,
+@Component(service = {HealthCheck.class, StatusSection.class, ServerFigures.class}, immediate = true,
         configurationPid = KubeletHostComponent.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = KubeletHostComponent.Config.class)
-public final class KubeletHostComponent implements DevicePluginHost, HealthCheck, StatusSection {
+public final class KubeletHostComponent implements DevicePluginHost, HealthCheck, StatusSection, ServerFigures {
 
     static final String PID = "io.rdmanode.kubelet";
 
@@ -84,7 +84,6 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
     private final org.osgi.framework.BundleContext context;
     private volatile KubeletDevicePluginHost host;
     private volatile String refusal;
-    private org.osgi.framework.ServiceRegistration<?> metrics;          // guarded by this
     private org.osgi.framework.ServiceRegistration<?> hostService;      // guarded by this
 
     @Activate
@@ -118,7 +117,7 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
     }
 
     /**
-     * The host, its metrics and its {@link DevicePluginHost} service. The service is registered here rather
+     * The host and its {@link DevicePluginHost} service. The service is registered here rather
      * than by SCR so that a restart of the host ({@link #modified}) withdraws it and offers it again: the plugin
      * components holding it are deactivated and activated on the new host, as a reactivation of this component
      * would do, while its health check and status section stay.
@@ -126,7 +125,6 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
     private synchronized void start(HostSettings settings) throws IOException {
         KubeletDevicePluginHost started = new KubeletDevicePluginHost(settings);
         this.host = started;
-        this.metrics = registerMetrics(context, started);
         this.hostService = context.registerService(DevicePluginHost.class, started, null);
     }
 
@@ -134,10 +132,6 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
         if (hostService != null) {
             hostService.unregister();          // the plugin components close their servers now
             hostService = null;
-        }
-        if (metrics != null) {
-            metrics.unregister();
-            metrics = null;
         }
         host.close();
     }
@@ -167,20 +161,9 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
         return host.tuning();
     }
 
-    /**
-     * The figures go to the metrics bundle's whiteboard as a client_java {@code MultiCollector}. client_java is
-     * an optional import: without lib-prometheus installed the host serves as usual, only without metrics.
-     */
-    private static org.osgi.framework.ServiceRegistration<?> registerMetrics(org.osgi.framework.BundleContext context,
-                                                                            KubeletDevicePluginHost host) {
-        try {
-            return context.registerService(io.prometheus.metrics.model.registry.MultiCollector.class,
-                    new DevicePluginCollector(host::servers), null);
-        } catch (NoClassDefFoundError noPrometheus) {
-            org.slf4j.LoggerFactory.getLogger(KubeletHostComponent.class)
-                    .info("no Prometheus client bundle; device-plugin metrics are not exported");
-            return null;
-        }
+    @Override
+    public List<DevicePluginServer> servers() {
+        return host.servers();
     }
 
     @Deactivate

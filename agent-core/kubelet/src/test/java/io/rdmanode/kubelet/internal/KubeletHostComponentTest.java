@@ -53,13 +53,13 @@ class KubeletHostComponentTest {
     }
 
     @Test
-    void exportsPerResourceFiguresAsAPrometheusCollectorWhileActive() throws Exception {
+    void exportsPerResourceFiguresThroughTheCollectorComponent() throws Exception {
         KubeletHostComponent host = component(Map.of("pluginDir", dir.toString(), "registration", "classic"));
         try (FakeKubelet kubelet = new FakeKubelet(dir).start()) {
             host.serve(new TestPlugin("rdma/a", List.of(new Device("a-0", true, List.of()),
                     new Device("a-1", false, List.of()))));
             kubelet.awaitRegistrations("rdma/a", 1, Duration.ofSeconds(5));
-            MultiCollector collector = (MultiCollector) registered.get(0);
+            MultiCollector collector = new DevicePluginCollector(host);
             // kubelet sees the Register call before the plugin has counted its answer.
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> host.figures().get(0).registrations() == 1);
 
@@ -81,7 +81,7 @@ class KubeletHostComponentTest {
         } finally {
             host.stop();
         }
-        assertThat(registered).as("collector unregistered on deactivation").isEmpty();
+        assertThat(registered).as("the host service is withdrawn on deactivation").isEmpty();
     }
 
     @Test
