@@ -12,6 +12,7 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
@@ -23,9 +24,9 @@ import org.slf4j.LoggerFactory;
  * {@code /metrics} on the agent's HTTP port (health bundle's {@link HttpEndpoint} whiteboard). It owns one
  * registry, not client_java's static default: collectors are the {@link MultiCollector} services any bundle
  * registers, this bundle's own (RDMA port counters, agent figures) included, bound and unbound as they come
- * and go. There is no {@code @Modified}: the endpoint's path is read when the health bundle binds it, so a
- * change of the {@code metrics} section (which the RDMA collector shares) reactivates the component and the
- * endpoint is registered again, with every collector bound anew.
+ * and go. An edit of the {@code metrics} section (which the RDMA collector shares and applies in place too)
+ * applies in place ({@link #modified}): the registry and its collectors stay; a new path moves the endpoint when
+ * the health bundle sees the service's properties change, and no other edit interrupts a scrape.
  */
 @Component(service = {HttpEndpoint.class, StatusSection.class}, configurationPid = MetricsConfig.PID,
            configurationPolicy = ConfigurationPolicy.OPTIONAL)
@@ -34,7 +35,7 @@ public final class MetricsEndpoint implements HttpEndpoint, StatusSection {
 
     private static final Logger LOG = LoggerFactory.getLogger(MetricsEndpoint.class);
 
-    private final String path;
+    private volatile String path;
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final CollectorWhiteboard whiteboard = new CollectorWhiteboard(registry);
     private final ScrapeHandler handler = new ScrapeHandler(whiteboard);
@@ -44,6 +45,15 @@ public final class MetricsEndpoint implements HttpEndpoint, StatusSection {
         MetricsConfigCheck.require(config);
         this.path = config.path();
         LOG.info("metrics endpoint path={} collectors={}", path, whiteboard.size());
+    }
+
+    @Modified
+    void modified(MetricsConfig config) {
+        MetricsConfigCheck.require(config);
+        if (!config.path().equals(path)) {
+            LOG.info("metrics endpoint path {} -> {}", path, config.path());
+        }
+        this.path = config.path();
     }
 
     @Deactivate

@@ -115,9 +115,14 @@ public final class AgentHttpServer {
     }
 
     @Reference(name = "endpoints", service = HttpEndpoint.class, cardinality = ReferenceCardinality.MULTIPLE,
-               policy = ReferencePolicy.DYNAMIC)
+               policy = ReferencePolicy.DYNAMIC, updated = "updatedEndpoint")
     void bindEndpoint(HttpEndpoint endpoint, ServiceReference<HttpEndpoint> reference) {
         server.addEndpoint(endpoint, owner(reference));
+    }
+
+    /** An endpoint component applied a configuration edit in place (SCR updates its service properties). */
+    void updatedEndpoint(HttpEndpoint endpoint, ServiceReference<HttpEndpoint> reference) {
+        server.updateEndpoint(endpoint, owner(reference));
     }
 
     void unbindEndpoint(HttpEndpoint endpoint) {

@@ -102,6 +102,18 @@ final class HealthHttpServer implements AutoCloseable {
         });
     }
 
+    /**
+     * The endpoint's service properties changed (its component applied a configuration edit in place): it moves
+     * only when its path changed; otherwise it keeps serving, with no gap.
+     */
+    synchronized void updateEndpoint(HttpEndpoint endpoint, String owner) {
+        if (endpoints.nameOf(endpoint).filter(name -> name.equals(endpoint.path())).isPresent()) {
+            return;
+        }
+        removeEndpoint(endpoint);
+        addEndpoint(endpoint, owner);
+    }
+
     private void serve(NamedWhiteboard.Entry<HttpEndpoint> entry) {
         server.createContext(entry.name(), new EndpointHandler(entry.service(), entry.name(), entry.owner()));
         LOG.info("http endpoint added url={}{} owner={}", uri, entry.name(), entry.owner());

@@ -67,6 +67,11 @@ final class NamedWhiteboard<T> {
         return Optional.empty();
     }
 
+    /** The name {@code service} was added under, if it was added (and not refused as reserved). */
+    synchronized Optional<String> nameOf(T service) {
+        return entries.stream().filter(e -> e.service() == service).map(Entry::name).findFirst();
+    }
+
     /** The serving entry per name, in arrival order. */
     synchronized List<Entry<T>> active() {
         Map<String, Entry<T>> first = new LinkedHashMap<>();

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import io.rdmanode.health.HttpEndpoint;
+import java.io.IOException;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import java.time.Duration;
+import javax.inject.Inject;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.Constants;
+import org.osgi.framework.ServiceReference;
+
+/**
+ * An edit of the {@code metrics} section applies in place: a device filter changes the next scrape and a new
+ * path moves the endpoint, both with the same endpoint service (its registry and collectors are not rebuilt).
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class MetricsTuningIT extends AgentTestSupport {
+
+    private static final String BASE = "agent.http.port = 0\n";
+    private static final String ENDPOINT = "(component.name=io.rdmanode.metrics.internal.MetricsEndpoint)";
+
+    @Inject
+    BundleContext context;
+
+    @Configuration
+    public Option[] config() {
+        return agentOptions(BASE + recordedHostDiscovery());
+    }
+
+    @Test
+    public void aFilterOrPathEditKeepsTheEndpointService() throws Exception {
+        String url = metricsUrl(context);
+        await("mlx5_10 series", Duration.ofSeconds(10), () -> scrape(url, null),
+                () -> scrape(url, null).contains("device=\"mlx5_10\""));
+        long endpoint = endpointServiceId();
+
+        writeConfig(BASE + "metrics.deviceExclude = \"mlx5_1[0-7]\"\n" + recordedHostSection());
+        await("mlx5_10 excluded", Duration.ofSeconds(10), () -> scrape(url, null),
+                () -> !scrape(url, null).contains("device=\"mlx5_10\""));
+        assertEquals("the same endpoint service after a filter edit", endpoint, endpointServiceId());
+
+        String moved = url.replace("/metrics", "/m2");
+        writeConfig(BASE + "metrics { deviceExclude = \"mlx5_1[0-7]\", path = \"/m2\" }\n" + recordedHostSection());
+        await(moved + " served", Duration.ofSeconds(10), () -> status(moved), () -> status(moved) == 200);
+        await(url + " gone", Duration.ofSeconds(5), () -> status(url), () -> status(url) == 404);
+        assertEquals("the same endpoint service after a path edit", endpoint, endpointServiceId());
+        assertTrue(scrape(moved, null).contains("rdma_agent_infiniband_"));
+    }
+
+    private long endpointServiceId() throws Exception {
+        var refs = context.getServiceReferences(HttpEndpoint.class, ENDPOINT);
+        assertEquals("one metrics endpoint", 1, refs.size());
+        ServiceReference<HttpEndpoint> ref = refs.iterator().next();
+        return (Long) ref.getProperty(Constants.SERVICE_ID);
+    }
+
+    private static int status(String url) {
+        try {
+            HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
+            try {
+                return c.getResponseCode();
+            } finally {
+                c.disconnect();
+            }
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+}
