@@ -84,7 +84,8 @@ class CniSoftRoceIT {
                 com.fasterxml.jackson.annotation.JsonAutoDetect.class, org.osgi.framework.BundleContext.class,
                 io.rdmanode.health.HealthCheck.class, io.rdmanode.discovery.RdmaDiscovery.class,
                 io.rdmanode.discovery.testing.SysfsTree.class,
-                io.rdmanode.netlink.Netlink.class)) {
+                io.rdmanode.netlink.Netlink.class, io.rdmanode.agent.ConfigValidator.class,
+                org.awaitility.Awaitility.class, org.hamcrest.Matcher.class)) {
             Path from = location(c);
             if (Files.isDirectory(from)) { // a reactor build may resolve a module to its classes folder
                 Path to = libs.resolve("dir-" + entries.size());
