@@ -34,8 +34,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps the framework's bundles equal to the jars in one directory: a new jar is installed and started, a
  * changed jar is updated, a removed jar is uninstalled, and the framework is refreshed so dependents re-wire.
- * A jar is identified by its content, the SHA-256 digest of its bytes: a {@code touch}, a rewrite with the same
- * bytes or a {@code cp} of the same build over it changes nothing, while a changed build restarts its bundle
+ * A jar is identified by its content, the SHA-256 digest of its zip central directory (every entry's name, size
+ * and CRC-32 of its bytes; see {@link #contentDigest}): a {@code touch}, a rewrite with the same bytes or a
+ * {@code cp} of the same build over it changes nothing, while a changed build restarts its bundle
  * exactly once (stopped, updated, one refresh, started again; {@code Bundle.update} followed by a refresh would
  * start it twice). A jar is read once, and only when its size and modification time are the same before and
  * after the read (a jar still being written waits for the next sync); the bytes read are the ones digested and
@@ -144,11 +145,35 @@ final class BundleDirectory {
                 LOG.debug("bundle jar still being written file={}; read again at the next change", jar);
                 return null;
             }
-            return new Content(bytes, HexFormat.of().formatHex(sha256().digest(bytes)));
+            return new Content(bytes, contentDigest(bytes));
         } catch (IOException vanished) {
             LOG.debug("bundle jar vanished while reading file={}", jar);
             return null;
         }
+    }
+
+    /**
+     * SHA-256 of the jar's central directory and end record, which list every entry's name, sizes and the CRC-32
+     * of its bytes: a changed build changes it, while the digest costs a few kilobytes instead of the whole jar
+     * (all 39 shipped jars, 28 MB: about 400 ms of SHA-256 at the agent's C1-only start, the start-up budget
+     * being about a second). Bytes without a readable end record (a jar cut short, ZIP64) are digested whole.
+     */
+    static String contentDigest(byte[] zip) {
+        int end = endRecord(zip);
+        if (end >= 0) {
+            long size = Integer.toUnsignedLong(le32(zip, end + 12));
+            long offset = Integer.toUnsignedLong(le32(zip, end + 16));
+            if (offset + size == end) {
+                MessageDigest sha = sha256();
+                sha.update(zip, (int) offset, zip.length - (int) offset);
+                return HexFormat.of().formatHex(sha.digest());
+            }
+        }
+        return HexFormat.of().formatHex(sha256().digest(zip));
+    }
+
+    private static int le32(byte[] b, int at) {
+        return (b[at] & 0xFF) | (b[at + 1] & 0xFF) << 8 | (b[at + 2] & 0xFF) << 16 | (b[at + 3] & 0xFF) << 24;
     }
 
     private static MessageDigest sha256() {
@@ -179,24 +204,25 @@ final class BundleDirectory {
         } catch (IOException | RuntimeException e) {
             return "not a readable jar (" + e.getMessage() + ")";
         }
-        return !complete || hasEndRecord(content.bytes()) ? null : "the jar is cut short (no end of central directory)";
+        return !complete || endRecord(content.bytes()) >= 0 ? null
+                : "the jar is cut short (no end of central directory)";
     }
 
-    /** The zip end-of-central-directory record (signature "PK" 05 06) within the last 64 KiB + 22 bytes. */
-    private static boolean hasEndRecord(byte[] zip) {
+    /** Where the zip end-of-central-directory record (signature "PK" 05 06) starts in the last 64 KiB + 22 bytes. */
+    private static int endRecord(byte[] zip) {
         for (int i = zip.length - 22; i >= 0 && i >= zip.length - 22 - 0xFFFF; i--) {
             if (zip[i] == 'P' && zip[i + 1] == 'K' && zip[i + 2] == 5 && zip[i + 3] == 6) {
-                return true;
+                return i;
             }
         }
-        return false;
+        return -1;
     }
 
     private void refuse(Path jar, Content content, String problem, Changes changes) {
         refused.put(jar, content.digest());
         Bundle running = installed.containsKey(jar) ? system.getBundle(location(jar)) : null;
         changes.failed().add(jar.getFileName() + ": " + problem);
-        LOG.error("refusing bundle jar file={} sha256={}: not a bundle: {}; {}", jar, content.digest(), problem,
+        LOG.error("refusing bundle jar file={} digest={}: not a bundle: {}; {}", jar, content.digest(), problem,
                 running != null ? "the installed build " + describe(running) + " keeps running" : "nothing installed");
     }
 

@@ -187,6 +187,32 @@ class BundleDirectoryTest {
         assertThat(bundle("test.a").map(Bundle::getState)).contains(Bundle.ACTIVE);
     }
 
+    @Test
+    void theContentDigestFollowsEveryEntrysBytesAndNotTheWholeFile() throws IOException {
+        byte[] one = jarWith("lib/a.class", "AAAA");
+        byte[] same = jarWith("lib/a.class", "AAAA");
+        byte[] sameSizeOtherBytes = jarWith("lib/a.class", "AAAB");
+
+        assertThat(BundleDirectory.contentDigest(same)).isEqualTo(BundleDirectory.contentDigest(one));
+        assertThat(BundleDirectory.contentDigest(sameSizeOtherBytes)).isNotEqualTo(BundleDirectory.contentDigest(one));
+        // Cut short, there is no central directory to digest: the bytes are digested whole, and differ.
+        byte[] cut = java.util.Arrays.copyOf(one, one.length - 10);
+        assertThat(BundleDirectory.contentDigest(cut)).isNotEqualTo(BundleDirectory.contentDigest(one));
+    }
+
+    /** One stored entry with a fixed time, so two calls with the same content give the same bytes. */
+    private static byte[] jarWith(String name, String content) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (JarOutputStream jar = new JarOutputStream(out)) {
+            java.util.jar.JarEntry entry = new java.util.jar.JarEntry(name);
+            entry.setTime(0);
+            jar.putNextEntry(entry);
+            jar.write(content.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            jar.closeEntry();
+        }
+        return out.toByteArray();
+    }
+
     private static String kind(int type) {
         return switch (type) {
             case BundleEvent.STARTED -> "STARTED";
