@@ -109,11 +109,8 @@ class BadEditCorpusIT {
     void liveReloadRefusesEveryCaseAndEverythingKeepsServing() throws Exception {
         Path config = temp.resolve("agent.conf");
         write(config, good);
-        try (AgentProcess agent = AgentProcess.start(DIST, temp.resolve("unused"),
-                Map.of("RDMA_AGENT_HTTP_PORT", "0"), "--demo", "--config", config.toString())) {
-            String line = Awaitility.await("demo running").atMost(Duration.ofSeconds(60)).pollDelay(Duration.ZERO)
-                    .pollInterval(Duration.ofMillis(50)).until(() -> agent.output().lines()
-                            .filter(l -> l.contains("demo is running")).findFirst().orElse(null), Objects::nonNull);
+        try (AgentProcess agent = startDemo(config)) {
+            String line = demoLine(agent);
             String base = line.replaceAll(".*Status: (http://\\S+)/status.*", "$1");
             Path demoState = Path.of(line.replaceAll(".*state in (\\S+);.*", "$1"));
             assertThat(AgentProcess.status(base + "/readyz")).isEqualTo(200);
@@ -189,11 +186,8 @@ class BadEditCorpusIT {
     void liveReloadRefusesASharedPoolHoldingVfsAnSriovPoolOwns() throws Exception {
         Path config = temp.resolve("agent.conf");
         write(config, good);
-        try (AgentProcess agent = AgentProcess.start(DIST, temp.resolve("unused"),
-                Map.of("RDMA_AGENT_HTTP_PORT", "0"), "--demo", "--config", config.toString())) {
-            String line = Awaitility.await("demo running").atMost(Duration.ofSeconds(60)).pollDelay(Duration.ZERO)
-                    .pollInterval(Duration.ofMillis(50)).until(() -> agent.output().lines()
-                            .filter(l -> l.contains("demo is running")).findFirst().orElse(null), Objects::nonNull);
+        try (AgentProcess agent = startDemo(config)) {
+            String line = demoLine(agent);
             String base = line.replaceAll(".*Status: (http://\\S+)/status.*", "$1");
             Path demoState = Path.of(line.replaceAll(".*state in (\\S+);.*", "$1"));
             Awaitility.await("ready").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
@@ -218,6 +212,19 @@ class BadEditCorpusIT {
             assertThat(sockets(demoState)).isEqualTo(sockets);
             assertThat(AgentProcess.status(base + "/readyz")).isEqualTo(200);
         }
+    }
+
+    /** The demo on {@code config}, its HTTP port chosen by the kernel. */
+    private AgentProcess startDemo(Path config) throws IOException {
+        return AgentProcess.start(DIST, temp.resolve("unused"), Map.of("RDMA_AGENT_HTTP_PORT", "0"), "--demo",
+                "--config", config.toString());
+    }
+
+    /** The banner line naming the status URL and the state directory, once the demo runs. */
+    private static String demoLine(AgentProcess agent) {
+        return Awaitility.await("demo running").atMost(Duration.ofSeconds(60)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(50)).until(() -> agent.output().lines()
+                        .filter(l -> l.contains("demo is running")).findFirst().orElse(null), Objects::nonNull);
     }
 
     /** Null when {@code lines} refuse the case as expected, else what is wrong. */

@@ -215,6 +215,22 @@ abstract class AgentTestSupport {
     }
 
     /** The page at {@code url} (200 expected), or "unreachable: ..." while it cannot be fetched. */
+    /** The HTTP status of a GET of {@code url}, or -1 when nothing answers within 2 s. */
+    static int httpStatus(String url) {
+        try {
+            java.net.HttpURLConnection c = (java.net.HttpURLConnection) new java.net.URL(url).openConnection();
+            c.setConnectTimeout(2000);
+            c.setReadTimeout(2000);
+            try {
+                return c.getResponseCode();
+            } finally {
+                c.disconnect();
+            }
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
     static String scrape(String url, String accept) {
         try {
             HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();

@@ -4,9 +4,6 @@ package io.rdmanode.itest;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import java.io.IOException;
-import java.net.HttpURLConnection;
-import java.net.URL;
 import java.time.Duration;
 import javax.inject.Inject;
 import org.junit.Test;
@@ -64,10 +61,10 @@ public class MetricsEndpointIT extends AgentTestSupport {
 
         Bundle metrics = installedBundle(context, "io.rdmanode.metrics");
         metrics.stop();
-        await("/metrics gone with the metrics bundle", Duration.ofSeconds(5), () -> status(url),
-                () -> status(url) == 404);
+        await("/metrics gone with the metrics bundle", Duration.ofSeconds(5), () -> httpStatus(url),
+                () -> httpStatus(url) == 404);
         metrics.start();
-        await("/metrics back", Duration.ofSeconds(10), () -> status(url), () -> status(url) == 200);
+        await("/metrics back", Duration.ofSeconds(10), () -> httpStatus(url), () -> httpStatus(url) == 200);
         assertTrue(scrape(url, null).contains(PORT_STATE));
     }
 
@@ -75,16 +72,4 @@ public class MetricsEndpointIT extends AgentTestSupport {
         return metricsUrl(context);
     }
 
-    private static int status(String url) {
-        try {
-            HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
-            try {
-                return c.getResponseCode();
-            } finally {
-                c.disconnect();
-            }
-        } catch (IOException e) {
-            return -1;
-        }
-    }
 }

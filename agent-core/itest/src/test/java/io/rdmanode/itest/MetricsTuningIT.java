@@ -5,9 +5,6 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.rdmanode.health.HttpEndpoint;
-import java.io.IOException;
-import java.net.HttpURLConnection;
-import java.net.URL;
 import java.time.Duration;
 import javax.inject.Inject;
 import org.junit.Test;
@@ -54,8 +51,8 @@ public class MetricsTuningIT extends AgentTestSupport {
 
         String moved = url.replace("/metrics", "/m2");
         writeConfig(BASE + "metrics { deviceExclude = \"mlx5_1[0-7]\", path = \"/m2\" }\n" + recordedHostSection());
-        await(moved + " served", Duration.ofSeconds(10), () -> status(moved), () -> status(moved) == 200);
-        await(url + " gone", Duration.ofSeconds(5), () -> status(url), () -> status(url) == 404);
+        await(moved + " served", Duration.ofSeconds(10), () -> httpStatus(moved), () -> httpStatus(moved) == 200);
+        await(url + " gone", Duration.ofSeconds(5), () -> httpStatus(url), () -> httpStatus(url) == 404);
         assertEquals("the same endpoint service after a path edit", endpoint, endpointServiceId());
         assertTrue(scrape(moved, null).contains("rdma_agent_infiniband_"));
     }
@@ -67,16 +64,4 @@ public class MetricsTuningIT extends AgentTestSupport {
         return (Long) ref.getProperty(Constants.SERVICE_ID);
     }
 
-    private static int status(String url) {
-        try {
-            HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
-            try {
-                return c.getResponseCode();
-            } finally {
-                c.disconnect();
-            }
-        } catch (IOException e) {
-            return -1;
-        }
-    }
 }
