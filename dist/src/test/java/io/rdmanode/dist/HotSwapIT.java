@@ -3,7 +3,7 @@ package io.rdmanode.dist;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rdmanode.kubelet.internal.FakeKubelet;
+import io.rdmanode.kubelet.testing.KubeletDouble;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -51,12 +51,11 @@ class HotSwapIT {
             awaitTrue("demo announces its state directory", () -> agent.output().contains("demo is running"));
             String line = agent.output().lines().filter(l -> l.contains("demo is running")).findFirst().orElseThrow();
             Path state = Path.of(line.replaceAll(".*state in (\\S+);.*", "$1"));
-            try (FakeKubelet kubelet = new FakeKubelet(state.resolve("device-plugins")).start()) {
-                Map<String, FakeKubelet.PluginConnection> streams = new HashMap<>();
+            try (KubeletDouble kubelet = KubeletDouble.start(state.resolve("device-plugins"))) {
+                Map<String, KubeletDouble.Watch> streams = new HashMap<>();
                 for (String resource : Stream.concat(SHARED.stream(), SRIOV.stream()).toList()) {
                     kubelet.awaitRegistrations(resource, 1, Duration.ofSeconds(30));
-                    streams.put(resource, kubelet.plugin(resource));
-                    streams.get(resource).latest(Duration.ofSeconds(10));
+                    streams.put(resource, kubelet.watch(resource, Duration.ofSeconds(10)));
                 }
 
                 // touch every jar, and cp the same build over the SR-IOV one (same bytes, written in place).
@@ -80,7 +79,7 @@ class HotSwapIT {
                         .as("only the probe installed").singleElement().asString().contains("updated=[]");
                 still("touched jars: every pool registered once, every stream open", () ->
                         streams.keySet().stream().allMatch(r -> kubelet.registrations(r) == 1
-                                && streams.get(r).streamEnd() == null));
+                                && streams.get(r).open()));
 
                 // A new build of the SR-IOV plugin copied over its jar (cp writes in place).
                 byte[] build2 = rebuilt(sriovJar, "2");
@@ -91,15 +90,15 @@ class HotSwapIT {
                 awaitTrue("the SR-IOV bundle updated",
                         () -> agent.output().contains("updated=[io.rdmanode.deviceplugin.sriov/"));
                 for (String resource : SRIOV) {
-                    FakeKubelet.Registration again = kubelet.awaitRegistrations(resource, 2, Duration.ofSeconds(30));
+                    long again = kubelet.awaitRegistrations(resource, 2, Duration.ofSeconds(30));
                     System.out.printf("%s registered again %d ms after the new build was written%n", resource,
-                            (again.nanos() - start) / 1_000_000);
+                            (again - start) / 1_000_000);
                 }
                 still("the SR-IOV pools registered exactly twice (start, one restart); the shared ones once, streaming",
                         () -> SRIOV.stream().allMatch(r -> kubelet.registrations(r) == 2)
                                 && SHARED.stream().allMatch(r -> kubelet.registrations(r) == 1
-                                        && streams.get(r).streamEnd() == null));
-                assertThat(kubelet.registrations()).as("registrations").hasSize(SHARED.size() + 2 * SRIOV.size());
+                                        && streams.get(r).open()));
+                assertThat(kubelet.registrations()).as("registrations").isEqualTo(SHARED.size() + 2 * SRIOV.size());
                 agent.output().lines().filter(l -> l.contains("bundles changed")).forEach(System.out::println);
             }
             assertThat(agent.terminate(Duration.ofSeconds(15))).as("exit code; log:\n%s", agent.output()).isZero();

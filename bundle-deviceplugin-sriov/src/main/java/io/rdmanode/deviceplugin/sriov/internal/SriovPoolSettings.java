@@ -27,6 +27,10 @@ public record SriovPoolSettings(String name, int order, String resourcePrefix, S
     }
 
     public SriovPoolSettings {
+        if (!deviceInfoDir.isAbsolute()) {
+            throw new IllegalArgumentException("pool " + name + ": deviceInfoDir '" + deviceInfoDir
+                    + "' must be an absolute path (the SR-IOV CNI and Multus read it, e.g. /var/run/k8s.cni.cncf.io/devinfo/dp)");
+        }
         if (!NAME.matcher(resourceName).matches() || resourceName.length() > 63) {
             throw new IllegalArgumentException("pool " + name + ": resourceName '" + resourceName
                     + "' must be at most 63 letters, digits, '.', '_' or '-', alphanumeric at both ends");

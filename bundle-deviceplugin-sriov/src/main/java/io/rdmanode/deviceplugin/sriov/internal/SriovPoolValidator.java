@@ -46,6 +46,9 @@ public final class SriovPoolValidator implements ConfigValidator {
 
     /** The property a refusal of {@link SriovPoolDevicePlugin#settings} or {@code matcher} is about. */
     static String property(String message) {
+        if (message.contains("deviceInfoDir")) {
+            return "deviceInfoDir";
+        }
         if (message.contains("no selectors")) {
             return "selectors";
         }
