@@ -42,7 +42,10 @@ final class ConfigValidators {
             configurations.put(target.displayPid(), Map.copyOf(target.properties()));
         }
         List<Problem> problems = new ArrayList<>();
-        try (ServiceProposal proposal = new ServiceProposal(context, Map.copyOf(configurations))) {
+        // In the file's order (Map.copyOf's order is random per JVM): a validator that reports the second of two
+        // clashing entries names the same one in check-config and in the running agent.
+        try (ServiceProposal proposal = new ServiceProposal(context,
+                java.util.Collections.unmodifiableMap(configurations))) {
             for (Bundle bundle : context.getBundles()) {
                 Loaded loaded = load(bundle);
                 if (loaded == null) {
