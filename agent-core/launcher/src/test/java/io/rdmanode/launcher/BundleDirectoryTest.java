@@ -27,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleEvent;
 import org.osgi.framework.Constants;
+import org.osgi.framework.SynchronousBundleListener;
 
 /** The bundles directory drives a real Felix: install, update in place, uninstall, disabled bundles. */
 class BundleDirectoryTest {
@@ -114,7 +115,7 @@ class BundleDirectoryTest {
         BundleDirectory directory = new BundleDirectory(bundles, felix.getBundleContext(), Set.of());
         directory.sync();
         List<String> events = new CopyOnWriteArrayList<>();
-        felix.getBundleContext().addBundleListener(e -> {
+        felix.getBundleContext().addBundleListener((SynchronousBundleListener) e -> {
             if ("test.a".equals(e.getBundle().getSymbolicName())) {
                 events.add(kind(e.getType()));
             }
@@ -135,7 +136,7 @@ class BundleDirectoryTest {
         BundleDirectory directory = new BundleDirectory(bundles, felix.getBundleContext(), Set.of());
         directory.sync();
         List<BundleEvent> events = new CopyOnWriteArrayList<>();
-        felix.getBundleContext().addBundleListener(events::add);
+        felix.getBundleContext().addBundleListener((SynchronousBundleListener) events::add);
         Path a = bundles.resolve("a.jar");
         byte[] bytes = Files.readAllBytes(a);
 
