@@ -45,6 +45,14 @@ public interface DevicePluginLayer {
     ServedPool serve(ResourcePool pool, RdmaDiscovery discovery, DevicePluginHost host);
 
     /**
+     * Serves the pools of {@code set} as they are added to the result, kept up to date from {@code discovery}
+     * together: the only way the layer serves pools whose devices depend on each other.
+     *
+     * @since 2.1
+     */
+    ServedPoolSet serve(PoolSet set, RdmaDiscovery discovery);
+
+    /**
      * The CDI spec {@code <dir>/<vendor>-<class>_<owner>.json} of kind {@code vendor/class}.
      *
      * @throws IllegalArgumentException when the kind or owner is not valid in a CDI name

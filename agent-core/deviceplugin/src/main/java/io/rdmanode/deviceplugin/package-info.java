@@ -18,10 +18,13 @@
  * construct {@code internal.Layer}); {@code DevicePluginLayer.claim/release} and {@code ResourcePool.exclusive}
  * are new.
  *
+ * <p>2.1: {@link io.rdmanode.deviceplugin.PoolSet pool sets}: pools computed together (SR-IOV's first match
+ * wins), served by {@code DevicePluginLayer.serve(PoolSet, RdmaDiscovery)}.
+ *
  * @since 1.0
  */
 @Export
-@Version("2.0.0")
+@Version("2.1.0")
 package io.rdmanode.deviceplugin;
 
 import org.osgi.annotation.bundle.Export;

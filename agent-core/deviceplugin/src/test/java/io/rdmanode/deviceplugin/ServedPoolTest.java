@@ -50,7 +50,7 @@ class ServedPoolTest {
     }
 
     /** One ID per selected VF (its PCI address), healthy when its RDMA device can work. */
-    private final class VfPool implements ResourcePool {
+    private class VfPool implements ResourcePool {
         private final Selectors selectors = new Selectors(List.of(), List.of(), List.of(), List.of(), List.of(),
                 Selectors.pfSelectors("pfNames", List.of("ens1f0#0-3")), List.of(), List.of(), Optional.of(true));
 
@@ -175,6 +175,135 @@ class ServedPoolTest {
         kubelet.plugin("example.com/vfs").awaitDevices(l -> l.stream().allMatch(Device::healthy), WAIT);
         assertThat(kubelet.plugin("example.com/vfs").allocate("example.com/vfs", List.of("0000:3b:00.2")))
                 .hasSize(1);
+        served.close();
+    }
+
+    /**
+     * Two members of one set, the first taking the VFs its selectors match and the second the rest of the PF (the
+     * SR-IOV plugin's first-match-wins shape): each discovery change prepares the set once, and adding or stopping
+     * a member moves the VFs in one step, seen by kubelet over the real sockets.
+     */
+    private final class FirstMatch implements PoolSet {
+        final java.util.concurrent.atomic.AtomicInteger prepared = new java.util.concurrent.atomic.AtomicInteger();
+        volatile Map<String, List<CandidateDevice>> assignment = Map.of();
+
+        @Override
+        public void prepare(HostSnapshot host, List<ResourcePool> members) {
+            prepared.incrementAndGet();
+            List<Member> ordered = members.stream().map(Member.class::cast)
+                    .sorted(java.util.Comparator.comparing(Member::name)).toList();
+            Map<String, List<CandidateDevice>> next = new java.util.LinkedHashMap<>();
+            ordered.forEach(m -> next.put(m.name(), new ArrayList<>()));
+            for (CandidateDevice c : layer.candidates(host, Granularity.VF)) {
+                ordered.stream().filter(m -> m.selectors.exclusion(c).isEmpty()).findFirst()
+                        .ifPresent(m -> next.get(m.name()).add(c));
+            }
+            assignment = next;
+        }
+    }
+
+    private final class Member implements ResourcePool {
+        private final String name;
+        private final Selectors selectors;
+        private final FirstMatch set;
+
+        Member(String name, String pfNames, FirstMatch set) {
+            this.name = name;
+            this.selectors = new Selectors(List.of(), List.of(), List.of(), List.of(), List.of(),
+                    Selectors.pfSelectors("pfNames", List.of(pfNames)), List.of(), List.of(), Optional.empty());
+            this.set = set;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public String resourceName() {
+            return "example.com/" + name;
+        }
+
+        @Override
+        public boolean exclusive() {
+            return true;
+        }
+
+        @Override
+        public PoolView compute(HostSnapshot host) {
+            List<CandidateDevice> mine = set.assignment.getOrDefault(name, List.of());
+            return new PoolView(host.revision(), mine.stream().map(c -> new Device(c.key(), true, List.of()))
+                    .toList(), new Selection(mine, List.of()), Map.of(), true, "", Map.of());
+        }
+
+        @Override
+        public ContainerAllocation allocate(PoolView view, List<String> ids) {
+            return new ContainerAllocation(Map.of(), List.of(), List.of(), Map.of(), List.of());
+        }
+    }
+
+    @Test
+    void aPoolSetMovesDevicesBetweenItsMembersInOneStep() {
+        FirstMatch rule = new FirstMatch();
+        ServedPoolSet set = layer.serve(rule, discovery);
+        ServedPool b = set.serve(new Member("b", "ens1f0#0-3", rule), kubelet.host());
+        kubelet.awaitRegistrations("example.com/b", 1, WAIT);
+        kubelet.plugin("example.com/b").awaitDevices(l -> l.size() == 4, WAIT);
+
+        ServedPool a = set.serve(new Member("a", "ens1f0#0-1", rule), kubelet.host());
+        kubelet.awaitRegistrations("example.com/a", 1, WAIT);
+        assertThat(kubelet.plugin("example.com/a").latest(WAIT)).extracting(Device::id)
+                .containsExactly("0000:3b:00.2", "0000:3b:00.3");
+        assertThat(kubelet.plugin("example.com/b").awaitDevices(l -> l.size() == 2, WAIT)).extracting(Device::id)
+                .containsExactly("0000:3b:00.4", "0000:3b:00.5");
+        assertThat(layer.claim(new Ownership.Claim("example.com/x", "x", false, java.util.Set.of("0000:3b:00.9"))))
+                .isEmpty();                                        // a and b claim disjoint VFs
+        layer.release("example.com/x");
+
+        int before = rule.prepared.get();
+        discovery.portState("mlx5_10", 1, "1: DOWN");
+        discovery.rescan();
+        org.awaitility.Awaitility.await().atMost(WAIT).until(() -> rule.prepared.get() > before);
+        assertThat(set.members()).containsExactly(b, a);
+
+        a.close();
+        assertThat(kubelet.plugin("example.com/b").awaitDevices(l -> l.size() == 4, WAIT)).hasSize(4);
+        assertThat(kubelet.plugin("example.com/b").deviceLists()).allSatisfy(l -> assertThat(l.size())
+                .isIn(2, 4));                                      // never both, never none
+        set.close();
+        assertThat(discovery.listenerCount()).isZero();
+        assertThat(kubelet.host().figures()).isEmpty();
+    }
+
+    /**
+     * GetPreferredAllocation through the real socket keeps kubelet's rules whatever the pool prefers: every
+     * must-include ID, only offered IDs, exactly the size; a size that cannot be met is INVALID_ARGUMENT.
+     */
+    @Test
+    void thePreferredAllocationHoldsOnlyOfferedIdsAndEveryMustIncludeOne() {
+        ResourcePool careless = new VfPool() {
+            @Override
+            public List<String> preferredAllocation(PoolView view, List<String> available, List<String> mustInclude,
+                                                    int size) {
+                return List.of("0000:99:00.1", "0000:3b:00.5", "0000:3b:00.5");      // foreign, duplicate
+            }
+        };
+        ServedPool served = layer.serve(careless, discovery, kubelet.host());
+        kubelet.awaitRegistrations("example.com/vfs", 1, WAIT);
+        KubeletTestbed.Plugin plugin = kubelet.plugin("example.com/vfs");
+        List<String> offered = List.of("0000:3b:00.2", "0000:3b:00.3", "0000:3b:00.4", "0000:3b:00.5");
+
+        assertThat(plugin.preferred("example.com/vfs", offered, List.of("0000:3b:00.3"), 3))
+                .containsExactly("0000:3b:00.3", "0000:3b:00.5", "0000:3b:00.2");
+        assertThat(plugin.preferred("example.com/vfs", offered, List.of(), 1)).containsExactly("0000:3b:00.5");
+        assertThatThrownBy(() -> plugin.preferred("example.com/vfs", offered, List.of(), 5))
+                .isInstanceOfSatisfying(DevicePluginException.class, e -> {
+                    assertThat(e.code()).isEqualTo(DevicePluginException.Code.INVALID_ARGUMENT);
+                    assertThat(e.getMessage()).contains("4 available");
+                });
+        assertThatThrownBy(() -> plugin.preferred("example.com/vfs", offered, List.of("0000:86:00.2"), 2))
+                .isInstanceOfSatisfying(DevicePluginException.class, e -> assertThat(e.getMessage())
+                        .contains("must-include IDs [0000:86:00.2] are not among the available IDs"));
         served.close();
     }
 }

@@ -8,8 +8,10 @@ import io.rdmanode.deviceplugin.DevicePluginLayer;
 import io.rdmanode.deviceplugin.Granularity;
 import io.rdmanode.deviceplugin.LayerSettings;
 import io.rdmanode.deviceplugin.Ownership;
+import io.rdmanode.deviceplugin.PoolSet;
 import io.rdmanode.deviceplugin.ResourcePool;
 import io.rdmanode.deviceplugin.ServedPool;
+import io.rdmanode.deviceplugin.ServedPoolSet;
 import io.rdmanode.deviceplugin.StatusRegistry;
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.RdmaDiscovery;
@@ -47,7 +49,18 @@ public final class Layer implements DevicePluginLayer {
 
     @Override
     public ServedPool serve(ResourcePool pool, RdmaDiscovery discovery, DevicePluginHost host) {
-        return new Served(pool, discovery, host, owners);
+        ServedSet alone = new ServedSet(PoolSet.INDEPENDENT, discovery, owners, true);
+        try {
+            return alone.serve(pool, host);
+        } catch (RuntimeException e) {
+            alone.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public ServedPoolSet serve(PoolSet set, RdmaDiscovery discovery) {
+        return new ServedSet(set, discovery, owners, false);
     }
 
     @Override

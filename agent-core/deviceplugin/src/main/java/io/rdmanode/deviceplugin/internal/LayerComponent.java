@@ -99,6 +99,12 @@ public final class LayerComponent implements DevicePluginLayer, StatusSection {
     }
 
     @Override
+    public io.rdmanode.deviceplugin.ServedPoolSet serve(io.rdmanode.deviceplugin.PoolSet set,
+                                                        RdmaDiscovery discovery) {
+        return layer.serve(set, discovery);
+    }
+
+    @Override
     public CdiSpec cdiSpec(Path dir, String kind, String owner) {
         return layer.cdiSpec(dir, kind, owner);
     }

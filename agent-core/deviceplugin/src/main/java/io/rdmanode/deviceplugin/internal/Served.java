@@ -7,9 +7,6 @@ import io.rdmanode.deviceplugin.PoolView;
 import io.rdmanode.deviceplugin.ResourcePool;
 import io.rdmanode.deviceplugin.ServedPool;
 import io.rdmanode.discovery.HostSnapshot;
-import io.rdmanode.discovery.RdmaDiscovery;
-import io.rdmanode.discovery.RdmaTopologyListener;
-import io.rdmanode.discovery.TopologyDiff;
 import io.rdmanode.kubelet.ContainerAllocation;
 import io.rdmanode.kubelet.Device;
 import io.rdmanode.kubelet.DevicePlugin;
@@ -17,8 +14,13 @@ import io.rdmanode.kubelet.DevicePluginException;
 import io.rdmanode.kubelet.DevicePluginHost;
 import io.rdmanode.kubelet.PluginOptions;
 import io.rdmanode.kubelet.ServedResource;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,12 +30,12 @@ import org.slf4j.LoggerFactory;
  * host and its discovery subscription. A topology change recomputes the view; ListAndWatch is pushed only when
  * the device list changed. Views are replaced whole (volatile), so RPC threads never see half an update.
  */
-final class Served implements ServedPool, DevicePlugin, RdmaTopologyListener {
+final class Served implements ServedPool, DevicePlugin {
 
     private static final Logger LOG = LoggerFactory.getLogger(Served.class);
 
     private final ResourcePool pool;
-    private final RdmaDiscovery discovery;
+    private final ServedSet set;
     private final LiveOwners owners;
     private final ServedResource served;
     private final AtomicLong allocations = new AtomicLong();
@@ -41,40 +43,37 @@ final class Served implements ServedPool, DevicePlugin, RdmaTopologyListener {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile PoolView view;
     private volatile String ownershipConflict = "";
+    /** An exclusive pool's device IDs in conflict (the rest of it serves); unused for shared pools. */
+    private volatile Set<String> conflicted = Set.of();
     private volatile List<String> lastAllocation = List.of();
 
-    /** @throws IllegalArgumentException when the host already serves the pool's resource name */
-    Served(ResourcePool pool, RdmaDiscovery discovery, DevicePluginHost host, LiveOwners owners) {
+    /**
+     * Computes the first view from {@code first} (the set is prepared for it), then starts the server.
+     *
+     * @throws IllegalArgumentException when the host already serves the pool's resource name
+     */
+    Served(ResourcePool pool, HostSnapshot first, DevicePluginHost host, LiveOwners owners, ServedSet set) {
         this.pool = pool;
-        this.discovery = discovery;
+        this.set = set;
         this.owners = owners;
-        this.view = owned(pool.compute(discovery.snapshot()));
-        this.served = host.serve(this);
+        this.view = owned(pool.compute(first));
         try {
-            owners.add(this);
-            discovery.addListener(this);
-            update(discovery.snapshot());            // a change between the first read and addListener
+            this.served = host.serve(this);
         } catch (RuntimeException e) {
-            discovery.removeListener(this);
-            owners.remove(this);
             owners.release(pool.resourceName());
-            served.close();
             throw e;
         }
+        owners.add(this);
         log("serving", view);
     }
 
     @Override
-    public void topologyChanged(HostSnapshot snapshot, TopologyDiff diff) {
-        update(snapshot);
-    }
-
-    @Override
     public void refresh() {
-        update(discovery.snapshot());
+        set.refresh();
     }
 
-    private synchronized void update(HostSnapshot snapshot) {
+    /** Recomputes the view from {@code snapshot}; the set is prepared for it. */
+    synchronized void update(HostSnapshot snapshot) {
         if (closed.get()) {
             return;
         }
@@ -97,20 +96,35 @@ final class Served implements ServedPool, DevicePlugin, RdmaTopologyListener {
     }
 
     /**
-     * {@code v} as served: claimed in the layer's ownership table, and Unhealthy with the conflict as its reason
-     * when another pool owns one of its devices exclusively (or it is exclusive and another pool holds one of
-     * them): a device is never served twice.
+     * {@code v} as served: claimed in the layer's ownership table. When another pool owns some of its devices
+     * too (one of them exclusively), a device is never served twice: an exclusive pool's devices in conflict are
+     * Unhealthy, a shared pool (whose IDs all stand for every device) is Unhealthy as a whole, with the conflict
+     * as the reason.
      */
     private PoolView owned(PoolView v) {
         List<Ownership.Conflict> conflicts = owners.claim(new Ownership.Claim(pool.resourceName(), pool.name(),
                 pool.exclusive(), v.selection().matched().stream().map(Ownership::deviceId)
-                        .collect(java.util.stream.Collectors.toSet())));
+                        .collect(Collectors.toSet())));
         String reason = String.join("; ", conflicts.stream().map(Ownership.Conflict::message).toList());
         ownershipConflict = reason;
         if (conflicts.isEmpty()) {
+            conflicted = Set.of();
             return v;
         }
         LOG.error("pool not served pool={} resource={}: {}", pool.name(), pool.resourceName(), reason);
+        if (pool.exclusive()) {
+            Set<String> taken = new HashSet<>();
+            conflicts.forEach(c -> taken.addAll(c.devices()));
+            Map<String, String> unusable = new LinkedHashMap<>(v.unusable());
+            Set<String> keys = new HashSet<>();
+            v.selection().matched().stream().filter(c -> taken.contains(Ownership.deviceId(c)))
+                    .forEach(c -> keys.add(c.key()));
+            keys.forEach(k -> unusable.put(k, reason));
+            conflicted = Set.copyOf(keys);
+            return new PoolView(v.revision(), v.devices().stream().map(d -> unusable.containsKey(d.id())
+                    ? new Device(d.id(), false, d.numaNodes()) : d).toList(), v.selection(), unusable, v.healthy(),
+                    v.reason(), v.details());
+        }
         return new PoolView(v.revision(), v.devices().stream().map(d -> new Device(d.id(), false, d.numaNodes()))
                 .toList(), v.selection(), v.unusable(), false, reason, v.details());
     }
@@ -144,13 +158,20 @@ final class Served implements ServedPool, DevicePlugin, RdmaTopologyListener {
 
     @Override
     public List<String> preferredAllocation(List<String> available, List<String> mustInclude, int size) {
-        return pool.preferredAllocation(view, available, mustInclude, size);
+        PreferredAnswer.check(pool.resourceName(), available, mustInclude, size);
+        List<String> preferred = pool.preferredAllocation(view, available, mustInclude, size);
+        List<String> answer = PreferredAnswer.of(preferred, available, mustInclude, size);
+        if (!answer.containsAll(preferred)) {
+            LOG.warn("preferred allocation corrected pool={} resource={}: the pool preferred {}, answered {}",
+                    pool.name(), pool.resourceName(), preferred, answer);
+        }
+        return answer;
     }
 
     @Override
     public ContainerAllocation allocate(List<String> deviceIds) {
         String conflict = ownershipConflict;
-        if (!conflict.isEmpty()) {
+        if (!conflict.isEmpty() && (!pool.exclusive() || deviceIds.stream().anyMatch(conflicted::contains))) {
             allocationFailures.incrementAndGet();
             throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, pool.resourceName(),
                     "pool " + pool.name() + " cannot serve: " + conflict);
@@ -198,7 +219,6 @@ final class Served implements ServedPool, DevicePlugin, RdmaTopologyListener {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        discovery.removeListener(this);
         owners.remove(this);
         owners.release(pool.resourceName());
         served.close();
@@ -207,6 +227,7 @@ final class Served implements ServedPool, DevicePlugin, RdmaTopologyListener {
         } catch (RuntimeException e) {
             LOG.warn("pool cleanup failed pool={}: {}", pool.name(), e.getMessage());
         }
+        set.removed(this);                       // after stopped(): a pool may keep its devices a moment longer
         LOG.info("pool stopped pool={} resource={}", pool.name(), pool.resourceName());
     }
 }

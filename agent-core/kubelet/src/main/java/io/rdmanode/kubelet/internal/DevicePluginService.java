@@ -69,8 +69,15 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
                         + resource);
                 return;
             }
-            List<String> ids = plugin.preferredAllocation(r.getAvailableDeviceIDsList(),
-                    r.getMustIncludeDeviceIDsList(), r.getAllocationSize());
+            List<String> ids;
+            try {
+                ids = plugin.preferredAllocation(r.getAvailableDeviceIDsList(), r.getMustIncludeDeviceIDsList(),
+                        r.getAllocationSize());
+            } catch (DevicePluginException e) {
+                LOG.warn("GetPreferredAllocation refused resource={}: {}", resource, e.getMessage());
+                fail(out, status(e.code()), e.getMessage());
+                return;
+            }
             response.addContainerResponses(ContainerPreferredAllocationResponse.newBuilder().addAllDeviceIDs(ids));
         }
         out.onNext(response.build());

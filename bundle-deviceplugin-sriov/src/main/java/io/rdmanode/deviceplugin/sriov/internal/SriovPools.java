@@ -5,49 +5,52 @@ import io.rdmanode.deviceplugin.CdiRuntime;
 import io.rdmanode.deviceplugin.CdiSpec;
 import io.rdmanode.deviceplugin.DeviceFile;
 import io.rdmanode.deviceplugin.DevicePluginLayer;
-import io.rdmanode.deviceplugin.Ownership;
+import io.rdmanode.deviceplugin.PoolSet;
+import io.rdmanode.deviceplugin.PoolStatus;
+import io.rdmanode.deviceplugin.ResourcePool;
+import io.rdmanode.deviceplugin.ServedPool;
+import io.rdmanode.deviceplugin.ServedPoolSet;
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.RdmaDiscovery;
-import io.rdmanode.discovery.RdmaTopologyListener;
-import io.rdmanode.discovery.TopologyDiff;
 import io.rdmanode.kubelet.DevicePluginHost;
-import io.rdmanode.kubelet.ServedResource;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Every SR-IOV pool of the agent, assigned together because a VF goes to the first pool that matches. Every
- * discovery change (a VF count change, a PF hot-plugged, a port down, a VF's RDMA device moving into a pod)
- * and every pool added or removed recomputes the assignment, writes the RDMA ledger when it changed and pushes
- * the new device list of each pool whose list changed to kubelet: no restart for any of it. Thread-safe;
- * discovery calls {@link #topologyChanged} on its thread.
+ * Every SR-IOV pool of the agent as one {@link PoolSet} of the device-plugin layer, assigned together because a
+ * VF goes to the first pool that matches: the layer serves each pool (socket, registration, ListAndWatch,
+ * ownership, counts) and, on every discovery change and every pool added or removed, calls {@link #prepare},
+ * which computes the assignment and writes the RDMA ledger when it changed; each pool's view is its part of it.
+ * A removed pool's VFs stay out of later pools for {@value #RESERVE_MILLIS} ms, and VFs allocated under a
+ * resource stay with that resource while a pool of it exists. Thread-safe.
  */
-public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
+public final class SriovPools implements PoolSet, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(SriovPools.class);
 
     /** One pool being served. */
-    public final class Handle {
-        private final SriovPoolSettings settings;
-        private final VfMatcher matcher;
+    public static final class Handle {
         private final SriovVfPool pool;
-        private ServedResource served;
+        private final ServedPool served;
 
-        private Handle(SriovPoolSettings settings, VfMatcher matcher, SriovVfPool pool) {
-            this.settings = settings;
-            this.matcher = matcher;
+        private Handle(SriovVfPool pool, ServedPool served) {
             this.pool = pool;
+            this.served = served;
         }
 
         public SriovVfPool pool() {
@@ -55,9 +58,11 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
         }
 
         public Map<String, Object> status() {
+            PoolStatus s = served.status();
             Map<String, Object> m = new LinkedHashMap<>(pool.status());
-            ServedResource s = served;
-            m.put("registered", s != null && s.registered());
+            m.put("registered", s.registered());
+            m.put("allocations", s.allocations());
+            m.put("allocationFailures", s.allocationFailures());
             return m;
         }
     }
@@ -65,13 +70,17 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
     /** How long a removed pool keeps its VFs from later pools (a reconfigured pool comes back within it). */
     static final long RESERVE_MILLIS = 2000;
 
-    /** A pool just removed: its VFs stay out of other pools for a moment (see {@link #remove}). */
+    /** A pool just removed: its VFs stay out of other pools for a moment (see {@link SriovVfPool#stopped}). */
     private record Reserved(SriovPoolSettings settings, VfMatcher matcher, long until) { }
 
-    private final RdmaDiscovery discovery;
+    /** Where the node's runtime configuration is looked for (the CDI check). */
+    static final Path NODE_ROOT = Path.of("/");
+
     private final DevicePluginLayer layer;
     private final RdmaVfLedger ledger;
-    private final List<Handle> pools = new ArrayList<>();
+    private final Path nodeRoot;
+    private final ServedPoolSet served;
+    private final List<Handle> handles = new CopyOnWriteArrayList<>();
     private final Map<String, Reserved> reserved = new LinkedHashMap<>();
     /**
      * VFs allocated by pools since stopped, to their extended resource name: kubelet still counts them as
@@ -86,12 +95,9 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
         return t;
     });
     private volatile PoolAssignment assignment;
+    private volatile DeviceFile rdmaCm;
     private volatile String ledgerProblem = "";
-
-    /** Where the node's runtime configuration is looked for (the CDI check). */
-    static final Path NODE_ROOT = Path.of("/");
-
-    private final Path nodeRoot;
+    private volatile boolean closing;
 
     public SriovPools(RdmaDiscovery discovery, DevicePluginLayer layer, RdmaVfLedger ledger) {
         this(discovery, layer, ledger, NODE_ROOT);
@@ -100,11 +106,11 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
     /** @param nodeRoot where the node's {@code /etc} is looked for the runtime's CDI support (tests: a tree) */
     SriovPools(RdmaDiscovery discovery, DevicePluginLayer layer, RdmaVfLedger ledger, Path nodeRoot) {
         this.nodeRoot = nodeRoot;
-        this.discovery = discovery;
         this.layer = layer;
         this.ledger = ledger;
-        discovery.addListener(this);
-        recompute(discovery.snapshot());
+        HostSnapshot first = discovery.snapshot();
+        prepare(first, List.of());                      // the ledger and /status before any pool serves
+        this.served = layer.serve(this, discovery);
     }
 
     /**
@@ -114,7 +120,7 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
      *
      * @throws IllegalArgumentException when the host already serves the resource name
      */
-    public synchronized Handle add(SriovPoolSettings settings, VfMatcher matcher, DevicePluginHost host) {
+    public Handle add(SriovPoolSettings settings, VfMatcher matcher, DevicePluginHost host) {
         Optional<CdiSpec> cdi = settings.cdiSpecDir()
                 .map(dir -> layer.cdiSpec(dir, SriovVfPool.CDI_KIND, settings.name()));
         Optional<CdiRuntime.Finding> cdiRuntime = Optional.empty();
@@ -124,27 +130,23 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
             LOG.warn("pool uses CDI pool={} specDir={}: {}; detected {}: {}", settings.name(),
                     settings.cdiSpecDir().get(), CdiRuntime.REQUIREMENT, f.verdict(), f.detail());
         }
-        Handle h = new Handle(settings, matcher, new SriovVfPool(settings, layer.paths(), cdi, cdiRuntime));
-        reserved.remove(settings.name());
-        pools.add(h);
-        pools.sort(Comparator.comparingInt((Handle p) -> p.settings.order()).thenComparing(p -> p.settings.name()));
+        SriovVfPool pool = new SriovVfPool(settings, matcher, this, layer.paths(), cdi, cdiRuntime);
+        synchronized (this) {
+            reserved.remove(settings.name());          // the pool is back: its reservation is itself
+        }
+        ServedPool servedPool;
         try {
-            recompute(discovery.snapshot());
-            h.served = host.serve(h.pool);
+            servedPool = served.serve(pool, host);
         } catch (RuntimeException e) {
-            pools.remove(h);
-            layer.release(settings.extendedResourceName());      // a pool of that name still there claims again
-            recompute(discovery.snapshot());
-            h.pool.removeCdiSpec();
+            pool.removeCdiSpec();
             throw e;
         }
-        List<String> stale = h.pool.removeStaleDeviceInfo();
+        Handle h = new Handle(pool, servedPool);
+        handles.add(h);
+        List<String> stale = pool.removeStaleDeviceInfo();
         if (!stale.isEmpty()) {
             LOG.info("removed stale device-info files pool={} vfs={}", settings.name(), stale);
         }
-        LOG.info("pool serving pool={} resource={} vfs={} healthy={}", settings.name(),
-                settings.extendedResourceName(), h.pool.vfs().size(),
-                h.pool.vfs().values().stream().filter(PooledVf::healthy).count());
         return h;
     }
 
@@ -154,62 +156,63 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
      * apart, and in between a later pool must not advertise (and kubelet must not hand out) VFs that return
      * to the edited pool, some of which its pods hold.
      */
-    public synchronized void remove(Handle h) {
-        if (!stop(h)) {
-            return;
+    public void remove(Handle h) {
+        if (handles.remove(h)) {
+            h.served.close();                          // the layer calls SriovVfPool.stopped, then prepares again
         }
-        reserved.put(h.settings.name(), new Reserved(h.settings, h.matcher, System.nanoTime()
-                + TimeUnit.MILLISECONDS.toNanos(RESERVE_MILLIS)));
-        recompute(discovery.snapshot());
-        timer.schedule(this::expireReservations, RESERVE_MILLIS, TimeUnit.MILLISECONDS);
     }
 
-    private boolean stop(Handle h) {
-        if (!pools.remove(h)) {
-            return false;
+    /** {@code pool} stopped serving: remember what it allocated and reserve its VFs a moment. */
+    void stopped(SriovVfPool pool) {
+        SriovPoolSettings s = pool.settings();
+        synchronized (this) {
+            pool.allocated().forEach(id -> held.put(id, s.extendedResourceName()));
+            if (closing) {
+                return;
+            }
+            reserved.put(s.name(), new Reserved(s, pool.matcher(), System.nanoTime()
+                    + TimeUnit.MILLISECONDS.toNanos(RESERVE_MILLIS)));
         }
-        if (h.served != null) {
-            h.served.close();
-        }
-        layer.release(h.settings.extendedResourceName());
-        h.pool.allocated().forEach(id -> held.put(id, h.settings.extendedResourceName()));
-        h.pool.removeAllDeviceInfo();
         try {
-            h.pool.removeCdiSpec();
-        } catch (UncheckedIOException e) {
-            LOG.warn("pool={}: {}", h.settings.name(), e.getMessage());
+            timer.schedule(this::expireReservations, RESERVE_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            return;                                    // closing
         }
-        LOG.info("pool stopped pool={} resource={}", h.settings.name(), h.settings.extendedResourceName());
-        return true;
+        LOG.info("pool stopped pool={} resource={}", s.name(), s.extendedResourceName());
     }
 
-    private synchronized void expireReservations() {
+    private void expireReservations() {
         long now = System.nanoTime();
-        if (reserved.values().removeIf(r -> now - r.until() >= 0)) {
-            recompute(discovery.snapshot());
+        boolean expired;
+        synchronized (this) {
+            expired = reserved.values().removeIf(r -> now - r.until() >= 0);
+        }
+        if (expired) {
+            served.refresh();
         }
     }
 
+    /**
+     * The assignment of {@code snapshot}'s VFs to the members and the reserved pools, in configuration order;
+     * the RDMA ledger written when it changed. Each member's {@link SriovVfPool#compute} then reads its part.
+     */
     @Override
-    public void topologyChanged(HostSnapshot snapshot, TopologyDiff diff) {
-        recompute(snapshot);
-    }
-
-    private synchronized void recompute(HostSnapshot snapshot) {
+    public synchronized void prepare(HostSnapshot snapshot, List<ResourcePool> members) {
         record Ordered(SriovPoolSettings settings, VfMatcher matcher) { }
+        List<SriovVfPool> pools = members.stream().map(SriovVfPool.class::cast).toList();
         List<Ordered> all = new ArrayList<>();
-        pools.forEach(p -> all.add(new Ordered(p.settings, p.matcher)));
+        pools.forEach(p -> all.add(new Ordered(p.settings(), p.matcher())));
         reserved.values().forEach(r -> all.add(new Ordered(r.settings(), r.matcher())));
         all.sort(Comparator.comparingInt((Ordered o) -> o.settings().order()).thenComparing(o -> o.settings().name()));
         List<PoolAssignment.Rule> rules = all.stream().map(o -> new PoolAssignment.Rule(o.settings().name(),
                 o.settings().extendedResourceName(), o.matcher())).toList();
-        java.util.Set<String> resources = new java.util.HashSet<>();
+        Set<String> resources = new HashSet<>();
         all.forEach(o -> resources.add(o.settings().extendedResourceName()));
         if (held.values().removeIf(r -> !resources.contains(r))) {
             LOG.info("allocated VFs of removed resources released; still held: {}", held);
         }
         Map<String, String> pins = new LinkedHashMap<>(held);
-        pools.forEach(p -> p.pool.allocated().forEach(id -> pins.put(id, p.settings.extendedResourceName())));
+        pools.forEach(p -> p.allocated().forEach(id -> pins.put(id, p.settings().extendedResourceName())));
         PoolAssignment next = PoolAssignment.of(rules, layer, snapshot, ledger.entries(), pins);
         held.keySet().retainAll(next.vfs().keySet());           // VFs gone from the host
         try {
@@ -221,30 +224,25 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
             ledgerProblem = e.getMessage();
             LOG.warn("{}: VFs inside pods may leave their pool after a restart", e.getMessage());
         }
-        DeviceFile rdmaCm = layer.rdmaCm(snapshot);
-        for (Handle p : pools) {
-            // The layer's line of the ownership rule: a VF a shared pool also names makes that pool Unhealthy.
-            List<Ownership.Conflict> conflicts = layer.claim(new Ownership.Claim(p.settings.extendedResourceName(),
-                    p.settings.name(), true, next.pool(p.settings.name()).stream().map(v -> v.vf().id())
-                            .collect(java.util.stream.Collectors.toSet())));
-            conflicts.forEach(c -> LOG.error("pool={}: {}", p.settings.name(), c.message()));
-            int before = p.pool.vfs().size();
-            if (p.pool.update(next.pool(p.settings.name()), rdmaCm) && p.served != null) {
-                p.served.devicesChanged();
-                int after = p.pool.vfs().size();
-                if (before != after) {
-                    LOG.info("pool changed pool={} vfs={} (was {})", p.settings.name(), after, before);
-                }
-            }
-        }
+        rdmaCm = layer.rdmaCm(snapshot);
         assignment = next;
     }
 
-    public synchronized List<Handle> pools() {
-        return List.copyOf(pools);
+    /** The latest prepared assignment. */
+    PoolAssignment assignment() {
+        return assignment;
     }
 
-    /** VFs whose RDMA device the ledger remembers (inside pods), for claims computed like {@link #recompute}. */
+    /** {@code /dev/infiniband/rdma_cm} on the latest prepared snapshot. */
+    DeviceFile rdmaCm() {
+        return rdmaCm;
+    }
+
+    public List<Handle> pools() {
+        return List.copyOf(handles);
+    }
+
+    /** VFs whose RDMA device the ledger remembers (inside pods), for claims computed like {@link #prepare}. */
     public Map<String, VfRdma> remembered() {
         return ledger.entries();
     }
@@ -260,12 +258,13 @@ public final class SriovPools implements RdmaTopologyListener, AutoCloseable {
     }
 
     @Override
-    public synchronized void close() {
-        discovery.removeListener(this);
-        timer.shutdownNow();
-        reserved.clear();
-        for (Handle h : List.copyOf(pools)) {
-            stop(h);
+    public void close() {
+        synchronized (this) {
+            closing = true;
+            reserved.clear();
         }
+        timer.shutdownNow();
+        handles.clear();
+        served.close();
     }
 }

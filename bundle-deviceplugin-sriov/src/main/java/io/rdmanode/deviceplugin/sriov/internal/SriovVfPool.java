@@ -4,7 +4,6 @@ package io.rdmanode.deviceplugin.sriov.internal;
 import io.rdmanode.deviceplugin.CdiRuntime;
 import io.rdmanode.kubelet.ContainerAllocation;
 import io.rdmanode.kubelet.Device;
-import io.rdmanode.kubelet.DevicePlugin;
 import io.rdmanode.kubelet.DevicePluginException;
 import io.rdmanode.kubelet.PluginOptions;
 import java.io.IOException;
@@ -12,6 +11,10 @@ import io.rdmanode.deviceplugin.CdiDevice;
 import io.rdmanode.deviceplugin.CdiSpec;
 import io.rdmanode.deviceplugin.DeviceFile;
 import io.rdmanode.deviceplugin.DevicePaths;
+import io.rdmanode.deviceplugin.PoolView;
+import io.rdmanode.deviceplugin.ResourcePool;
+import io.rdmanode.deviceplugin.Selection;
+import io.rdmanode.discovery.HostSnapshot;
 import java.io.UncheckedIOException;
 import java.util.Optional;
 import java.util.ArrayList;
@@ -29,14 +32,17 @@ import org.slf4j.LoggerFactory;
  * next container). GetPreferredAllocation is offered. With CDI on, the pool's spec has one device per VF (named by
  * its PCI address, with the VF's nodes), rewritten whenever the pool's VFs or their nodes change, and Allocate
  * answers with the VFs' CDI names (annotation and {@code cdi_devices}) instead of device nodes; env and
- * device-info files stay. Thread-safe: {@link #update} on the discovery thread,
- * the rest on RPC threads.
+ * device-info files stay. Served by the device-plugin layer as a member of the bundle's {@link SriovPools} set,
+ * whose assignment (first matching pool wins) {@link #compute} reads. Thread-safe: {@link #compute} on the set's
+ * thread, the rest on RPC threads.
  */
-public final class SriovVfPool implements DevicePlugin {
+public final class SriovVfPool implements ResourcePool {
 
     private static final Logger LOG = LoggerFactory.getLogger(SriovVfPool.class);
 
     private final SriovPoolSettings settings;
+    private final VfMatcher matcher;
+    private final SriovPools set;
     private final VfAllocator allocator;
     private final DeviceInfoFiles deviceInfo;
     private volatile Map<String, PooledVf> vfs = Map.of();
@@ -51,17 +57,16 @@ public final class SriovVfPool implements DevicePlugin {
     /** CDI kind of SR-IOV pools' specs: {@code rdmanode.io/vf=<PCI address>}. */
     static final String CDI_KIND = "rdmanode.io/vf";
 
-    public SriovVfPool(SriovPoolSettings settings, DevicePaths paths) {
-        this(settings, paths, Optional.empty(), Optional.empty());
-    }
 
     /**
      * @param cdi        the pool's CDI spec when CDI is on ({@link #CDI_KIND}, owner the pool name)
      * @param cdiRuntime what was found about the runtime's CDI support, for {@code /status}
      */
-    public SriovVfPool(SriovPoolSettings settings, DevicePaths paths, Optional<CdiSpec> cdi,
-                       Optional<CdiRuntime.Finding> cdiRuntime) {
+    SriovVfPool(SriovPoolSettings settings, VfMatcher matcher, SriovPools set, DevicePaths paths,
+                Optional<CdiSpec> cdi, Optional<CdiRuntime.Finding> cdiRuntime) {
         this.settings = settings;
+        this.matcher = matcher;
+        this.set = set;
         this.cdi = cdi;
         this.cdiRuntime = cdiRuntime;
         this.allocator = new VfAllocator(settings.resourcePrefix(), settings.resourceName(), paths);
@@ -72,13 +77,39 @@ public final class SriovVfPool implements DevicePlugin {
         return settings;
     }
 
+    VfMatcher matcher() {
+        return matcher;
+    }
+
+    @Override
+    public String name() {
+        return settings.name();
+    }
+
+    @Override
+    public boolean exclusive() {
+        return true;
+    }
+
+    /** The pool's part of the set's assignment, prepared for {@code host}. */
+    @Override
+    public PoolView compute(HostSnapshot host) {
+        PoolAssignment assignment = set.assignment();
+        List<PooledVf> next = assignment.pool(settings.name());
+        update(next, set.rdmaCm());
+        Map<String, String> unusable = new LinkedHashMap<>();
+        next.stream().filter(p -> !p.healthy()).forEach(p -> unusable.put(p.vf().id(), p.unhealthy().get()));
+        Selection selection = new Selection(next.stream().map(p -> p.vf().candidate()).toList(), List.of());
+        return new PoolView(host.revision(), devices, selection, unusable, true, "", status());
+    }
+
     /**
      * Takes the pool's VFs from a new assignment. Device-info files of VFs that left the pool, or whose RDMA
      * device came back from a pod's namespace (the pod is gone: the VF is free), are removed.
      *
      * @return true when the advertised list changed
      */
-    public synchronized boolean update(List<PooledVf> next, DeviceFile rdmaCmNode) {
+    private synchronized boolean update(List<PooledVf> next, DeviceFile rdmaCmNode) {
         Map<String, PooledVf> previous = vfs;
         Map<String, PooledVf> m = new LinkedHashMap<>();
         next.forEach(p -> m.put(p.vf().id(), p));
@@ -130,8 +161,16 @@ public final class SriovVfPool implements DevicePlugin {
         return list;
     }
 
+    /** The pool stopped: its VFs stay reserved a moment, its device-info files and CDI spec go. */
+    @Override
+    public void stopped() {
+        set.stopped(this);
+        removeAllDeviceInfo();
+        removeCdiSpec();
+    }
+
     /** Deletes the pool's CDI spec, if CDI is on (the pool stops). */
-    public void removeCdiSpec() {
+    void removeCdiSpec() {
         cdi.ifPresent(spec -> {
             try {
                 spec.close();
@@ -142,7 +181,7 @@ public final class SriovVfPool implements DevicePlugin {
     }
 
     /** At start: device-info files of this resource for VFs not in the pool are stale. */
-    public List<String> removeStaleDeviceInfo() {
+    List<String> removeStaleDeviceInfo() {
         try {
             return deviceInfo.removeAllBut(Set.copyOf(vfs.keySet()));
         } catch (IOException e) {
@@ -152,7 +191,7 @@ public final class SriovVfPool implements DevicePlugin {
     }
 
     /** When the pool stops (the spec: the plugin deletes its files when it stops). */
-    public void removeAllDeviceInfo() {
+    private void removeAllDeviceInfo() {
         try {
             deviceInfo.removeAllBut(Set.of());
         } catch (IOException e) {
@@ -189,20 +228,21 @@ public final class SriovVfPool implements DevicePlugin {
         return new PluginOptions(false, true);
     }
 
-    @Override
-    public List<Device> devices() {
+    /** The advertised list of the latest view. */
+    List<Device> devices() {
         return devices;
     }
 
     @Override
-    public List<String> preferredAllocation(List<String> available, List<String> mustInclude, int size) {
+    public List<String> preferredAllocation(PoolView view, List<String> available, List<String> mustInclude,
+                                            int size) {
         Map<String, SriovVf> known = new LinkedHashMap<>();
         vfs.forEach((id, p) -> known.put(id, p.vf()));
         return PreferredAllocator.choose(known, available, mustInclude, size, settings.policy());
     }
 
     @Override
-    public ContainerAllocation allocate(List<String> deviceIds) {
+    public ContainerAllocation allocate(PoolView view, List<String> deviceIds) {
         Map<String, PooledVf> now = vfs;
         List<String> ids = VfAllocator.distinct(deviceIds);
         if (ids.isEmpty()) {
