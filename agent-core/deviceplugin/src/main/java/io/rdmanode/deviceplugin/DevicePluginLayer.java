@@ -6,6 +6,7 @@ import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.kubelet.DevicePluginHost;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.osgi.annotation.versioning.ProviderType;
 
@@ -73,6 +74,16 @@ public interface DevicePluginLayer {
 
     /** Forgets what the served resource {@code resourceName} held (it is no longer served). */
     void release(String resourceName);
+
+    /**
+     * Device ID to the extended resource kubelet holds it under now: what exclusive pools handed out, kept in the
+     * layer's allocation ledger across agent restarts and reconciled with kubelet's PodResources answer. Kubelet
+     * keeps its book per resource name, so a held device is offered under no other resource until its holder is
+     * gone (the layer leaves it out of every other pool's list; a pool set pins it to its resource).
+     *
+     * @since 2.1
+     */
+    Map<String, String> held();
 
     /** A registry for one plugin bundle's {@code /status} section. */
     StatusRegistry statusRegistry();

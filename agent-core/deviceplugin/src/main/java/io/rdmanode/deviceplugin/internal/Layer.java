@@ -18,18 +18,79 @@ import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.kubelet.DevicePluginHost;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The layer's implementation, used by the OSGi component; tests and tools construct it directly. */
 public final class Layer implements DevicePluginLayer {
 
+    private static final Logger LOG = LoggerFactory.getLogger(Layer.class);
+    /** How often the allocation ledger asks kubelet which holders are gone. */
+    static final long RECONCILE_SECONDS = 10;
+
     private final LayerSettings settings;
     private final CdiSpecs cdi;
     private final LiveOwners owners = new LiveOwners();
+    private final HeldDevices held;
+    private final List<ServedSet> sets = new CopyOnWriteArrayList<>();
+    private final ScheduledExecutorService reconciler = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "rdma-agent-deviceplugin-ledger");
+        t.setDaemon(true);
+        return t;
+    });
 
+    /** A layer that keeps its allocation ledger in memory and asks no kubelet (tools that serve nothing). */
     public Layer(LayerSettings settings) {
+        this(settings, AllocationLedger.inMemory(), HeldDevices.Kubelet.NONE);
+    }
+
+    /**
+     * The agent's layer: the ledger in {@code ledger}, reconciled with {@code kubelet} now, before every pool set
+     * change and every {@value #RECONCILE_SECONDS} s.
+     */
+    Layer(LayerSettings settings, AllocationLedger ledger, HeldDevices.Kubelet kubelet) {
         this.settings = settings;
         this.cdi = new CdiSpecs();
         settings.cdiSpecDirs().forEach(cdi::cleanOnce);
+        this.held = new HeldDevices(ledger, kubelet, this::exclusiveResources);
+        held.reconcile("start");
+        reconciler.scheduleWithFixedDelay(this::reconcileAndRefresh, RECONCILE_SECONDS, RECONCILE_SECONDS,
+                TimeUnit.SECONDS);
+    }
+
+    private Set<String> exclusiveResources() {
+        return owners.claims().values().stream().filter(Ownership.Claim::exclusive)
+                .map(Ownership.Claim::configuration).collect(Collectors.toSet());
+    }
+
+    private void reconcileAndRefresh() {
+        try {
+            if (held.reconcile("periodic")) {
+                sets.forEach(ServedSet::refresh);
+            }
+        } catch (RuntimeException e) {
+            LOG.error("allocation ledger reconciliation failed", e);
+        }
+    }
+
+    /** Reconciles before a pool set change is published; the set recomputes right after. */
+    void reconcileBeforeChange() {
+        held.reconcile("pool change");
+    }
+
+    HeldDevices heldDevices() {
+        return held;
+    }
+
+    void forget(ServedSet set) {
+        sets.remove(set);
     }
 
     @Override
@@ -49,7 +110,7 @@ public final class Layer implements DevicePluginLayer {
 
     @Override
     public ServedPool serve(ResourcePool pool, RdmaDiscovery discovery, DevicePluginHost host) {
-        ServedSet alone = new ServedSet(PoolSet.INDEPENDENT, discovery, owners, true);
+        ServedSet alone = track(new ServedSet(PoolSet.INDEPENDENT, discovery, this, true));
         try {
             return alone.serve(pool, host);
         } catch (RuntimeException e) {
@@ -60,7 +121,31 @@ public final class Layer implements DevicePluginLayer {
 
     @Override
     public ServedPoolSet serve(PoolSet set, RdmaDiscovery discovery) {
-        return new ServedSet(set, discovery, owners, false);
+        return track(new ServedSet(set, discovery, this, false));
+    }
+
+    private ServedSet track(ServedSet set) {
+        sets.add(set);
+        return set;
+    }
+
+    LiveOwners owners() {
+        return owners;
+    }
+
+    @Override
+    public Map<String, String> held() {
+        return held.heldBy();
+    }
+
+    /** The ledger, for {@code /status}. */
+    public Map<String, Object> heldStatus() {
+        return held.status();
+    }
+
+    /** Devices held now, for the metric. */
+    public int heldCount() {
+        return held.size();
     }
 
     @Override
@@ -79,7 +164,7 @@ public final class Layer implements DevicePluginLayer {
     }
 
     /** The live table, for {@code /status}. */
-    public java.util.Map<String, Ownership.Claim> claims() {
+    public Map<String, Ownership.Claim> claims() {
         return owners.claims();
     }
 
@@ -88,8 +173,9 @@ public final class Layer implements DevicePluginLayer {
         return new Registry();
     }
 
-    /** Stops the ownership table's notifier. */
+    /** Stops the ownership table's notifier and the ledger's reconciliation. */
     public void close() {
+        reconciler.shutdownNow();
         owners.close();
     }
 

@@ -120,6 +120,11 @@ public final class LayerComponent implements DevicePluginLayer, StatusSection {
     }
 
     @Override
+    public Map<String, String> held() {
+        return layer.held();
+    }
+
+    @Override
     public StatusRegistry statusRegistry() {
         return layer.statusRegistry();
     }

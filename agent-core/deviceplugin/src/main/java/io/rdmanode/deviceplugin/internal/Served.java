@@ -37,6 +37,7 @@ final class Served implements ServedPool, DevicePlugin {
     private final ResourcePool pool;
     private final ServedSet set;
     private final LiveOwners owners;
+    private final HeldDevices held;
     private final ServedResource served;
     private final AtomicLong allocations = new AtomicLong();
     private final AtomicLong allocationFailures = new AtomicLong();
@@ -52,11 +53,13 @@ final class Served implements ServedPool, DevicePlugin {
      *
      * @throws IllegalArgumentException when the host already serves the pool's resource name
      */
-    Served(ResourcePool pool, HostSnapshot first, DevicePluginHost host, LiveOwners owners, ServedSet set) {
+    Served(ResourcePool pool, HostSnapshot first, DevicePluginHost host, LiveOwners owners, HeldDevices held,
+           ServedSet set) {
         this.pool = pool;
         this.set = set;
         this.owners = owners;
-        this.view = owned(pool.compute(first));
+        this.held = held;
+        this.view = owned(unheld(pool.compute(first)));
         try {
             this.served = host.serve(this);
         } catch (RuntimeException e) {
@@ -80,7 +83,7 @@ final class Served implements ServedPool, DevicePlugin {
         PoolView previous = view;
         PoolView next;
         try {
-            next = owned(pool.compute(snapshot));
+            next = owned(unheld(pool.compute(snapshot)));
         } catch (RuntimeException e) {
             // A plugin bug must not stop the discovery thread; the pool keeps its last view.
             LOG.error("pool view not recomputed pool={} revision={}", pool.name(), snapshot.revision(), e);
@@ -127,6 +130,24 @@ final class Served implements ServedPool, DevicePlugin {
         }
         return new PoolView(v.revision(), v.devices().stream().map(d -> new Device(d.id(), false, d.numaNodes()))
                 .toList(), v.selection(), v.unusable(), false, reason, v.details());
+    }
+
+    /**
+     * {@code v} without the devices kubelet holds under another resource (running pods got them from another
+     * pool): kubelet's book is per resource name, so offering one here would hand it to a second pod.
+     */
+    private PoolView unheld(PoolView v) {
+        Map<String, String> heldBy = held.heldBy();
+        String mine = pool.resourceName();
+        List<Device> offered = v.devices().stream().filter(d -> mine.equals(heldBy.getOrDefault(d.id(), mine)))
+                .toList();
+        if (offered.size() == v.devices().size()) {
+            return v;
+        }
+        Map<String, String> unusable = new LinkedHashMap<>(v.unusable());
+        v.devices().stream().filter(d -> !offered.contains(d)).forEach(d -> unusable.put(d.id(),
+                "held under " + heldBy.get(d.id()) + " by a running container; offered once it is released"));
+        return new PoolView(v.revision(), offered, v.selection(), unusable, v.healthy(), v.reason(), v.details());
     }
 
     private void log(String what, PoolView v) {
@@ -176,12 +197,25 @@ final class Served implements ServedPool, DevicePlugin {
             throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, pool.resourceName(),
                     "pool " + pool.name() + " cannot serve: " + conflict);
         }
+        String mine = pool.resourceName();
+        Map<String, String> heldBy = held.heldBy();
+        List<String> elsewhere = deviceIds.stream().filter(id -> !mine.equals(heldBy.getOrDefault(id, mine)))
+                .toList();
+        if (!elsewhere.isEmpty()) {
+            allocationFailures.incrementAndGet();
+            throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, mine, "device(s) " + elsewhere
+                    + " are held by running containers under " + elsewhere.stream().map(heldBy::get).distinct()
+                    .toList() + ", not " + mine);
+        }
+        // Recorded before the pool answers (and writes its files), forgotten if it refuses.
+        List<String> recorded = pool.exclusive() ? held.allocated(mine, deviceIds) : List.of();
         try {
             ContainerAllocation a = pool.allocate(view, deviceIds);
             allocations.incrementAndGet();
             lastAllocation = List.copyOf(deviceIds);
             return a;
-        } catch (DevicePluginException e) {
+        } catch (RuntimeException e) {
+            held.forget(mine, recorded);
             allocationFailures.incrementAndGet();
             LOG.warn("allocate refused pool={} resource={} ids={}: {}", pool.name(), pool.resourceName(),
                     deviceIds, e.getMessage());

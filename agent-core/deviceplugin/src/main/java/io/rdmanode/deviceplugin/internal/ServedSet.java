@@ -27,15 +27,15 @@ final class ServedSet implements ServedPoolSet, RdmaTopologyListener {
 
     private final PoolSet set;
     private final RdmaDiscovery discovery;
-    private final LiveOwners owners;
+    private final Layer layer;
     private final boolean alone;
     private final List<Served> members = new ArrayList<>();
     private boolean closing;
 
-    ServedSet(PoolSet set, RdmaDiscovery discovery, LiveOwners owners, boolean alone) {
+    ServedSet(PoolSet set, RdmaDiscovery discovery, Layer layer, boolean alone) {
         this.set = set;
         this.discovery = discovery;
-        this.owners = owners;
+        this.layer = layer;
         this.alone = alone;
         discovery.addListener(this);             // before the first snapshot is read: no change falls between
     }
@@ -45,13 +45,14 @@ final class ServedSet implements ServedPoolSet, RdmaTopologyListener {
         if (closing) {
             throw new IllegalStateException("pool set closed; pool " + pool.name() + " not served");
         }
+        layer.reconcileBeforeChange();
         HostSnapshot snapshot = discovery.snapshot();
         List<ResourcePool> next = pools();
         next.add(pool);
         set.prepare(snapshot, next);
         Served member;
         try {
-            member = new Served(pool, snapshot, host, owners, this);
+            member = new Served(pool, snapshot, host, layer.owners(), layer.heldDevices(), this);
         } catch (RuntimeException e) {
             recompute(snapshot);                  // the set as it was, without the pool
             throw e;
@@ -105,7 +106,9 @@ final class ServedSet implements ServedPoolSet, RdmaTopologyListener {
         }
         if (stopListening) {
             discovery.removeListener(this);
+            layer.forget(this);
         } else {
+            layer.reconcileBeforeChange();
             refresh();
         }
     }
@@ -128,6 +131,7 @@ final class ServedSet implements ServedPoolSet, RdmaTopologyListener {
             members.clear();
         }
         discovery.removeListener(this);
+        layer.forget(this);
         stopping.forEach(Served::close);
     }
 }

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.deviceplugin.internal;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.zip.CRC32;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Which device of an exclusive pool is held under which extended resource, and by which pod once kubelet said so:
+ * the layer's memory of what kubelet handed out, kept across agent restarts and hot swaps. Kubelet keeps its
+ * allocation book per resource name, so a device held under one resource must not be advertised under another
+ * until its holder is gone; Allocate never says which pod asks, so the truth about holders is kubelet's
+ * PodResources answer, with which {@link #reconcile} replaces the ledger (keeping what was allocated in the last
+ * {@link #GRACE} that kubelet does not list yet).
+ *
+ * <p>File: a header line, one line per entry {@code resource TAB deviceId TAB sinceEpochMillis TAB holder}, a
+ * trailer {@code end <entries> crc32 <hex of the lines before>}. Written to a temporary name, forced to disk,
+ * renamed over the old file, the directory forced; the temporary file is removed on every failure. A file that
+ * does not end in a matching trailer (truncated, edited, corrupt) is not trusted: the ledger starts empty and the
+ * next reconciliation rebuilds it. Thread-safe.
+ */
+final class AllocationLedger {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AllocationLedger.class);
+    static final String HEADER = "# rdma-node-agent allocation ledger v1";
+    /** Allocated this recently and not listed by kubelet yet: kept (kubelet records after Allocate returns). */
+    static final Duration GRACE = Duration.ofSeconds(30);
+
+    /** One held device. {@code holder} is {@code namespace/pod/container} (or the pod UID), empty until known. */
+    record Entry(String resource, String deviceId, long sinceMillis, String holder) { }
+
+    /** What kubelet says a running container holds. */
+    record Holding(String resource, String deviceId, String holder) { }
+
+    /** What a reconciliation changed. */
+    record Change(List<Entry> released, List<Entry> added) {
+        boolean any() {
+            return !released.isEmpty() || !added.isEmpty();
+        }
+    }
+
+    private final Optional<Path> file;
+    private final Clock clock;
+    private final Map<String, Entry> entries = new TreeMap<>();        // resource + '\0' + deviceId
+    private volatile Map<String, String> heldBy = Map.of();
+    private volatile String problem = "";
+    private final String loadProblem;
+
+    private AllocationLedger(Optional<Path> file, Clock clock) {
+        this.file = file;
+        this.clock = clock;
+        String loaded = "";
+        if (file.isPresent()) {
+            try {
+                read(file.get()).forEach(e -> entries.put(key(e.resource(), e.deviceId()), e));
+            } catch (IOException | IllegalArgumentException e) {
+                loaded = "allocation ledger " + file.get() + " not trusted (" + e.getMessage()
+                        + "): rebuilt from kubelet's PodResources";
+                LOG.error(loaded);
+            }
+        }
+        this.loadProblem = loaded;
+        publish();
+    }
+
+    /** The ledger kept in {@code file} (created when first written). */
+    static AllocationLedger at(Path file, Clock clock) {
+        return new AllocationLedger(Optional.of(file), clock);
+    }
+
+    /** A ledger kept in memory only: a layer given no state directory (tools that serve nothing). */
+    static AllocationLedger inMemory() {
+        return new AllocationLedger(Optional.empty(), Clock.systemUTC());
+    }
+
+    /** Device ID to the extended resource it is held under. Lock-free. */
+    Map<String, String> heldBy() {
+        return heldBy;
+    }
+
+    synchronized List<Entry> entries() {
+        return List.copyOf(entries.values());
+    }
+
+    /** Why the file could not be read at start or written last; empty when fine. */
+    String problem() {
+        return problem.isEmpty() ? loadProblem : problem;
+    }
+
+    /**
+     * Records that Allocate handed {@code deviceIds} out under {@code resource}.
+     *
+     * @return the IDs newly recorded (to {@link #forget} if the allocation then fails)
+     */
+    synchronized List<String> allocated(String resource, Collection<String> deviceIds) {
+        long now = clock.millis();
+        List<String> added = new ArrayList<>();
+        for (String id : deviceIds) {
+            if (entries.putIfAbsent(key(resource, id), new Entry(resource, id, now, "")) == null) {
+                added.add(id);
+            }
+        }
+        if (!added.isEmpty()) {
+            changed();
+        }
+        return added;
+    }
+
+    /** Drops entries {@link #allocated} just made for an Allocate that then failed. */
+    synchronized void forget(String resource, Collection<String> deviceIds) {
+        boolean any = false;
+        for (String id : deviceIds) {
+            any |= entries.remove(key(resource, id)) != null;
+        }
+        if (any) {
+            changed();
+        }
+    }
+
+    /**
+     * Replaces the ledger with kubelet's answer: every holding of a resource in {@code resources} (the exclusive
+     * resources served now) or already in the ledger (a resource no pool serves any more whose pods still run);
+     * entries kubelet does not list are released, except those allocated within {@link #GRACE}.
+     */
+    synchronized Change reconcile(Collection<Holding> running, Set<String> resources) {
+        long now = clock.millis();
+        Set<String> known = new java.util.HashSet<>(resources);
+        entries.values().forEach(e -> known.add(e.resource()));
+        Map<String, Entry> next = new TreeMap<>();
+        List<Entry> added = new ArrayList<>();
+        for (Holding h : running) {
+            if (!known.contains(h.resource())) {
+                continue;
+            }
+            String k = key(h.resource(), h.deviceId());
+            Entry before = entries.get(k);
+            Entry e = new Entry(h.resource(), h.deviceId(), before == null ? now : before.sinceMillis(),
+                    h.holder().isEmpty() && before != null ? before.holder() : h.holder());
+            next.put(k, e);
+            if (before == null) {
+                added.add(e);
+            }
+        }
+        List<Entry> released = new ArrayList<>();
+        for (Map.Entry<String, Entry> e : entries.entrySet()) {
+            if (next.containsKey(e.getKey())) {
+                continue;
+            }
+            if (now - e.getValue().sinceMillis() < GRACE.toMillis()) {
+                next.put(e.getKey(), e.getValue());
+            } else {
+                released.add(e.getValue());
+            }
+        }
+        boolean differs = !next.equals(entries);
+        entries.clear();
+        entries.putAll(next);
+        if (differs) {
+            changed();
+        }
+        return new Change(List.copyOf(released), List.copyOf(added));
+    }
+
+    private void changed() {
+        publish();
+        file.ifPresent(f -> {
+            try {
+                write(f, entries.values());
+                problem = "";
+            } catch (IOException e) {
+                problem = "cannot write allocation ledger " + f + ": " + e.getMessage();
+                throw new UncheckedIOException(problem, e);
+            }
+        });
+    }
+
+    private void publish() {
+        Map<String, String> m = new LinkedHashMap<>();
+        entries.values().forEach(e -> m.putIfAbsent(e.deviceId(), e.resource()));
+        heldBy = Collections.unmodifiableMap(m);
+    }
+
+    private static String key(String resource, String deviceId) {
+        return resource + '\0' + deviceId;
+    }
+
+    static void write(Path file, Collection<Entry> content) throws IOException {
+        StringBuilder body = new StringBuilder(HEADER).append('\n');
+        for (Entry e : content) {
+            body.append(clean(e.resource())).append('\t').append(clean(e.deviceId())).append('\t')
+                    .append(e.sinceMillis()).append('\t').append(clean(e.holder())).append('\n');
+        }
+        byte[] lines = body.toString().getBytes(StandardCharsets.UTF_8);
+        CRC32 crc = new CRC32();
+        crc.update(lines);
+        byte[] trailer = ("end " + content.size() + " crc32 " + Long.toHexString(crc.getValue()) + "\n")
+                .getBytes(StandardCharsets.UTF_8);
+        Path dir = file.toAbsolutePath().getParent();
+        Files.createDirectories(dir);
+        Path tmp = dir.resolve("." + file.getFileName() + ".tmp");
+        try {
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                ByteBuffer all = ByteBuffer.allocate(lines.length + trailer.length).put(lines).put(trailer).flip();
+                while (all.hasRemaining()) {
+                    ch.write(all);
+                }
+                ch.force(true);
+            }
+            try {
+                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            Files.deleteIfExists(tmp);                 // any failure (ENOSPC included) leaves no temporary file
+        }
+        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+            d.force(true);                             // the rename itself survives a power loss
+        } catch (IOException notSupported) {
+            LOG.debug("directory {} not forced: {}", dir, notSupported.getMessage());
+        }
+    }
+
+    /** @throws IllegalArgumentException when the file is not a whole ledger */
+    static List<Entry> read(Path file) throws IOException {
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            return List.of();
+        }
+        int end = text.lastIndexOf("\nend ");
+        if (!text.startsWith(HEADER + "\n") || end < 0 || !text.endsWith("\n")) {
+            throw new IllegalArgumentException("no header or no trailer: truncated or not a ledger");
+        }
+        String lines = text.substring(0, end + 1);
+        String[] trailer = text.substring(end + 1).strip().split(" ");
+        CRC32 crc = new CRC32();
+        crc.update(lines.getBytes(StandardCharsets.UTF_8));
+        if (trailer.length != 4 || !trailer[2].equals("crc32")
+                || !trailer[3].equals(Long.toHexString(crc.getValue()))) {
+            throw new IllegalArgumentException("checksum does not match: corrupt");
+        }
+        List<Entry> out = new ArrayList<>();
+        for (String line : lines.split("\n")) {
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            String[] f = line.split("\t", -1);
+            if (f.length != 4) {
+                throw new IllegalArgumentException("malformed line '" + line + "'");
+            }
+            out.add(new Entry(f[0], f[1], Long.parseLong(f[2]), f[3]));
+        }
+        if (out.size() != Integer.parseInt(trailer[1])) {
+            throw new IllegalArgumentException("trailer counts " + trailer[1] + " entries, file has " + out.size());
+        }
+        return out;
+    }
+
+    private static String clean(String s) {
+        return s.replace('\t', ' ').replace('\n', ' ').replace('\r', ' ');
+    }
+}

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.deviceplugin.internal;
+
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The allocation ledger kept true: Allocate records into it, and it is reconciled with what kubelet says running
+ * containers hold (PodResources, or kubelet's checkpoint) at start, before every pool set change is published,
+ * and every {@link Layer#RECONCILE_SECONDS} s. Thread-safe.
+ */
+final class HeldDevices {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HeldDevices.class);
+
+    /** What running containers hold, from kubelet; throws when kubelet cannot be asked. */
+    @FunctionalInterface
+    interface Kubelet {
+        /** The holdings and where they come from (for logs and {@code /status}). */
+        Answer running();
+
+        record Answer(List<AllocationLedger.Holding> holdings, String source) { }
+
+        /** No kubelet to ask: the ledger keeps what Allocate recorded. */
+        Kubelet NONE = () -> {
+            throw new IllegalStateException("no kubelet PodResources source");
+        };
+    }
+
+    private final AllocationLedger ledger;
+    private final Kubelet kubelet;
+    private final Supplier<Set<String>> exclusiveResources;
+    private volatile String lastSource = "";
+    private volatile String lastProblem = "";
+    private volatile Instant lastReconciled;
+    private volatile long released;
+
+    HeldDevices(AllocationLedger ledger, Kubelet kubelet, Supplier<Set<String>> exclusiveResources) {
+        this.ledger = ledger;
+        this.kubelet = kubelet;
+        this.exclusiveResources = exclusiveResources;
+    }
+
+    /** Device ID to the extended resource it is held under now. */
+    Map<String, String> heldBy() {
+        return ledger.heldBy();
+    }
+
+    /** Records an Allocate; returns the IDs newly recorded. A ledger that cannot be written is logged, not fatal. */
+    List<String> allocated(String resource, Collection<String> deviceIds) {
+        try {
+            return ledger.allocated(resource, deviceIds);
+        } catch (UncheckedIOException e) {
+            LOG.warn("{}: kubelet's PodResources stays the truth after a restart", e.getMessage());
+            return List.copyOf(deviceIds);
+        }
+    }
+
+    void forget(String resource, Collection<String> deviceIds) {
+        try {
+            ledger.forget(resource, deviceIds);
+        } catch (UncheckedIOException e) {
+            LOG.warn(e.getMessage());
+        }
+    }
+
+    /**
+     * Asks kubelet and reconciles the ledger with its answer.
+     *
+     * @return true when the ledger changed (pools must look again)
+     */
+    boolean reconcile(String why) {
+        Kubelet.Answer answer;
+        try {
+            answer = kubelet.running();
+        } catch (RuntimeException e) {
+            if (!e.getMessage().equals(lastProblem)) {
+                LOG.warn("allocation ledger not reconciled ({}): {}; it keeps what Allocate recorded", why,
+                        e.getMessage());
+            }
+            lastProblem = String.valueOf(e.getMessage());
+            return false;
+        }
+        lastProblem = "";
+        lastSource = answer.source();
+        lastReconciled = Instant.now();
+        AllocationLedger.Change change;
+        try {
+            change = ledger.reconcile(answer.holdings(), exclusiveResources.get());
+        } catch (UncheckedIOException e) {
+            LOG.warn("{} ({})", e.getMessage(), why);
+            return true;                                  // reconciled in memory all the same
+        }
+        change.released().forEach(e -> LOG.info("device released resource={} device={} holder={}: kubelet lists no"
+                + " running container holding it", e.resource(), e.deviceId(), e.holder()));
+        change.added().forEach(e -> LOG.info("device held resource={} device={} holder={} (from {})",
+                e.resource(), e.deviceId(), e.holder(), answer.source()));
+        released += change.released().size();
+        return change.any();
+    }
+
+    /** For {@code /status}: every held device with its resource, holder and since when. */
+    Map<String, Object> status() {
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("devices", ledger.entries().stream().map(e -> Map.of("resource", e.resource(), "device",
+                e.deviceId(), "holder", e.holder(), "since", Instant.ofEpochMilli(e.sinceMillis()).toString()))
+                .toList());
+        m.put("source", lastSource);
+        m.put("reconciledAt", lastReconciled == null ? "" : lastReconciled.toString());
+        m.put("released", released);
+        String problem = lastProblem.isEmpty() ? ledger.problem() : lastProblem;
+        if (!problem.isEmpty()) {
+            m.put("problem", problem);
+        }
+        return m;
+    }
+
+    int size() {
+        return ledger.heldBy().size();
+    }
+}
