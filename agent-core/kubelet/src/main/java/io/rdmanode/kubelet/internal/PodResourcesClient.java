@@ -62,9 +62,14 @@ final class PodResourcesClient {
         if (status.getCode() == Status.Code.DEADLINE_EXCEEDED) {
             return "no answer within " + timeoutMillis + " ms";
         }
-        String cause = status.getCause() == null ? "" : status.getCause().getMessage();
-        String description = status.getDescription() != null ? status.getDescription() : cause;
-        return status.getCode() + (description == null || description.isEmpty() ? "" : " " + description);
+        StringBuilder out = new StringBuilder(status.getCode().name());
+        if (status.getDescription() != null) {
+            out.append(' ').append(status.getDescription());
+        }
+        if (status.getCause() != null && status.getCause().getMessage() != null) {
+            out.append(": ").append(status.getCause().getMessage());     // e.g. "connect(..) failed: Connection refused"
+        }
+        return out.toString();
     }
 
     static List<HeldDevice> holdings(ListPodResourcesResponse response) {
