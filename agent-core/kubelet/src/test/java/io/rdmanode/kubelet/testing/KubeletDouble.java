@@ -19,8 +19,11 @@ import java.util.Set;
 public final class KubeletDouble implements AutoCloseable {
 
     private final FakeKubelet kubelet;
+    private final Path pluginDir;
+    private volatile Path podResourcesSocket;
 
     private KubeletDouble(Path pluginDir) {
+        this.pluginDir = pluginDir;
         this.kubelet = new FakeKubelet(pluginDir).start();
     }
 
@@ -35,13 +38,25 @@ public final class KubeletDouble implements AutoCloseable {
      */
     public static KubeletDouble start(Path pluginDir, Path podResourcesSocket) {
         KubeletDouble d = new KubeletDouble(pluginDir);
-        d.kubelet.servePodResources(podResourcesSocket);
+        d.servePodResources(podResourcesSocket);
         return d;
     }
 
     /** Serves the pod-resources API on {@code socket} from now on (again after each {@link #restart()}). */
     public void servePodResources(Path socket) {
+        podResourcesSocket = socket;
         kubelet.servePodResources(socket);
+    }
+
+    /**
+     * The agent's real {@code PodDevices} client pointed at this kubelet (its pod-resources socket and its
+     * checkpoint); close it after use.
+     */
+    public PodDevicesClient podDevices() {
+        if (podResourcesSocket == null) {
+            throw new IllegalStateException("the double serves no pod-resources socket: start(pluginDir, socket)");
+        }
+        return PodDevicesClient.open(podResourcesSocket, pluginDir);
     }
 
     /** The pod-resources API stops and its socket goes (kubelet's device-plugin side stays). */

@@ -8,6 +8,7 @@ import io.rdmanode.kubelet.ContainerAllocation;
 import io.rdmanode.kubelet.Device;
 import io.rdmanode.kubelet.DevicePlugin;
 import io.rdmanode.kubelet.HeldDevice;
+import io.rdmanode.kubelet.PodHoldings;
 import io.rdmanode.kubelet.internal.HostSettings;
 import io.rdmanode.kubelet.internal.KubeletCheckpoint;
 import io.rdmanode.kubelet.internal.KubeletDevicePluginHost;
@@ -127,6 +128,29 @@ class KubeletDoubleTest {
                 .hasMessage("cannot admit ns/p3/main: 1 of rdma/vf_a requested, 0 free []");
         // kubelet's book is per resource name: the same IDs advertised under another name are free to it.
         assertThat(kubelet.admit("ns", "p3", "main", "rdma/vf_b", 2)).containsExactlyInAnyOrder("vf-0", "vf-1");
+    }
+
+    @Test
+    void servesItsBookAsThePodResourcesApiAndItsCheckpointWhenThatStops() {
+        serve("rdma/vf_a", "vf-0", "vf-1", "vf-2");
+        kubelet.admit("ns", "p1", "main", "rdma/vf_a", 2);
+
+        try (PodDevicesClient client = kubelet.podDevices()) {
+            PodHoldings api = client.running();
+            assertThat(api.source()).isEqualTo(PodHoldings.Source.POD_RESOURCES_API);
+            assertThat(api.devices()).containsExactly(new HeldDevice("ns", "p1", "", "main", "rdma/vf_a", "vf-1"),
+                    new HeldDevice("ns", "p1", "", "main", "rdma/vf_a", "vf-2"));
+
+            kubelet.stopPodResources();
+            PodHoldings checkpoint = client.running();
+            assertThat(checkpoint.source()).isEqualTo(PodHoldings.Source.CHECKPOINT);
+            assertThat(checkpoint.deviceIds("rdma/vf_a")).containsExactlyInAnyOrder("vf-1", "vf-2");
+            assertThat(checkpoint.devices()).allSatisfy(d -> assertThat(d.podUid())
+                    .isEqualTo(kubelet.podUid("ns", "p1")));
+
+            kubelet.startPodResources();
+            assertThat(client.running().source()).isEqualTo(PodHoldings.Source.POD_RESOURCES_API);
+        }
     }
 
     @Test
