@@ -6,10 +6,13 @@ import io.rdmanode.health.HealthStatus;
 import io.rdmanode.health.StatusSection;
 import io.rdmanode.kubelet.DevicePlugin;
 import io.rdmanode.kubelet.DevicePluginHost;
+import io.rdmanode.kubelet.PodDevices;
+import io.rdmanode.kubelet.PodHoldings;
 import io.rdmanode.kubelet.ResourceFigures;
 import io.rdmanode.kubelet.ServedResource;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -25,7 +28,8 @@ import org.osgi.service.metatype.annotations.Option;
 
 /**
  * The device-plugin host as an OSGi service, with its {@code kubelet} health check (READY: every served
- * resource is registered, or kubelet is not there yet) and {@code /status} section.
+ * resource is registered, or kubelet is not there yet) and {@code /status} section; and {@link PodDevices}, what
+ * running pods hold per kubelet's pod-resources API or checkpoint (its socket and deadline apply in place).
  *
  * <p>Settings changes ({@link #modified}): the timeouts and the resync interval are tuning and apply in place,
  * because closing a socket makes kubelet mark the resource unallocatable until it is registered again (and
@@ -33,10 +37,12 @@ import org.osgi.service.metatype.annotations.Option;
  * the I/O threads decide where the sockets are: a change there restarts the host, and with it every plugin
  * bundle's servers (its {@link DevicePluginHost} service is withdrawn and offered again).
  */
-@Component(service = {HealthCheck.class, StatusSection.class, ServerFigures.class}, immediate = true,
+@Component(service = {HealthCheck.class, StatusSection.class, ServerFigures.class, PodDevices.class},
+        immediate = true,
         configurationPid = KubeletHostComponent.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = KubeletHostComponent.Config.class)
-public final class KubeletHostComponent implements DevicePluginHost, HealthCheck, StatusSection, ServerFigures {
+public final class KubeletHostComponent implements DevicePluginHost, HealthCheck, StatusSection, ServerFigures,
+        PodDevices {
 
     static final String PID = "io.rdmanode.kubelet";
 
@@ -79,11 +85,22 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
                 + ResourceNames.MAX_SOCKET_DIR + " characters, as pluginDir", min = "1",
                 max = "" + ResourceNames.MAX_SOCKET_DIR)
         String pluginsRegistryDir() default "/var/lib/kubelet/plugins_registry";
+
+        @AttributeDefinition(description = "kubelet's pod-resources socket (v1.PodResourcesLister), what running"
+                + " pods hold; kubelet_internal_checkpoint in pluginDir is read when it does not answer. An"
+                + " absolute path of at most " + ResourceNames.SUN_PATH_MAX + " bytes", min = "1",
+                max = "" + ResourceNames.SUN_PATH_MAX)
+        String podResourcesSocket() default PodResourcesSettings.DEFAULT_SOCKET;
+
+        @AttributeDefinition(description = "milliseconds a pod-resources List call may take before the checkpoint"
+                + " is read instead", min = "100", max = "60000")
+        long podResourcesTimeout() default 1000;
     }
 
     private final org.osgi.framework.BundleContext context;
     private volatile KubeletDevicePluginHost host;
     private volatile String refusal;
+    private final KubeletPodDevices podDevices;
     private org.osgi.framework.ServiceRegistration<?> hostService;      // guarded by this
 
     @Activate
@@ -91,7 +108,13 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
                                 org.osgi.framework.BundleContext context) throws IOException {
         this.context = context;
         refusal = refusal(properties);
-        start(settings(config));
+        podDevices = new KubeletPodDevices(podResources(config));
+        try {
+            start(settings(config));
+        } catch (IOException | RuntimeException e) {
+            podDevices.close();
+            throw e;
+        }
     }
 
     /**
@@ -114,6 +137,12 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
                 config.registrationTimeout(), config.shutdownTimeout(), config.resyncInterval(),
                 config.ioThreads(), HostSettings.Registration.valueOf(config.registration().toUpperCase(Locale.ROOT)),
                 Path.of(config.pluginsRegistryDir()));
+    }
+
+    static PodResourcesSettings podResources(Config config) {
+        return new PodResourcesSettings(Path.of(config.podResourcesSocket()),
+                Path.of(config.pluginDir()).resolve(KubeletCheckpoint.FILE_NAME), config.podResourcesTimeout(),
+                PodResourcesSettings.DEFAULT_MAX_INBOUND_BYTES);
     }
 
     /**
@@ -144,6 +173,7 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
     @Modified
     void modified(Config config, Map<String, Object> properties) throws IOException {
         refusal = refusal(properties);
+        podDevices.update(podResources(config));
         HostSettings next = settings(config);
         if (host.retune(next)) {
             return;                            // tuning only: same sockets, same streams
@@ -169,6 +199,12 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
     @Deactivate
     void stop() {
         close();
+        podDevices.close();
+    }
+
+    @Override
+    public PodHoldings running() {
+        return podDevices.running();
     }
 
     @Override
@@ -220,6 +256,8 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
 
     @Override
     public Object status() {
-        return host.status();
+        Map<String, Object> m = new LinkedHashMap<>(host.status());
+        m.put("podResources", podDevices.status());
+        return m;
     }
 }

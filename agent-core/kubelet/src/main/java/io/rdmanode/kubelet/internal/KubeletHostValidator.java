@@ -14,7 +14,8 @@ import org.osgi.annotation.bundle.Header;
 /**
  * The device-plugin host's configuration check ({@code kubelet { ... }}): the registration mode, absolute
  * directories whose plugin sockets fit {@code sun_path} in bytes ({@link ResourceNames#socketDirProblem}, what
- * the host reports on activation), and a kubelet socket path that fits too. {@link KubeletHostComponent} calls
+ * the host reports on activation), and kubelet socket and pod-resources socket paths that fit too (the latter
+ * absolute). {@link KubeletHostComponent} calls
  * {@link #problems} on activation and refuses what it returns.
  */
 @Header(name = ConfigValidator.HEADER, value = "${@class}")
@@ -58,7 +59,25 @@ public final class KubeletHostValidator implements ConfigValidator {
                 out.put("kubeletSocket", "kubeletSocket '" + socket + "' is not a path: " + e.getReason());
             }
         }
+        podResourcesSocket(String.valueOf(properties.getOrDefault("podResourcesSocket",
+                PodResourcesSettings.DEFAULT_SOCKET)), out);
         return out;
+    }
+
+    private static void podResourcesSocket(String value, Map<String, String> out) {
+        try {
+            Path socket = Path.of(value);
+            int bytes = value.getBytes(StandardCharsets.UTF_8).length;
+            if (!socket.isAbsolute()) {
+                out.put("podResourcesSocket", "podResourcesSocket '" + value + "' must be an absolute path, e.g. "
+                        + PodResourcesSettings.DEFAULT_SOCKET);
+            } else if (bytes > ResourceNames.SUN_PATH_MAX) {
+                out.put("podResourcesSocket", "podResourcesSocket '" + value + "' is " + bytes + " bytes long; a"
+                        + " Unix socket path has 1 to " + ResourceNames.SUN_PATH_MAX + " bytes");
+            }
+        } catch (InvalidPathException e) {
+            out.put("podResourcesSocket", "podResourcesSocket '" + value + "' is not a path: " + e.getReason());
+        }
     }
 
     private static void directory(String property, String value, Map<String, String> out) {

@@ -37,6 +37,9 @@ import java.util.stream.Stream;
  * {@code Register} dials the plugin back on {@code <dir>/<endpoint>} and calls {@code GetDevicePluginOptions}
  * before it answers, then opens the {@code ListAndWatch} stream. {@link #restart()} does what a kubelet
  * restart does to the directory: every file but the checkpoint goes, then a new {@code kubelet.sock} appears.
+ * {@link #admit} admits a container as kubelet's device manager does ({@link FakeDeviceManager}: its own book per
+ * resource name, the checkpoint file in the directory); {@link #servePodResources} serves that book as kubelet's
+ * pod-resources API on a socket of the test's choosing, stopped and started with kubelet.
  */
 public final class FakeKubelet implements AutoCloseable {
 
@@ -58,10 +61,71 @@ public final class FakeKubelet implements AutoCloseable {
     private final Map<String, java.util.concurrent.CountDownLatch> held = new ConcurrentHashMap<>();
     private final List<String> cancelledRegistrations = new CopyOnWriteArrayList<>();
     private final List<String> arrivedRegistrations = new CopyOnWriteArrayList<>();
+    private final FakeDeviceManager deviceManager;
+    private volatile Path podResourcesSocket;
+    private volatile Server podResourcesServer;
 
     public FakeKubelet(Path dir) {
         this.dir = dir;
         this.transport = new UdsTransport(1, "fake-kubelet-io", executor);
+        this.deviceManager = new FakeDeviceManager(dir.resolve(KubeletCheckpoint.FILE_NAME));
+    }
+
+    public FakeDeviceManager deviceManager() {
+        return deviceManager;
+    }
+
+    /**
+     * Serves kubelet's pod-resources API on {@code socket} from now on, and again after every start (kubelet
+     * serves it for its whole life).
+     */
+    public synchronized FakeKubelet servePodResources(Path socket) {
+        stopPodResources();
+        podResourcesSocket = socket;
+        if (server != null) {
+            startPodResources();
+        }
+        return this;
+    }
+
+    /** The pod-resources API goes (the socket file with it) while kubelet's device-plugin side stays. */
+    public synchronized void stopPodResources() {
+        if (podResourcesServer != null) {
+            podResourcesServer.shutdownNow();
+            awaitQuietly(podResourcesServer);
+            podResourcesServer = null;
+        }
+        if (podResourcesSocket != null) {
+            deleteQuietly(podResourcesSocket);
+        }
+    }
+
+    /** Serves the pod-resources API again on the socket given to {@link #servePodResources}. */
+    public synchronized void startPodResources() {
+        if (podResourcesSocket == null || podResourcesServer != null) {
+            return;
+        }
+        try {
+            Files.createDirectories(podResourcesSocket.getParent());
+            deleteQuietly(podResourcesSocket);
+            podResourcesServer = transport.serve(podResourcesSocket, deviceManager.service());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Admits container {@code container} of pod {@code namespace/pod} asking for {@code count} devices of
+     * {@code resource}, like kubelet: GetPreferredAllocation when offered, then Allocate with IDs of the plugin's
+     * latest healthy list that kubelet's book holds under no pod for {@code resource}. Returns the IDs.
+     */
+    public List<String> admit(String namespace, String pod, String container, String resource, int count) {
+        return deviceManager.admit(plugin(resource), namespace, pod, container, resource, count);
+    }
+
+    /** The pod is gone: kubelet frees its devices (book and checkpoint). */
+    public int remove(String namespace, String pod) {
+        return deviceManager.remove(namespace, pod);
     }
 
     public Path socket() {
@@ -75,6 +139,7 @@ public final class FakeKubelet implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         startedNanos = System.nanoTime();
+        startPodResources();
         return this;
     }
 
@@ -88,6 +153,7 @@ public final class FakeKubelet implements AutoCloseable {
         plugins.values().forEach(PluginConnection::close);
         plugins.clear();
         deleteQuietly(socket());
+        stopPodResources();
     }
 
     /** Stop, delete every socket and file but the checkpoint (kubelet's device manager does), start again. */
@@ -97,12 +163,18 @@ public final class FakeKubelet implements AutoCloseable {
         start();
     }
 
-    /** The kubelet process dies: nothing answers on kubelet.sock any more, but the file stays. */
+    /** The kubelet process dies: nothing answers on kubelet.sock (nor pod-resources) any more, but files stay. */
     public synchronized void kill() {
         if (server != null) {
             server.shutdownNow();
             awaitQuietly(server);
             server = null;
+        }
+        if (podResourcesServer != null) {
+            podResourcesServer.shutdownNow();
+            awaitQuietly(podResourcesServer);
+            podResourcesServer = null;
+            leaveStaleSocket(podResourcesSocket);
         }
         plugins.values().forEach(PluginConnection::close);
         plugins.clear();
@@ -115,7 +187,7 @@ public final class FakeKubelet implements AutoCloseable {
     public synchronized void deletePluginFiles() {
         try (Stream<Path> files = Files.list(dir)) {
             files.filter(p -> !Files.isDirectory(p))
-                    .filter(p -> !p.getFileName().toString().equals("kubelet_internal_checkpoint"))
+                    .filter(p -> !p.getFileName().toString().equals(KubeletCheckpoint.FILE_NAME))
                     .filter(p -> !p.equals(socket()))
                     .forEach(FakeKubelet::deleteQuietly);
         } catch (IOException e) {
@@ -354,6 +426,21 @@ public final class FakeKubelet implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
+        }
+    }
+
+    /**
+     * A killed process leaves its socket file with nobody listening (a connect gets ECONNREFUSED); Netty unlinks
+     * it on a clean shutdown, so a socket is bound and closed again here, which leaves the file.
+     */
+    private static void leaveStaleSocket(Path socket) {
+        if (Files.exists(socket)) {
+            return;
+        }
+        try (var channel = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+            channel.bind(java.net.UnixDomainSocketAddress.of(socket));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

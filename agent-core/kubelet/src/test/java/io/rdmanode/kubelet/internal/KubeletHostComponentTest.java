@@ -124,6 +124,43 @@ class KubeletHostComponentTest {
         assertThat(defaults.kubeletSocket()).isEqualTo("kubelet.sock");
         assertThat(defaults.registration()).isEqualTo("auto");
         assertThat(defaults.pluginsRegistryDir()).isEqualTo("/var/lib/kubelet/plugins_registry");
+        assertThat(defaults.podResourcesSocket()).isEqualTo("/var/lib/kubelet/pod-resources/kubelet.sock");
+        assertThat(defaults.podResourcesTimeout()).isEqualTo(1000);
+        assertThat(KubeletHostComponent.podResources(defaults)).isEqualTo(new PodResourcesSettings(
+                Path.of("/var/lib/kubelet/pod-resources/kubelet.sock"),
+                Path.of("/var/lib/kubelet/device-plugins/kubelet_internal_checkpoint"), 1000, 64 << 20));
+    }
+
+    /**
+     * What running pods hold comes from the pod-resources socket the configuration names; a new socket applies
+     * in place, and {@code /status} shows the source that answered last.
+     */
+    @Test
+    void answersWhatPodsHoldFromTheConfiguredSocketAndShowsTheSourceInStatus() throws Exception {
+        Path socket = dir.resolve("pr.sock");
+        Map<String, Object> properties = Map.of("pluginDir", dir.toString(), "registration", "classic",
+                "podResourcesSocket", socket.toString());
+        KubeletHostComponent host = component(properties);
+        try (FakeKubelet kubelet = new FakeKubelet(dir).start().servePodResources(socket)) {
+            assertThat(host.running().source()).isEqualTo(io.rdmanode.kubelet.PodHoldings.Source.POD_RESOURCES_API);
+            @SuppressWarnings("unchecked")
+            Map<String, Object> podResources = (Map<String, Object>) ((Map<String, Object>) host.status())
+                    .get("podResources");
+            assertThat(podResources).containsEntry("socket", socket.toString());
+            assertThat(podResources.get("last").toString()).contains("source=POD_RESOURCES_API");
+
+            Path moved = dir.resolve("moved.sock");
+            Map<String, Object> next = Map.of("pluginDir", dir.toString(), "registration", "classic",
+                    "podResourcesSocket", moved.toString(), "podResourcesTimeout", 500L);
+            host.modified(config(next), next);
+            // Nothing serves there and this kubelet never wrote a checkpoint: both reasons, the new socket named.
+            org.assertj.core.api.Assertions.assertThatThrownBy(host::running)
+                    .isInstanceOf(io.rdmanode.kubelet.PodDevicesException.class)
+                    .hasMessageContaining("pod-resources socket " + moved + ": absent; kubelet checkpoint "
+                            + dir.resolve("kubelet_internal_checkpoint") + ": absent");
+        } finally {
+            host.stop();
+        }
     }
 
     /** Issue 8 item 18: a kubelet that refuses connections makes /readyz say so in one line, not 4 KB of Netty. */

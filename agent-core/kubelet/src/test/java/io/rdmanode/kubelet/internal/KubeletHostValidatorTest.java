@@ -67,6 +67,20 @@ class KubeletHostValidatorTest {
     }
 
     @Test
+    void podResourcesSocketMustBeAbsoluteAndFitSunPath() {
+        assertThat(validate(Map.of("podResourcesSocket", "/run/kubelet/pod-resources/kubelet.sock"))).isEmpty();
+        assertThat(validate(Map.of("podResourcesSocket", "pod-resources/kubelet.sock")))
+                .extracting(ConfigValidator.Refusal::property, ConfigValidator.Refusal::message)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("podResourcesSocket", "podResourcesSocket"
+                        + " 'pod-resources/kubelet.sock' must be an absolute path, e.g."
+                        + " /var/lib/kubelet/pod-resources/kubelet.sock"));
+        String deep = "/var/lib/kubelet/" + "p".repeat(100) + ".sock";
+        assertThat(validate(Map.of("podResourcesSocket", deep))).extracting(ConfigValidator.Refusal::message)
+                .containsExactly("podResourcesSocket '" + deep + "' is 122 bytes long; a Unix socket path has 1 to"
+                        + " 107 bytes");
+    }
+
+    @Test
     void identityNamesWhatRebuildsTheHostAndTuningWhatDoesNot() {
         HostSettings a = new HostSettings(Path.of("/d"), Path.of("/d/kubelet.sock"), 5000, 5000, 5000, 2);
         HostSettings tuned = new HostSettings(Path.of("/d"), Path.of("/d/kubelet.sock"), 7000, 1000, 150, 2);

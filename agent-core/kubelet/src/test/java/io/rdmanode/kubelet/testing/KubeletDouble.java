@@ -4,23 +4,113 @@ package io.rdmanode.kubelet.testing;
 import io.rdmanode.kubelet.internal.FakeKubelet;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Set;
 
 /**
  * The kubelet double alone, for tests of a whole agent (the built distribution) that watch what kubelet sees:
  * a real Registration gRPC server on {@code <pluginDir>/kubelet.sock} that counts registrations per resource and
- * opens a ListAndWatch stream to each plugin that registers, in plain types only.
+ * opens a ListAndWatch stream to each plugin that registers, in plain types only. Like kubelet it admits
+ * containers ({@link #admit}: GetPreferredAllocation when offered, then Allocate with IDs its own book holds under
+ * no pod <em>for that resource name</em>), keeps {@code kubelet_internal_checkpoint} in the directory, serves
+ * the pod-resources API ({@link #servePodResources}) and, on {@link #restart()}, deletes every file in the
+ * directory but its checkpoint.
  */
 public final class KubeletDouble implements AutoCloseable {
 
     private final FakeKubelet kubelet;
+    private final Path pluginDir;
+    private volatile Path podResourcesSocket;
 
     private KubeletDouble(Path pluginDir) {
+        this.pluginDir = pluginDir;
         this.kubelet = new FakeKubelet(pluginDir).start();
     }
 
     /** Listens on {@code pluginDir/kubelet.sock} (keep the path short: 107 usable bytes). */
     public static KubeletDouble start(Path pluginDir) {
         return new KubeletDouble(pluginDir);
+    }
+
+    /**
+     * Listens on {@code pluginDir/kubelet.sock} and serves kubelet's pod-resources API ({@code v1.PodResourcesLister})
+     * on {@code podResourcesSocket}.
+     */
+    public static KubeletDouble start(Path pluginDir, Path podResourcesSocket) {
+        KubeletDouble d = new KubeletDouble(pluginDir);
+        d.servePodResources(podResourcesSocket);
+        return d;
+    }
+
+    /** Serves the pod-resources API on {@code socket} from now on (again after each {@link #restart()}). */
+    public void servePodResources(Path socket) {
+        podResourcesSocket = socket;
+        kubelet.servePodResources(socket);
+    }
+
+    /**
+     * The agent's real {@code PodDevices} client pointed at this kubelet (its pod-resources socket and its
+     * checkpoint); close it after use.
+     */
+    public PodDevicesClient podDevices() {
+        if (podResourcesSocket == null) {
+            throw new IllegalStateException("the double serves no pod-resources socket: start(pluginDir, socket)");
+        }
+        return PodDevicesClient.open(podResourcesSocket, pluginDir);
+    }
+
+    /** The pod-resources API stops and its socket goes (kubelet's device-plugin side stays). */
+    public void stopPodResources() {
+        kubelet.stopPodResources();
+    }
+
+    /** The pod-resources API answers again, on the socket given before. */
+    public void startPodResources() {
+        kubelet.startPodResources();
+    }
+
+    /**
+     * Admits container {@code container} of pod {@code namespace/pod} asking for {@code count} devices of
+     * {@code resource}, as kubelet does; returns the device IDs Allocate was called with.
+     *
+     * @throws IllegalStateException when too few healthy IDs are free in kubelet's book, or the plugin fails
+     */
+    public List<String> admit(String namespace, String pod, String container, String resource, int count) {
+        return kubelet.admit(namespace, pod, container, resource, count);
+    }
+
+    /** The pod ends: kubelet frees its devices. Returns how many it held. */
+    public int remove(String namespace, String pod) {
+        return kubelet.remove(namespace, pod);
+    }
+
+    /** IDs of {@code resource} kubelet's book holds for some pod. */
+    public Set<String> held(String resource) {
+        return kubelet.deviceManager().held(resource);
+    }
+
+    /** The UID kubelet gave pod {@code namespace/pod} (the checkpoint names pods by UID), null if none. */
+    public String podUid(String namespace, String pod) {
+        return kubelet.deviceManager().podUid(namespace, pod);
+    }
+
+    /** kubelet's device-manager checkpoint, {@code pluginDir/kubelet_internal_checkpoint}. */
+    public Path checkpoint() {
+        return kubelet.deviceManager().checkpoint();
+    }
+
+    /**
+     * kubelet restarts: it stops, deletes every file in the directory but its checkpoint (the plugins' sockets
+     * too), and starts with a new {@code kubelet.sock}; the book (read back from the checkpoint by a real
+     * kubelet) stays.
+     */
+    public void restart() {
+        kubelet.restart();
+    }
+
+    /** kubelet dies: nothing answers, the socket files stay (a pod-resources call gets "connection refused"). */
+    public void kill() {
+        kubelet.kill();
     }
 
     /** Registrations of {@code resource} so far. */
