@@ -21,7 +21,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.zip.CRC32;
 import org.slf4j.Logger;
@@ -140,20 +139,16 @@ final class AllocationLedger {
     }
 
     /**
-     * Replaces the ledger with kubelet's answer: every holding of a resource in {@code resources} (the exclusive
-     * resources served now) or already in the ledger (a resource no pool serves any more whose pods still run);
-     * entries kubelet does not list are released, except those allocated within {@link #GRACE}.
+     * Replaces the ledger with kubelet's answer, every device it lists under any resource (another plugin's
+     * resource may hold a VF too: it is not ours to offer then). An entry kubelet does not list is released,
+     * unless kubelet never listed it and it was allocated within {@link #GRACE} (kubelet records an allocation
+     * after Allocate returns; a restarted kubelet lists it once it has read its checkpoint).
      */
-    synchronized Change reconcile(Collection<Holding> running, Set<String> resources) {
+    synchronized Change reconcile(Collection<Holding> running) {
         long now = clock.millis();
-        Set<String> known = new java.util.HashSet<>(resources);
-        entries.values().forEach(e -> known.add(e.resource()));
         Map<String, Entry> next = new TreeMap<>();
         List<Entry> added = new ArrayList<>();
         for (Holding h : running) {
-            if (!known.contains(h.resource())) {
-                continue;
-            }
             String k = key(h.resource(), h.deviceId());
             Entry before = entries.get(k);
             Entry e = new Entry(h.resource(), h.deviceId(), before == null ? now : before.sinceMillis(),
@@ -168,10 +163,11 @@ final class AllocationLedger {
             if (next.containsKey(e.getKey())) {
                 continue;
             }
-            if (now - e.getValue().sinceMillis() < GRACE.toMillis()) {
-                next.put(e.getKey(), e.getValue());
+            Entry unlisted = e.getValue();
+            if (unlisted.holder().isEmpty() && now - unlisted.sinceMillis() < GRACE.toMillis()) {
+                next.put(e.getKey(), unlisted);
             } else {
-                released.add(e.getValue());
+                released.add(unlisted);
             }
         }
         boolean differs = !next.equals(entries);

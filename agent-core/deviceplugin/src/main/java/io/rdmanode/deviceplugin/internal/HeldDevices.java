@@ -6,8 +6,6 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,16 +34,14 @@ final class HeldDevices {
 
     private final AllocationLedger ledger;
     private final Kubelet kubelet;
-    private final Supplier<Set<String>> exclusiveResources;
     private volatile String lastSource = "";
     private volatile String lastProblem = "";
     private volatile Instant lastReconciled;
     private volatile long released;
 
-    HeldDevices(AllocationLedger ledger, Kubelet kubelet, Supplier<Set<String>> exclusiveResources) {
+    HeldDevices(AllocationLedger ledger, Kubelet kubelet) {
         this.ledger = ledger;
         this.kubelet = kubelet;
-        this.exclusiveResources = exclusiveResources;
     }
 
     /** Device ID to the extended resource it is held under now. */
@@ -93,7 +89,7 @@ final class HeldDevices {
         lastReconciled = Instant.now();
         AllocationLedger.Change change;
         try {
-            change = ledger.reconcile(answer.holdings(), exclusiveResources.get());
+            change = ledger.reconcile(answer.holdings());
         } catch (UncheckedIOException e) {
             LOG.warn("{} ({})", e.getMessage(), why);
             return true;                                  // reconciled in memory all the same
@@ -124,5 +120,14 @@ final class HeldDevices {
 
     int size() {
         return ledger.heldBy().size();
+    }
+
+    List<HeldFigures.Held> entries() {
+        return ledger.entries().stream().map(e -> new HeldFigures.Held(e.resource(), e.deviceId(), e.holder()))
+                .toList();
+    }
+
+    long released() {
+        return released;
     }
 }

@@ -16,15 +16,17 @@ import io.rdmanode.deviceplugin.StatusRegistry;
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.kubelet.DevicePluginHost;
+import io.rdmanode.kubelet.PodDevices;
+import io.rdmanode.kubelet.PodHoldings;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,26 +50,35 @@ public final class Layer implements DevicePluginLayer {
 
     /** A layer that keeps its allocation ledger in memory and asks no kubelet (tools that serve nothing). */
     public Layer(LayerSettings settings) {
-        this(settings, AllocationLedger.inMemory(), HeldDevices.Kubelet.NONE);
+        this(settings, AllocationLedger.inMemory(), HeldDevices.Kubelet.NONE, Duration.ofSeconds(RECONCILE_SECONDS));
     }
 
     /**
-     * The agent's layer: the ledger in {@code ledger}, reconciled with {@code kubelet} now, before every pool set
-     * change and every {@value #RECONCILE_SECONDS} s.
+     * The agent's layer: its allocation ledger in {@code ledgerFile}, reconciled with what {@code kubelet} says
+     * running containers hold now, before every pool set change and every {@value #RECONCILE_SECONDS} s.
      */
-    Layer(LayerSettings settings, AllocationLedger ledger, HeldDevices.Kubelet kubelet) {
+    public Layer(LayerSettings settings, Path ledgerFile, PodDevices kubelet) {
+        this(settings, ledgerFile, kubelet, Duration.ofSeconds(RECONCILE_SECONDS));
+    }
+
+    /** As above, asking kubelet every {@code reconcileEvery} (tests that wait for a holder to go). */
+    public Layer(LayerSettings settings, Path ledgerFile, PodDevices kubelet, Duration reconcileEvery) {
+        this(settings, AllocationLedger.at(ledgerFile, Clock.systemUTC()), () -> {
+            PodHoldings h = kubelet.running();
+            return new HeldDevices.Kubelet.Answer(h.devices().stream().map(d -> new AllocationLedger.Holding(
+                    d.resourceName(), d.deviceId(), d.podKey() + "/" + d.container())).toList(),
+                    h.source().name() + (h.fallbackReason().isEmpty() ? "" : " (" + h.fallbackReason() + ")"));
+        }, reconcileEvery);
+    }
+
+    Layer(LayerSettings settings, AllocationLedger ledger, HeldDevices.Kubelet kubelet, Duration reconcileEvery) {
         this.settings = settings;
         this.cdi = new CdiSpecs();
         settings.cdiSpecDirs().forEach(cdi::cleanOnce);
-        this.held = new HeldDevices(ledger, kubelet, this::exclusiveResources);
+        this.held = new HeldDevices(ledger, kubelet);
         held.reconcile("start");
-        reconciler.scheduleWithFixedDelay(this::reconcileAndRefresh, RECONCILE_SECONDS, RECONCILE_SECONDS,
-                TimeUnit.SECONDS);
-    }
-
-    private Set<String> exclusiveResources() {
-        return owners.claims().values().stream().filter(Ownership.Claim::exclusive)
-                .map(Ownership.Claim::configuration).collect(Collectors.toSet());
+        reconciler.scheduleWithFixedDelay(this::reconcileAndRefresh, reconcileEvery.toMillis(),
+                reconcileEvery.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private void reconcileAndRefresh() {

@@ -20,7 +20,11 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import io.rdmanode.kubelet.PodDevices;
+import java.util.Optional;
+import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
@@ -34,10 +38,10 @@ import org.slf4j.LoggerFactory;
  * stale CDI specs of a killed agent go at start even before a pool serves. A change of the settings replaces
  * the service, which restarts the pools that use it (their device paths change).
  */
-@Component(service = {DevicePluginLayer.class, StatusSection.class}, immediate = true,
+@Component(service = {DevicePluginLayer.class, StatusSection.class, HeldFigures.class}, immediate = true,
         configurationPid = DevicePluginLayer.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = LayerComponent.Config.class)
-public final class LayerComponent implements DevicePluginLayer, StatusSection {
+public final class LayerComponent implements DevicePluginLayer, StatusSection, HeldFigures {
 
     private static final Logger LOG = LoggerFactory.getLogger(LayerComponent.class);
 
@@ -56,9 +60,17 @@ public final class LayerComponent implements DevicePluginLayer, StatusSection {
 
     private final Layer layer;
 
+    static final String STATE_DIR_PROPERTY = "rdma.agent.stateDir";
+    static final String DEFAULT_STATE_DIR = "/var/lib/rdma-node-agent";
+
+    /**
+     * @param kubelet what running containers hold (kubelet's PodResources, or its checkpoint): the truth the
+     *                allocation ledger in {@code <rdma.agent.stateDir>/deviceplugin/allocations} is reconciled with
+     */
     @Activate
-    public LayerComponent(Config config) {
-        this.layer = new Layer(settings(config));
+    public LayerComponent(Config config, BundleContext context, @Reference PodDevices kubelet) {
+        Path stateDir = Path.of(Optional.ofNullable(context.getProperty(STATE_DIR_PROPERTY)).orElse(DEFAULT_STATE_DIR));
+        this.layer = new Layer(settings(config), stateDir.resolve("deviceplugin/allocations"), kubelet);
         LOG.info("device-plugin layer started hostDevRoot={} cdiSpecDirs={}", layer.settings().paths().hostDevRoot(),
                 layer.settings().cdiSpecDirs());
     }
@@ -125,6 +137,16 @@ public final class LayerComponent implements DevicePluginLayer, StatusSection {
     }
 
     @Override
+    public List<HeldFigures.Held> heldDevices() {
+        return layer.heldDevices().entries();
+    }
+
+    @Override
+    public long released() {
+        return layer.heldDevices().released();
+    }
+
+    @Override
     public StatusRegistry statusRegistry() {
         return layer.statusRegistry();
     }
@@ -144,6 +166,7 @@ public final class LayerComponent implements DevicePluginLayer, StatusSection {
         layer.claims().values().forEach(c -> owners.put(c.pool(), (c.exclusive() ? "exclusive " : "shared ")
                 + c.configuration() + " " + new java.util.TreeSet<>(c.devices())));
         m.put("owners", owners);
+        m.put("held", layer.heldStatus());
         return m;
     }
 }

@@ -9,6 +9,8 @@ import io.rdmanode.deviceplugin.LayerSettings;
 import io.rdmanode.deviceplugin.internal.DevicePluginValidator;
 import io.rdmanode.deviceplugin.internal.Layer;
 import io.rdmanode.deviceplugin.internal.OwnershipTable;
+import io.rdmanode.kubelet.PodDevices;
+import java.nio.file.Path;
 import java.util.List;
 
 /** The layer's implementations outside OSGi, for the device-plugin bundles' tests (their internals stay free). */
@@ -20,6 +22,14 @@ public final class DevicePluginTesting {
     /** The layer the OSGi service wraps. */
     public static DevicePluginLayer layer(LayerSettings settings) {
         return new Layer(settings);
+    }
+
+    /**
+     * The agent's layer: its allocation ledger in {@code ledgerFile}, reconciled with {@code kubelet} (every
+     * 300 ms, so tests see a holder go quickly; the agent asks every 10 s).
+     */
+    public static DevicePluginLayer layer(LayerSettings settings, Path ledgerFile, PodDevices kubelet) {
+        return new Layer(settings, ledgerFile, kubelet, java.time.Duration.ofMillis(300));
     }
 
     /** The ownership table over fixed owners. */

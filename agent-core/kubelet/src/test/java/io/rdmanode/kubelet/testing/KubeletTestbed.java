@@ -31,6 +31,7 @@ public final class KubeletTestbed implements AutoCloseable {
     private final Path pluginDir;
     private final KubeletDevicePluginHost host;
     private final FakeKubelet kubelet;
+    private Path podResourcesSocket;
 
     private KubeletTestbed(Path pluginDir, long timeoutMillis, int ioThreads) throws IOException {
         this.pluginDir = pluginDir;
@@ -62,6 +63,42 @@ public final class KubeletTestbed implements AutoCloseable {
 
     public Path pluginDir() {
         return pluginDir;
+    }
+
+    /**
+     * kubelet's pod-resources API on {@code socket} from now on: what the admitted pods hold
+     * ({@link #admit}), as the agent's ledger reconciles with it.
+     */
+    public void servePodResources(Path socket) {
+        podResourcesSocket = socket;
+        kubelet.servePodResources(socket);
+    }
+
+    /** The agent's real PodDevices client on this kubelet's pod-resources socket and checkpoint; close it after. */
+    public PodDevicesClient podDevices() {
+        if (podResourcesSocket == null) {
+            throw new IllegalStateException("no pod-resources socket served: servePodResources(socket) first");
+        }
+        return PodDevicesClient.open(podResourcesSocket, pluginDir);
+    }
+
+    /**
+     * Admits container {@code container} of pod {@code namespace/pod} asking for {@code count} devices of
+     * {@code resource}, as kubelet does (preferred allocation, then Allocate with IDs its book per resource name
+     * does not hold); returns the IDs.
+     */
+    public List<String> admit(String namespace, String pod, String container, String resource, int count) {
+        return kubelet.admit(namespace, pod, container, resource, count);
+    }
+
+    /** The pod-resources API stops and its socket goes: the agent falls back to kubelet's checkpoint. */
+    public void stopPodResources() {
+        kubelet.stopPodResources();
+    }
+
+    /** The pod ends: kubelet frees its devices. Returns how many it held. */
+    public int remove(String namespace, String pod) {
+        return kubelet.remove(namespace, pod);
     }
 
     /** kubelet restarts: the sockets go, a new {@code kubelet.sock} comes. */

@@ -67,20 +67,26 @@ public final class DeviceInfoFiles {
         Path target = file(vf.id());
         // A temporary name of its own per call: two Allocates of one VF at once must not share it.
         Path tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
-        Files.writeString(tmp, content(vf, rdmaDevices));
-        try {
-            Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("r--r--r--"));
-        } catch (UnsupportedOperationException e) {
-            // not a POSIX file system: the default mode stays
-        }
-        try {
-            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+        try {                                          // every failure (ENOSPC at write included) removes it
+            Files.writeString(tmp, content(vf, rdmaDevices));
+            try {
+                Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("r--r--r--"));
+            } catch (UnsupportedOperationException e) {
+                // not a POSIX file system: the default mode stays
+            }
+            try {
+                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+            }
         } finally {
             Files.deleteIfExists(tmp);
         }
         return target;
+    }
+
+    public boolean exists(String deviceId) {
+        return Files.exists(file(deviceId));
     }
 
     /** Removes the file of {@code deviceId}; true when there was one. */

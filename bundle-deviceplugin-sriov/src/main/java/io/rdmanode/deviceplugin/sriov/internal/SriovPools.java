@@ -17,12 +17,10 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -36,8 +34,9 @@ import org.slf4j.LoggerFactory;
  * VF goes to the first pool that matches: the layer serves each pool (socket, registration, ListAndWatch,
  * ownership, counts) and, on every discovery change and every pool added or removed, calls {@link #prepare},
  * which computes the assignment and writes the RDMA ledger when it changed; each pool's view is its part of it.
- * A removed pool's VFs stay out of later pools for {@value #RESERVE_MILLIS} ms, and VFs allocated under a
- * resource stay with that resource while a pool of it exists. Thread-safe.
+ * A removed pool's VFs stay out of later pools for {@value #RESERVE_MILLIS} ms, and a VF a running container holds
+ * (the layer's allocation ledger, reconciled with kubelet) stays with the resource it is held under, or out of
+ * every pool when no pool of that resource is left, until its holder is gone. Thread-safe.
  */
 public final class SriovPools implements PoolSet, AutoCloseable {
 
@@ -82,13 +81,6 @@ public final class SriovPools implements PoolSet, AutoCloseable {
     private final ServedPoolSet served;
     private final List<Handle> handles = new CopyOnWriteArrayList<>();
     private final Map<String, Reserved> reserved = new LinkedHashMap<>();
-    /**
-     * VFs allocated by pools since stopped, to their extended resource name: kubelet still counts them as
-     * that resource in running containers, so a config edit must not hand them to another resource. Kept while
-     * a pool (or a just-removed pool's reservation) has that resource name; dropped when none does (the pool
-     * is gone from the configuration, kubelet drops the resource) or the VF leaves the host.
-     */
-    private final Map<String, String> held = new LinkedHashMap<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "rdma-agent-deviceplugin-sriov-reserve");
         t.setDaemon(true);
@@ -115,8 +107,7 @@ public final class SriovPools implements PoolSet, AutoCloseable {
 
     /**
      * Starts serving a pool: its VFs are assigned before its socket opens, so kubelet's first ListAndWatch is
-     * complete. Device-info files of this resource for VFs it does not hold are removed (left by a stopped
-     * agent).
+     * complete; its device-info files are those of the VFs running containers hold under its resource.
      *
      * @throws IllegalArgumentException when the host already serves the resource name
      */
@@ -130,7 +121,7 @@ public final class SriovPools implements PoolSet, AutoCloseable {
             LOG.warn("pool uses CDI pool={} specDir={}: {}; detected {}: {}", settings.name(),
                     settings.cdiSpecDir().get(), CdiRuntime.REQUIREMENT, f.verdict(), f.detail());
         }
-        SriovVfPool pool = new SriovVfPool(settings, matcher, this, layer.paths(), cdi, cdiRuntime);
+        SriovVfPool pool = new SriovVfPool(settings, matcher, this, layer, cdi, cdiRuntime);
         synchronized (this) {
             reserved.remove(settings.name());          // the pool is back: its reservation is itself
         }
@@ -143,15 +134,11 @@ public final class SriovPools implements PoolSet, AutoCloseable {
         }
         Handle h = new Handle(pool, servedPool);
         handles.add(h);
-        List<String> stale = pool.removeStaleDeviceInfo();
-        if (!stale.isEmpty()) {
-            LOG.info("removed stale device-info files pool={} vfs={}", settings.name(), stale);
-        }
         return h;
     }
 
     /**
-     * Stops serving a pool and removes its device-info files. Its VFs go to a later matching pool only after
+     * Stops serving a pool; device-info files of VFs running containers hold stay. Its VFs go to a later matching pool only after
      * {@value #RESERVE_MILLIS} ms: a configuration edit of a pool is a removal and an add a few milliseconds
      * apart, and in between a later pool must not advertise (and kubelet must not hand out) VFs that return
      * to the edited pool, some of which its pods hold.
@@ -162,11 +149,10 @@ public final class SriovPools implements PoolSet, AutoCloseable {
         }
     }
 
-    /** {@code pool} stopped serving: remember what it allocated and reserve its VFs a moment. */
+    /** {@code pool} stopped serving: reserve its VFs a moment. */
     void stopped(SriovVfPool pool) {
         SriovPoolSettings s = pool.settings();
         synchronized (this) {
-            pool.allocated().forEach(id -> held.put(id, s.extendedResourceName()));
             if (closing) {
                 return;
             }
@@ -206,15 +192,7 @@ public final class SriovPools implements PoolSet, AutoCloseable {
         all.sort(Comparator.comparingInt((Ordered o) -> o.settings().order()).thenComparing(o -> o.settings().name()));
         List<PoolAssignment.Rule> rules = all.stream().map(o -> new PoolAssignment.Rule(o.settings().name(),
                 o.settings().extendedResourceName(), o.matcher())).toList();
-        Set<String> resources = new HashSet<>();
-        all.forEach(o -> resources.add(o.settings().extendedResourceName()));
-        if (held.values().removeIf(r -> !resources.contains(r))) {
-            LOG.info("allocated VFs of removed resources released; still held: {}", held);
-        }
-        Map<String, String> pins = new LinkedHashMap<>(held);
-        pools.forEach(p -> p.allocated().forEach(id -> pins.put(id, p.settings().extendedResourceName())));
-        PoolAssignment next = PoolAssignment.of(rules, layer, snapshot, ledger.entries(), pins);
-        held.keySet().retainAll(next.vfs().keySet());           // VFs gone from the host
+        PoolAssignment next = PoolAssignment.of(rules, layer, snapshot, ledger.entries(), layer.held());
         try {
             if (ledger.replace(next.ledger())) {
                 LOG.debug("RDMA ledger written file={} vfs={}", ledger.file(), next.ledger().size());

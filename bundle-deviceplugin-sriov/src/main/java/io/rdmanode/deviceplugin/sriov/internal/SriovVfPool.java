@@ -11,6 +11,7 @@ import io.rdmanode.deviceplugin.CdiDevice;
 import io.rdmanode.deviceplugin.CdiSpec;
 import io.rdmanode.deviceplugin.DeviceFile;
 import io.rdmanode.deviceplugin.DevicePaths;
+import io.rdmanode.deviceplugin.DevicePluginLayer;
 import io.rdmanode.deviceplugin.PoolView;
 import io.rdmanode.deviceplugin.ResourcePool;
 import io.rdmanode.deviceplugin.Selection;
@@ -51,8 +52,8 @@ public final class SriovVfPool implements ResourcePool {
     private final Optional<CdiSpec> cdi;
     private final Optional<CdiRuntime.Finding> cdiRuntime;
     private volatile String cdiProblem = "";
-    /** VFs Allocate answered for: a container may hold them (kubelet never says when it stops). */
-    private final Set<String> allocated = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private volatile String deviceInfoProblem = "";
+    private final DevicePluginLayer layer;
 
     /** CDI kind of SR-IOV pools' specs: {@code rdmanode.io/vf=<PCI address>}. */
     static final String CDI_KIND = "rdmanode.io/vf";
@@ -62,8 +63,10 @@ public final class SriovVfPool implements ResourcePool {
      * @param cdi        the pool's CDI spec when CDI is on ({@link #CDI_KIND}, owner the pool name)
      * @param cdiRuntime what was found about the runtime's CDI support, for {@code /status}
      */
-    SriovVfPool(SriovPoolSettings settings, VfMatcher matcher, SriovPools set, DevicePaths paths,
+    SriovVfPool(SriovPoolSettings settings, VfMatcher matcher, SriovPools set, DevicePluginLayer layer,
                 Optional<CdiSpec> cdi, Optional<CdiRuntime.Finding> cdiRuntime) {
+        this.layer = layer;
+        DevicePaths paths = layer.paths();
         this.settings = settings;
         this.matcher = matcher;
         this.set = set;
@@ -104,23 +107,15 @@ public final class SriovVfPool implements ResourcePool {
     }
 
     /**
-     * Takes the pool's VFs from a new assignment. Device-info files of VFs that left the pool, or whose RDMA
-     * device came back from a pod's namespace (the pod is gone: the VF is free), are removed.
+     * Takes the pool's VFs from a new assignment; device-info files follow what running containers hold.
      *
      * @return true when the advertised list changed
      */
     private synchronized boolean update(List<PooledVf> next, DeviceFile rdmaCmNode) {
-        Map<String, PooledVf> previous = vfs;
         Map<String, PooledVf> m = new LinkedHashMap<>();
         next.forEach(p -> m.put(p.vf().id(), p));
-        for (PooledVf before : previous.values()) {
-            PooledVf now = m.get(before.vf().id());
-            if (now == null || before.inPodNetns() && !now.inPodNetns()) {
-                removeDeviceInfo(before.vf().id());
-            }
-        }
         vfs = Map.copyOf(m);
-        allocated.retainAll(m.keySet());              // a VF that left the host is no one's any more
+        syncDeviceInfo(m);
         rdmaCm = rdmaCmNode;
         List<Device> list = new ArrayList<>(next.size());
         for (PooledVf p : next) {
@@ -165,7 +160,7 @@ public final class SriovVfPool implements ResourcePool {
     @Override
     public void stopped() {
         set.stopped(this);
-        removeAllDeviceInfo();
+        removeUnheldDeviceInfo();
         removeCdiSpec();
     }
 
@@ -180,39 +175,42 @@ public final class SriovVfPool implements ResourcePool {
         });
     }
 
-    /** At start: device-info files of this resource for VFs not in the pool are stale. */
-    List<String> removeStaleDeviceInfo() {
+    /**
+     * Device-info files of this resource are those of the pool's VFs a running container holds under it (the
+     * layer's allocation ledger): kept while the agent stops and starts (the SR-IOV CNI and Multus read them
+     * while the pod lives), written again when missing, removed once the VF is released. Under the pool's lock,
+     * which Allocate's write takes too, after the layer recorded the allocation: a file Allocate just wrote is
+     * never taken for a stale one.
+     */
+    private void syncDeviceInfo(Map<String, PooledVf> pooled) {
+        String mine = resourceName();
+        Map<String, String> heldBy = layer.held();
+        Set<String> held = new java.util.TreeSet<>();
+        pooled.keySet().stream().filter(id -> mine.equals(heldBy.get(id))).forEach(held::add);
         try {
-            return deviceInfo.removeAllBut(Set.copyOf(vfs.keySet()));
-        } catch (IOException e) {
-            LOG.warn("cannot clean device-info files in {}: {}", deviceInfo.dir(), e.getMessage());
-            return List.of();
-        }
-    }
-
-    /** When the pool stops (the spec: the plugin deletes its files when it stops). */
-    private void removeAllDeviceInfo() {
-        try {
-            deviceInfo.removeAllBut(Set.of());
-        } catch (IOException e) {
-            LOG.warn("cannot remove device-info files in {}: {}", deviceInfo.dir(), e.getMessage());
-        }
-    }
-
-    private void removeDeviceInfo(String id) {
-        try {
-            if (deviceInfo.remove(id)) {
-                LOG.debug("device-info removed resource={} vf={}", resourceName(), id);
+            List<String> removed = deviceInfo.removeAllBut(held);
+            if (!removed.isEmpty()) {
+                LOG.info("device-info removed resource={} vfs={}: not held by a running container", mine, removed);
             }
+            for (String id : held) {
+                if (!deviceInfo.exists(id)) {
+                    PooledVf p = pooled.get(id);
+                    deviceInfo.write(p.vf(), p.rdma().map(r -> List.of(r.device())).orElse(List.of()));
+                    LOG.info("device-info written again resource={} vf={}: held by a running container", mine, id);
+                }
+            }
+            deviceInfoProblem = "";
         } catch (IOException e) {
-            LOG.warn("cannot remove device-info file {}: {}", deviceInfo.file(id), e.getMessage());
+            deviceInfoProblem = "device-info files in " + deviceInfo.dir() + ": " + e.getMessage();
+            LOG.warn("pool={}: {}", settings.name(), deviceInfoProblem);
         }
     }
 
-    /** The VFs Allocate answered for, still in the pool. */
-    public Set<String> allocated() {
-        return Set.copyOf(allocated);
+    /** When the pool stops: files of VFs still held stay (the pods run on), the rest go. */
+    private synchronized void removeUnheldDeviceInfo() {
+        syncDeviceInfo(vfs);
     }
+
 
     public Map<String, PooledVf> vfs() {
         return vfs;
@@ -262,19 +260,21 @@ public final class SriovVfPool implements ResourcePool {
             throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, resourceName(),
                     "VF(s) of resource " + resourceName() + " unusable: " + unusable);
         }
-        for (PooledVf p : chosen) {
-            try {
-                deviceInfo.write(p.vf(), p.rdma().map(r -> List.of(r.device())).orElse(List.of()));
-            } catch (IOException e) {
-                throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, resourceName(),
-                        "cannot write device-info file " + deviceInfo.file(p.vf().id()) + ": " + e.getMessage(), e);
+        synchronized (this) {
+            for (PooledVf p : chosen) {
+                try {
+                    deviceInfo.write(p.vf(), p.rdma().map(r -> List.of(r.device())).orElse(List.of()));
+                } catch (IOException e) {
+                    throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, resourceName(),
+                            "cannot write device-info file " + deviceInfo.file(p.vf().id()) + ": " + e.getMessage(),
+                            e);
+                }
             }
         }
         LOG.debug("allocate resource={} vfs={}", resourceName(), ids);
         DeviceFile cm = rdmaCm;
         ContainerAllocation plain = allocator.allocate(chosen, cm);
         if (cdi.isEmpty()) {
-            allocated.addAll(ids);
             return plain;
         }
         CdiSpec spec = cdi.get();
@@ -288,7 +288,6 @@ public final class SriovVfPool implements ResourcePool {
         List<String> names = ids.stream().filter(inSpec::contains).map(spec::qualifiedName).toList();
         Map<String, String> annotations = names.isEmpty() ? Map.of()
                 : Map.of(spec.annotationKey(), String.join(",", names));
-        allocated.addAll(ids);
         // The runtime adds the nodes from the spec; env (PCIDEVICE_*) and device-info files are as without CDI.
         return new ContainerAllocation(plain.envs(), plain.mounts(), List.of(), annotations, names);
     }
@@ -311,6 +310,9 @@ public final class SriovVfPool implements ResourcePool {
         cdiRuntime.ifPresent(f -> m.put("cdiRuntime", f.toStatus()));
         if (!cdiProblem.isEmpty()) {
             m.put("cdiProblem", cdiProblem);
+        }
+        if (!deviceInfoProblem.isEmpty()) {
+            m.put("deviceInfoProblem", deviceInfoProblem);
         }
         return m;
     }

@@ -74,6 +74,12 @@ final class SriovHost implements RdmaDiscovery {
         return io.rdmanode.deviceplugin.testing.DevicePluginTesting.layer(new LayerSettings(new DevicePaths(devRoot()), List.of()));
     }
 
+    /** The agent's layer: its allocation ledger in {@code ledgerFile}, reconciled with {@code kubelet}. */
+    DevicePluginLayer layer(Path ledgerFile, io.rdmanode.kubelet.PodDevices kubelet) {
+        return io.rdmanode.deviceplugin.testing.DevicePluginTesting.layer(
+                new LayerSettings(new DevicePaths(devRoot()), List.of()), ledgerFile, kubelet);
+    }
+
     /** Rebinds a VF to vfio-pci: its driver link changes, its netdev and RDMA device go. */
     void bindVfio(String vf, String ibdev, String netdev) {
         Path fn = pciDir(vf);

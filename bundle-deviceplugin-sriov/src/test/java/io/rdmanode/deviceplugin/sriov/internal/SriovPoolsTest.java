@@ -11,6 +11,7 @@ import io.rdmanode.kubelet.Device;
 import io.rdmanode.kubelet.DevicePluginException;
 import io.rdmanode.kubelet.DevicePluginHost;
 import io.rdmanode.kubelet.testing.KubeletTestbed;
+import io.rdmanode.kubelet.testing.PodDevicesClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,18 +36,28 @@ class SriovPoolsTest {
     private KubeletTestbed kubelet;
     private DevicePluginHost pluginHost;
     private SriovPools pools;
+    private PodDevicesClient podDevices;
 
     @BeforeEach
     void start() throws IOException {
         host = SriovHost.recorded(dir.resolve("host"));
         kubelet = KubeletTestbed.start(dir);
+        kubelet.servePodResources(dir.resolve("pr.sock"));
+        podDevices = kubelet.podDevices();
         pluginHost = kubelet.host();
-        pools = new SriovPools(host, host.layer(), new RdmaVfLedger(dir.resolve("state/rdma-vfs")));
+        pools = agent();
+    }
+
+    /** The SR-IOV pools of an agent (starting again: the same state directory). */
+    private SriovPools agent() {
+        return new SriovPools(host, host.layer(dir.resolve("state/allocations"), podDevices),
+                new RdmaVfLedger(dir.resolve("state/rdma-vfs")));
     }
 
     @AfterEach
     void stop() {
         pools.close();
+        podDevices.close();
         kubelet.close();
     }
 
@@ -195,19 +206,23 @@ class SriovPoolsTest {
     }
 
     @Test
-    void keepsVfsWhoseRdmaDeviceIsInAPodAcrossARestart() {
+    void keepsVfsWhoseRdmaDeviceIsInAPodAcrossARestart() throws IOException {
         host.netnsMode(NetnsMode.Mode.EXCLUSIVE);
         host.rescan();
         VfMatcher isRdma = RDMA;
         pool("pf1", 0, (vf, h) -> pf("0000:86:00.0").exclusion(vf, h).or(() -> isRdma.exclusion(vf, h)));
         kubelet.awaitRegistrations("rdma/pf1", 1, WAIT);
+        awaitIds("rdma/pf1", 8);
+        assertThat(kubelet.admit("default", "p1", "c", "rdma/pf1", 1)).containsExactly("0000:86:00.2");
         List<ContainerAllocation> before = kubelet.plugin("rdma/pf1").allocate("rdma/pf1", List.of("0000:86:00.2"));
         host.moveRdmaToPod("0000:86:00.2", "mlx5_10");
         host.rescan();
         awaitIds("rdma/pf1", 8);
 
         pools.close();                                                 // the agent stops ...
-        pools = new SriovPools(host, host.layer(), new RdmaVfLedger(dir.resolve("state/rdma-vfs")));
+        assertThat(dir.resolve("devinfo/rdma-pf1-0000:86:00.2-device.json")).exists();    // the pod runs on
+        Files.delete(dir.resolve("devinfo/rdma-pf1-0000:86:00.2-device.json"));
+        pools = agent();
         pool("pf1", 0, (vf, h) -> pf("0000:86:00.0").exclusion(vf, h).or(() -> isRdma.exclusion(vf, h)));
         kubelet.awaitRegistrations("rdma/pf1", 2, WAIT);               // ... and starts again
 
@@ -217,9 +232,13 @@ class SriovPoolsTest {
         assertThat(pools.vfStatus().get("0000:86:00.2")).contains("in a pod netns");
         assertThat(kubelet.plugin("rdma/pf1").allocate("rdma/pf1", List.of("0000:86:00.2"))).isEqualTo(before);
 
+        assertThat(dir.resolve("devinfo/rdma-pf1-0000:86:00.2-device.json")).exists();    // written again
+
         host.returnRdmaFromPod("0000:86:00.2", "mlx5_10");            // the pod is gone
         host.rescan();
-        assertThat(dir.resolve("devinfo/rdma-pf1-0000:86:00.2-device.json")).doesNotExist();
+        kubelet.remove("default", "p1");
+        org.awaitility.Awaitility.await().atMost(WAIT).untilAsserted(() ->
+                assertThat(dir.resolve("devinfo/rdma-pf1-0000:86:00.2-device.json")).doesNotExist());
         assertThat(pools.vfStatus().get("0000:86:00.2")).isEqualTo("pool pf1");
     }
 
@@ -322,29 +341,72 @@ class SriovPoolsTest {
                 .containsExactly("rdmanode.io/vf=0000:3b:00.6");
     }
 
+    /**
+     * A VF a pod holds stays with the resource kubelet holds it under, across an edit and after its pool is gone,
+     * until kubelet lists no container holding it: kubelet's book is per resource name.
+     */
     @Test
-    void anAllocatedVfStaysWithItsResourceAcrossAnEditAndIsReleasedWhenThePoolGoes() {
+    void aHeldVfStaysWithItsResourceUntilItsPodIsGone() {
         SriovPools.Handle first = pool("pf0", 0, pf("0000:3b:00.0"));
         pool("all", 1, RDMA);
         kubelet.awaitRegistrations("rdma/pf0", 1, WAIT);
         kubelet.awaitRegistrations("rdma/all", 1, WAIT);
         awaitIds("rdma/all", 8);
-        kubelet.plugin("rdma/pf0").allocate("rdma/pf0", List.of("0000:3b:00.2"));    // VF index 0, in a pod
+        awaitIds("rdma/pf0", 8);
+        String held = kubelet.admit("default", "p1", "c", "rdma/pf0", 1).get(0);
 
-        pools.remove(first);                                  // edited: now VFs 4-7 of the PF only
+        pools.remove(first);                                  // edited: VFs 4-7 of the PF only
         SriovPools.Handle edited = pool("pf0", 0, (vf, h) -> vf.index() >= 4 ? pf("0000:3b:00.0").exclusion(vf, h)
                 : Optional.of("index"));
-        assertThat(edited.pool().vfs()).hasSize(4);
-        awaitIds("rdma/all", 11);                             // VFs 1-3 move; VF 0 stays held for rdma/pf0
-
+        boolean stillMatched = edited.pool().vfs().containsKey(held);
+        List<Device> during = awaitIds("rdma/all", stillMatched ? 12 : 11);     // VFs 0-3 move, but the held one
+        assertThat(during).noneMatch(d -> d.id().equals(held));
         org.awaitility.Awaitility.await().pollDelay(Duration.ofMillis(SriovPools.RESERVE_MILLIS + 500))
-                .atMost(WAIT).untilAsserted(() -> assertThat(pools.vfStatus().get("0000:3b:00.2"))
-                        .contains("allocated as rdma/pf0"));
-        assertThat(kubelet.plugin("rdma/all").deviceLists()).allSatisfy(u -> assertThat(u)
-                .noneMatch(d -> d.id().equals("0000:3b:00.2")));
+                .atMost(WAIT).untilAsserted(() -> assertThat(pools.vfStatus()).doesNotContainEntry(held, "pool all"));
 
-        pools.remove(edited);                                 // rdma/pf0 is gone: kubelet drops the resource
-        List<Device> all = awaitIds("rdma/all", 16);
-        assertThat(all).anyMatch(d -> d.id().equals("0000:3b:00.2"));
+        pools.remove(edited);                                 // rdma/pf0 is gone; the pod still runs
+        List<Device> all = awaitIds("rdma/all", 15);
+        assertThat(all).noneMatch(d -> d.id().equals(held));
+        assertThat(pools.vfStatus().get(held)).contains("allocated as rdma/pf0");
+
+        kubelet.remove("default", "p1");                     // the pod is gone: kubelet frees it
+        assertThat(awaitIds("rdma/all", 16)).anyMatch(d -> d.id().equals(held));
+        assertThat(kubelet.plugin("rdma/all").deviceLists()).allSatisfy(u -> assertThat(u)
+                .noneMatch(d -> d.id().equals(held) && u.size() < 16));
+    }
+
+    /**
+     * The issue's double allocation: a pod holds a VF, the agent restarts (its ledger file lost, or kubelet's
+     * pod-resources API down: the checkpoint answers), the pools are edited so that VF now matches another
+     * resource first. Kubelet admits every device the new resource offers: the held VF is never among them.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"ledger kept", "ledger lost", "ledger corrupt",
+            "pod-resources down"})
+    void aVfHeldBeforeAnAgentRestartIsNeverOfferedUnderAnotherResource(String fault) throws IOException {
+        pool("pf0", 0, pf("0000:3b:00.0"));
+        kubelet.awaitRegistrations("rdma/pf0", 1, WAIT);
+        awaitIds("rdma/pf0", 8);
+        List<String> held = kubelet.admit("default", "p1", "c", "rdma/pf0", 2);
+
+        pools.close();                                        // the agent stops
+        Path ledger = dir.resolve("state/allocations");
+        switch (fault) {
+            case "ledger lost" -> Files.delete(ledger);
+            case "ledger corrupt" -> Files.writeString(ledger, Files.readString(ledger).replace("rdma/pf0", "rdma/pfX"));
+            case "pod-resources down" -> kubelet.stopPodResources();
+            default -> { }
+        }
+        pools = agent();                                      // and starts with the pools edited:
+        pool("all", 0, RDMA);                                 // every RDMA VF, first
+        kubelet.awaitRegistrations("rdma/all", 1, WAIT);
+
+        List<Device> offered = awaitIds("rdma/all", 14);
+        assertThat(offered).extracting(Device::id).doesNotContainAnyElementsOf(held);
+        int healthy = (int) offered.stream().filter(Device::healthy).count();
+        List<String> second = kubelet.admit("default", "p2", "c", "rdma/all", healthy);
+        assertThat(second).doesNotContainAnyElementsOf(held);
+        assertThat(kubelet.plugin("rdma/all").deviceLists()).allSatisfy(u -> assertThat(u).extracting(Device::id)
+                .doesNotContainAnyElementsOf(held));
     }
 }
