@@ -120,6 +120,25 @@ class CniAgentDownIT {
     }
 
     @Test
+    void aDelRequestedWhileDownIsFinishedAtStartAlsoWhenTheRuntimeGaveUpAndTheNamespaceIsGone() throws Exception {
+        String netns = Netns.path(ns).toString();
+        assertThat(runtime.add("c5", "eth0", netns).ok()).isTrue();
+        agent.stop();
+        assertThat(runtime.del("c5", "eth0", netns).failure()).isPresent();
+        assertThat(ip("netns", "del", ns)).isZero();
+
+        agent.start();
+
+        assertThat(agent.kernel.inHost("mlx5_7")).isTrue();
+        assertThat(agent.component.attachments()).isEmpty();
+        assertThat(reconciled("del_while_down")).isEqualTo(1.0);
+        assertThat(reconciled("netns_gone")).isZero();
+        try (Stream<Path> files = Files.list(agent.stateDir())) {
+            assertThat(files).isEmpty();
+        }
+    }
+
+    @Test
     void checkAndAddWithTheAgentDownStayTryAgainLater() throws Exception {
         String netns = Netns.path(ns).toString();
         assertThat(runtime.add("c3", "eth0", netns).ok()).isTrue();
