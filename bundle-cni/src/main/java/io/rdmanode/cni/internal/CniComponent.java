@@ -155,6 +155,10 @@ public final class CniComponent implements PodAttachments, HealthCheck, StatusSe
         s.put("client", installState);
         s.put("installedVersion", ClientInstaller.installedVersion(Path.of(config.binDir(), "rdma")));
         s.put("stateDir", config.stateDir());
+        // Where the installed executable looks for attachments on a DEL while the agent is down: stateDir, unless
+        // installClient = false left another client there.
+        s.put("clientStateDir", ClientInstaller.slot(Path.of(config.binDir(), "rdma"), ClientInstaller.STATE_DIR_MARKER)
+                .orElse("none"));
         s.put("repairedAtStart", reconciled);
         s.put("attachments", attachments().stream().map(a -> {
             Map<String, Object> m = new LinkedHashMap<>();

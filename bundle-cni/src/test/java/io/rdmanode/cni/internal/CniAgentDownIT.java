@@ -105,7 +105,8 @@ class CniAgentDownIT {
 
         assertThat(agent.kernel.inHost("mlx5_7")).isTrue();
         assertThat(agent.component.attachments()).isEmpty();
-        assertThat(agent.component.status().toString()).contains("repairedAtStart=1");
+        assertThat(agent.component.status().toString()).contains("repairedAtStart=1",
+                "clientStateDir=" + agent.stateDir());
         assertThat(reconciled("del_while_down")).isEqualTo(1.0);
         try (Stream<Path> files = Files.list(agent.stateDir())) {
             assertThat(files).isEmpty();
