@@ -24,7 +24,8 @@ import java.util.function.Function;
  * agent resolves it (the launcher's own HOCON reading: includes, {@code ${?ENV}} and system-property
  * substitutions, the launcher's defaults), printed alone on stdout. The start script reads what it needs
  * (the state directory, for the class-data archive) this way instead of searching the file's text, which
- * found the last {@code stateDir} of any section. No framework starts: ~0.2 s, once per agent start.
+ * found the last {@code stateDir} of any section. No framework starts: 0.13-0.17 s of CPU with the packaged
+ * class-data archive, once per agent start.
  *
  * <p>KEY is a full HOCON path. The launcher's settings ({@link #LAUNCHER}) have their defaults; any other path
  * prints what the file sets (objects and lists as JSON). A path the file does not set and the launcher does not
