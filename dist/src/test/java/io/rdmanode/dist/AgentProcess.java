@@ -44,7 +44,13 @@ final class AgentProcess implements AutoCloseable {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         // No class-data-sharing training run behind each test's agent unless the test asks for one.
         builder.environment().put("RDMA_AGENT_CDS_DIR", "");
-        builder.environment().putAll(env);
+        env.forEach((name, value) -> {
+            if (value == null) {
+                builder.environment().remove(name); // as if the node's environment did not set it
+            } else {
+                builder.environment().put(name, value);
+            }
+        });
         return new AgentProcess(home, stateDir, log, builder.start());
     }
 

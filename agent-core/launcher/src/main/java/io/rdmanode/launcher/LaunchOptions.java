@@ -18,6 +18,8 @@ record LaunchOptions(Path home, Optional<Path> config, boolean demo, boolean exi
             usage: rdma-node-agent [--config PATH] [--demo] [--exit-when-ready] [--help] [--version]
                    rdma-node-agent status [--url URL] [--config PATH] [--json]   a running agent, as tables
                    rdma-node-agent check-config [--strict] FILE                  check a configuration offline
+                   rdma-node-agent --print-setting KEY [--config PATH]           one resolved setting, e.g.
+                                                                                 agent.runtime.stateDir
               --config PATH       HOCON configuration file (default: <home>/config/agent.conf)
               --demo              run on the bundled demo host with config/demo.conf; state under a temp dir
               --exit-when-ready   stop once every bundle is active and /readyz answers (CDS training)

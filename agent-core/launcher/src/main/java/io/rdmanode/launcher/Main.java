@@ -32,6 +32,11 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        if (java.util.List.of(args).contains(PrintSettingCommand.OPTION)) {
+            // The start script's question before each start: no framework, no logging set-up.
+            System.exit(new PrintSettingCommand(System.out, System.err).run(defaultHome(), args));
+            return;
+        }
         Optional<Subcommand> subcommand = Subcommand.find(args, defaultHome());
         if (subcommand.isPresent()) {
             System.exit(subcommand.get().run());

@@ -27,9 +27,18 @@ record RuntimeSettings(Path stateDir, Level logLevel, LogFormat logFormat, Durat
 
     /** Reads the file; the state directory property must already be set if the file refers to it. */
     static RuntimeSettings read(Path file) {
+        return read(file, resolve(file));
+    }
+
+    /** The file as the agent reads it: includes, then substitutions resolved as the config bundle does. */
+    static Config resolve(Path file) {
         Config parsed = ConfigFactory.parseFile(file.toFile(), ConfigParseOptions.defaults().setAllowMissing(false));
         // The same resolution as the config bundle's; rdma.agent.stateDir is a JVM system property here.
-        Config config = Hocon.resolve(parsed, Hocon.substitutions(Map.of()));
+        return Hocon.resolve(parsed, Hocon.substitutions(Map.of()));
+    }
+
+    /** {@code config} is {@link #resolve(Path) resolved} from {@code file}, named in errors. */
+    static RuntimeSettings read(Path file, Config config) {
         Config runtime = config.hasPath("agent.runtime") ? config.getConfig("agent.runtime") : ConfigFactory.empty();
         try {
             Path stateDir = runtime.hasPath("stateDir") ? Path.of(runtime.getString("stateDir")) : DEFAULT_STATE_DIR;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.cni.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -11,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -24,6 +26,10 @@ import org.slf4j.LoggerFactory;
  * what the runtime is told needs that: after a machine crash every pod namespace is gone and the kernel has
  * every RDMA device back, so an intent or a deletion lost then is harmless, and reconciliation drops state whose
  * namespace is gone. A file that does not parse is moved aside (*.corrupt) and logged.
+ *
+ * <p>{@code <key>.del} next to an attachment is a tombstone: the rdma executable writes it (temp file, fsync,
+ * rename) when a DEL finds the agent unreachable and the attachment recorded; the agent finishes that DEL at
+ * start ({@link CniHandler#finishDeletesRequestedWhileDown()}).
  */
 final class AttachmentStore {
 
@@ -48,6 +54,37 @@ final class AttachmentStore {
         } catch (IOException e) {
             LOG.warn("cannot clean temp files in {}: {}", dir, e.toString());
         }
+    }
+
+    /** A DEL the executable could not hand to the agent; {@code netns} is the runtime's CNI_NETNS, maybe empty. */
+    record Tombstone(String key, String netns, Instant requestedAt) {
+    }
+
+    List<Tombstone> tombstones() {
+        List<Tombstone> out = new ArrayList<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.del")) {
+            for (Path f : files) {
+                String name = f.getFileName().toString();
+                out.add(tombstone(f, name.substring(0, name.length() - 4)));
+            }
+        } catch (IOException e) {
+            LOG.warn("cannot list CNI tombstones in {}: {}", dir, e.toString());
+        }
+        return out;
+    }
+
+    private static Tombstone tombstone(Path f, String key) {
+        try {
+            JsonNode o = JSON.readTree(f.toFile());
+            return new Tombstone(key, o.path("netns").asText(""), Instant.ofEpochSecond(o.path("requestedAt").asLong()));
+        } catch (IOException | RuntimeException e) {
+            // The name is what counts; the body is for the log.
+            return new Tombstone(key, "", Instant.EPOCH);
+        }
+    }
+
+    void deleteTombstone(String key) throws IOException {
+        Files.deleteIfExists(dir.resolve(key + ".del"));
     }
 
     Path dir() {

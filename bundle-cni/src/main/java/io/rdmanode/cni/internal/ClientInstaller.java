@@ -12,10 +12,12 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
+import java.util.Optional;
 
 /**
  * Installs the bundle's native/rdma into the CNI bin dir: the socket path is written into the executable's
- * 108-byte slot (after its marker), then the file goes in atomically (temp name in the same directory, fsync,
+ * 108-byte slot (after its marker) and the CNI state dir into its 256-byte one (a DEL while the agent is down
+ * looks there for a recorded attachment, so the executable and the agent always agree on it), then the file goes in atomically (temp name in the same directory, fsync,
  * rename) when it is missing or differs (an older client, another socket path). A runtime exec'ing the
  * plugin at that moment sees the old file or the new one, never a partial one.
  */
@@ -24,6 +26,8 @@ final class ClientInstaller {
     static final String SOCKET_MARKER = "@@RDMA_AGENT_CNI_SOCKET@@";
     static final String VERSION_MARKER = "@@RDMA_CNI_CLIENT_VERSION@@";
     static final int SLOT = 108;
+    static final String STATE_DIR_MARKER = "@@RDMA_AGENT_CNI_STATE_DIR@@";
+    static final int STATE_DIR_SLOT = 256;
 
     record Result(Path target, String action, String installedVersion) {
     }
@@ -37,25 +41,50 @@ final class ClientInstaller {
         }
     }
 
-    /** The client with {@code socket} in its slot. */
-    static byte[] patched(byte[] client, String socket) throws IOException {
-        byte[] marker = SOCKET_MARKER.getBytes(StandardCharsets.US_ASCII);
-        int at = indexOf(client, marker);
-        byte[] path = socket.getBytes(StandardCharsets.UTF_8);
-        if (at < 0) {
-            throw new IOException("native/rdma has no socket slot");
-        }
-        if (marker.length + path.length >= SLOT) {
-            throw new IOException("socket path " + socket + " is longer than " + (SLOT - marker.length - 1) + " bytes");
-        }
+    /** The client with {@code socket} and {@code stateDir} in their slots. */
+    static byte[] patched(byte[] client, String socket, String stateDir) throws IOException {
         byte[] out = client.clone();
-        Arrays.fill(out, at + marker.length, at + SLOT, (byte) 0);
-        System.arraycopy(path, 0, out, at + marker.length, path.length);
+        patch(out, SOCKET_MARKER, SLOT, socket, "socket path");
+        patch(out, STATE_DIR_MARKER, STATE_DIR_SLOT, stateDir, "CNI state dir");
         return out;
     }
 
-    static Result install(Path binDir, String socket) throws IOException {
-        byte[] wanted = patched(bundled(), socket);
+    private static void patch(byte[] client, String slotMarker, int slot, String value, String what)
+            throws IOException {
+        byte[] marker = slotMarker.getBytes(StandardCharsets.US_ASCII);
+        int at = indexOf(client, marker);
+        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+        if (at < 0) {
+            throw new IOException("native/rdma has no " + what + " slot");
+        }
+        if (marker.length + bytes.length >= slot) {
+            throw new IOException(what + " " + value + " is longer than " + (slot - marker.length - 1) + " bytes");
+        }
+        Arrays.fill(client, at + marker.length, at + slot, (byte) 0);
+        System.arraycopy(bytes, 0, client, at + marker.length, bytes.length);
+    }
+
+    /** The value in an installed client's slot (socket or state dir), or empty when it has none. */
+    static Optional<String> slot(Path target, String slotMarker) {
+        try {
+            byte[] client = Files.readAllBytes(target);
+            int at = indexOf(client, slotMarker.getBytes(StandardCharsets.US_ASCII));
+            if (at < 0) {
+                return Optional.empty();
+            }
+            int start = at + slotMarker.length();
+            int end = start;
+            while (end < client.length && client[end] != 0) {
+                end++;
+            }
+            return Optional.of(new String(client, start, end - start, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    static Result install(Path binDir, String socket, String stateDir) throws IOException {
+        byte[] wanted = patched(bundled(), socket, stateDir);
         Path target = binDir.resolve("rdma");
         if (Files.isRegularFile(target) && Arrays.equals(Files.readAllBytes(target), wanted)) {
             return new Result(target, "up to date", version(wanted));

@@ -77,20 +77,27 @@ public final class CniComponent implements PodAttachments, HealthCheck, StatusSe
         this.config = config;
         this.handler = new CniHandler(new AttachmentStore(Path.of(config.stateDir())), rdma, namespaces, devices,
                 stats, Clock.systemUTC());
-        this.reconciled = handler.reconcile();
+        int repaired = handler.reconcile();
         this.installState = install(config);
         this.server = new CniServer(Path.of(config.socket()), handler::handle);
+        // A DEL that found no socket just before it opened left its tombstone after the first pass.
+        this.reconciled = repaired + handler.finishDeletesRequestedWhileDown();
         LOG.info("rdma CNI serving on {}; client {}; {} attachment(s), {} repaired at start", config.socket(),
                 installState, attachments().size(), reconciled);
     }
 
     private static String install(Config config) {
         if (!config.installClient()) {
-            return "not installed (installClient = false); found "
-                    + ClientInstaller.installedVersion(Path.of(config.binDir(), "rdma"));
+            Path client = Path.of(config.binDir(), "rdma");
+            ClientInstaller.slot(client, ClientInstaller.STATE_DIR_MARKER).filter(d -> !d.equals(config.stateDir()))
+                    .ifPresent(d -> LOG.warn("the rdma executable in {} (not installed by the agent: installClient ="
+                            + " false) looks for CNI state in {}, the agent keeps it in {}: a DEL while the agent is"
+                            + " down cannot see its attachments", config.binDir(), d, config.stateDir()));
+            return "not installed (installClient = false); found " + ClientInstaller.installedVersion(client);
         }
         try {
-            ClientInstaller.Result r = ClientInstaller.install(Path.of(config.binDir()), config.socket());
+            ClientInstaller.Result r = ClientInstaller.install(Path.of(config.binDir()), config.socket(),
+                    config.stateDir());
             return r.action() + ": " + r.target() + " version " + r.installedVersion();
         } catch (IOException e) {
             LOG.error("cannot install the rdma CNI executable into {}: {}", config.binDir(), e.getMessage());
@@ -148,6 +155,10 @@ public final class CniComponent implements PodAttachments, HealthCheck, StatusSe
         s.put("client", installState);
         s.put("installedVersion", ClientInstaller.installedVersion(Path.of(config.binDir(), "rdma")));
         s.put("stateDir", config.stateDir());
+        // Where the installed executable looks for attachments on a DEL while the agent is down: stateDir, unless
+        // installClient = false left another client there.
+        s.put("clientStateDir", ClientInstaller.slot(Path.of(config.binDir(), "rdma"), ClientInstaller.STATE_DIR_MARKER)
+                .orElse("none"));
         s.put("repairedAtStart", reconciled);
         s.put("attachments", attachments().stream().map(a -> {
             Map<String, Object> m = new LinkedHashMap<>();

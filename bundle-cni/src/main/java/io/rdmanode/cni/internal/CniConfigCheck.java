@@ -17,6 +17,9 @@ public final class CniConfigCheck implements ConfigValidator {
 
     /** The longest socket path the client's slot holds: {@link ClientInstaller#SLOT} minus marker and NUL. */
     static final int MAX_SOCKET_BYTES = ClientInstaller.SLOT - ClientInstaller.SOCKET_MARKER.length() - 1;
+    /** The longest state dir the client's slot holds (the executable reads it for a DEL while the agent is down). */
+    static final int MAX_STATE_DIR_BYTES = ClientInstaller.STATE_DIR_SLOT - ClientInstaller.STATE_DIR_MARKER.length()
+            - 1;
 
     @Override
     public List<Refusal> validate(Proposal proposal) {
@@ -27,7 +30,8 @@ public final class CniConfigCheck implements ConfigValidator {
         List<Refusal> refusals = new ArrayList<>();
         for (String key : List.of("socket", "binDir", "stateDir")) {
             if (properties.get(key) instanceof String value) {
-                String problem = key.equals("socket") ? socketProblem(value) : pathProblem(value);
+                String problem = key.equals("socket") ? socketProblem(value)
+                        : key.equals("stateDir") ? stateDirProblem(value) : pathProblem(value);
                 if (problem != null) {
                     refusals.add(new Refusal(CniComponent.PID, key, problem));
                 }
@@ -41,7 +45,7 @@ public final class CniConfigCheck implements ConfigValidator {
         List<String> problems = new ArrayList<>();
         add(problems, "socket", socketProblem(config.socket()));
         add(problems, "binDir", pathProblem(config.binDir()));
-        add(problems, "stateDir", pathProblem(config.stateDir()));
+        add(problems, "stateDir", stateDirProblem(config.stateDir()));
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("cni: " + String.join("; ", problems));
         }
@@ -67,6 +71,16 @@ public final class CniConfigCheck implements ConfigValidator {
             return "'" + socket + "' names a directory; give the socket file, e.g. /run/rdma-node-agent/cni.sock";
         }
         return null;
+    }
+
+    static String stateDirProblem(String dir) {
+        String path = pathProblem(dir);
+        if (path != null) {
+            return path;
+        }
+        int bytes = dir.getBytes(StandardCharsets.UTF_8).length;
+        return bytes > MAX_STATE_DIR_BYTES ? "'" + dir + "' is " + bytes + " bytes; the CNI state dir is at most "
+                + MAX_STATE_DIR_BYTES + " bytes (the rdma executable's state dir slot)" : null;
     }
 
     static String pathProblem(String path) {

@@ -130,6 +130,7 @@ final class CniHandler {
             // An ADD that crashed after its intent: undo whatever it did before starting again.
             release(existing.get(), existing.get().netns());
         }
+        forgetTombstone(key); // left by a DEL of an earlier attachment with this key; it is not about this one
         for (Attachment other : store.all()) {
             if (other.rdmaDevice().equals(device) && !other.key().equals(key)) {
                 throw new CniError(CniError.DEVICE_BUSY, "RDMA device " + device + " (" + pci + ") is already in pod "
@@ -210,11 +211,11 @@ final class CniHandler {
     private String del(Map<String, String> env, JsonNode conf) throws CniError {
         String key = Attachment.key(CniInput.networkName(conf), CniInput.containerId(env), CniInput.ifname(env));
         Optional<Attachment> a = store.read(key);
-        if (a.isEmpty()) {
-            return "";
+        if (a.isPresent()) {
+            String netns = env.getOrDefault("CNI_NETNS", "");
+            release(a.get(), netns.isEmpty() ? a.get().netns() : netns);
         }
-        String netns = env.getOrDefault("CNI_NETNS", "");
-        release(a.get(), netns.isEmpty() ? a.get().netns() : netns);
+        forgetTombstone(key); // a DEL the executable recorded while the agent was down: this one finishes it
         return "";
     }
 
@@ -302,11 +303,12 @@ final class CniHandler {
     }
 
     /**
-     * Start-up repair. ADDING: the ADD never answered, so the runtime treats it as failed; return the device if
-     * it did move, and drop the state. ADDED with its namespace gone: the kernel already returned the device.
+     * Start-up repair. First the DELs requested while the agent was down ({@link #finishDeletesRequestedWhileDown}).
+     * ADDING: the ADD never answered, so the runtime treats it as failed; return the device if it did move, and
+     * drop the state. ADDED with its namespace gone: the kernel already returned the device.
      */
     synchronized int reconcile() {
-        int repaired = 0;
+        int repaired = finishDeletesRequestedWhileDown();
         for (Attachment a : store.all()) {
             try {
                 if (a.phase() == Attachment.Phase.ADDING) {
@@ -323,6 +325,43 @@ final class CniHandler {
             }
         }
         return repaired;
+    }
+
+    /**
+     * DELs the rdma executable answered with error 11 while the agent was unreachable, because their attachment
+     * was recorded: it left a tombstone. The runtime may retry the DEL or may not (it gave up, or the pod's
+     * namespace is long gone), so the agent finishes each one here: the device goes back to the host (the
+     * kernel did it already if the namespace is gone) and the record goes. Runs at start, before the socket
+     * opens, and once more after (a tombstone written by a DEL that raced the socket's opening).
+     */
+    synchronized int finishDeletesRequestedWhileDown() {
+        int finished = 0;
+        for (AttachmentStore.Tombstone t : store.tombstones()) {
+            try {
+                Optional<Attachment> a = store.read(t.key());
+                if (a.isPresent()) {
+                    release(a.get(), a.get().netns());
+                    stats.reconciled("del_while_down");
+                    finished++;
+                    LOG.info("CNI {}: DEL requested at {} while the agent was down (netns {}) finished: {} released,"
+                            + " record removed", t.key(), t.requestedAt(), t.netns().isEmpty() ? a.get().netns()
+                            : t.netns(), a.get().rdmaDevice());
+                }
+                forgetTombstone(t.key());
+            } catch (CniError e) {
+                LOG.warn("CNI {}: cannot finish the DEL requested while the agent was down: {}", t.key(),
+                        e.getMessage());
+            }
+        }
+        return finished;
+    }
+
+    private void forgetTombstone(String key) throws CniError {
+        try {
+            store.deleteTombstone(key);
+        } catch (IOException e) {
+            throw new CniError(CniError.IO_FAILURE, "cannot delete CNI tombstone " + key + ".del: " + e);
+        }
     }
 
     private void persist(Attachment a, boolean durable) throws CniError {

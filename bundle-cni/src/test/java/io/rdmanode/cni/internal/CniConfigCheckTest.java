@@ -44,6 +44,15 @@ class CniConfigCheckTest {
     }
 
     @Test
+    void aStateDirLongerThanTheClientsSlotIsRefusedWithTheLimit() {
+        assertThat(check(Map.of("stateDir", "/var/" + "s".repeat(222)))).isEmpty();
+        assertThat(check(Map.of("stateDir", "/var/" + "s".repeat(223)))).singleElement().satisfies(r -> {
+            assertThat(r.property()).isEqualTo("stateDir");
+            assertThat(r.message()).contains("228 bytes", "at most 227 bytes", "state dir slot");
+        });
+    }
+
+    @Test
     void relativeEmptyAndDotDotPathsAreRefused() {
         assertThat(check(Map.of("socket", "cni.sock", "binDir", "", "stateDir", "/var/../x")))
                 .extracting(ConfigValidator.Refusal::property).containsExactly("socket", "binDir", "stateDir");

@@ -30,13 +30,35 @@ class CniPartsTest {
     }
 
     @Test
-    void installerPatchesTheSocketSlotOfTheBuiltClient() throws Exception {
+    void installerPatchesTheSocketAndStateDirSlotsOfTheBuiltClient(@TempDir Path dir) throws Exception {
         byte[] client = ClientInstaller.bundled();
-        byte[] patched = ClientInstaller.patched(client, "/run/x/cni.sock");
+        byte[] patched = ClientInstaller.patched(client, "/run/x/cni.sock", "/srv/agent/cni");
         assertThat(patched).hasSameSizeAs(client);
-        assertThat(new String(patched, StandardCharsets.ISO_8859_1)).contains("@@RDMA_AGENT_CNI_SOCKET@@/run/x/cni.sock\0");
+        assertThat(new String(patched, StandardCharsets.ISO_8859_1)).contains("@@RDMA_AGENT_CNI_SOCKET@@/run/x/cni.sock\0",
+                "@@RDMA_AGENT_CNI_STATE_DIR@@/srv/agent/cni\0");
         assertThat(ClientInstaller.version(patched)).isNotBlank().isNotEqualTo("unknown");
-        assertThatThrownBy(() -> ClientInstaller.patched(client, "/" + "x".repeat(90))).hasMessageContaining("longer");
+        assertThatThrownBy(() -> ClientInstaller.patched(client, "/" + "x".repeat(90), "/s")).hasMessageContaining(
+                "longer");
+        assertThatThrownBy(() -> ClientInstaller.patched(client, "/s", "/" + "x".repeat(230))).hasMessageContaining(
+                "CNI state dir");
+
+        ClientInstaller.install(dir, "/run/x/cni.sock", "/srv/agent/cni");
+        assertThat(ClientInstaller.slot(dir.resolve("rdma"), ClientInstaller.STATE_DIR_MARKER)).contains("/srv/agent/cni");
+        assertThat(ClientInstaller.slot(dir.resolve("rdma"), ClientInstaller.SOCKET_MARKER)).contains("/run/x/cni.sock");
+    }
+
+    @Test
+    void tombstonesAreListedByKeyAndDropped(@TempDir Path dir) throws Exception {
+        AttachmentStore store = new AttachmentStore(dir);
+        Files.writeString(dir.resolve("net:c1:net1.del"), "{\"requestedAt\": 1700000000, \"netns\": \"/var/run/netns/p\"}\n");
+        Files.writeString(dir.resolve("net:c2:net1.del"), "not json");
+
+        assertThat(store.tombstones()).containsExactlyInAnyOrder(
+                new AttachmentStore.Tombstone("net:c1:net1", "/var/run/netns/p", Instant.ofEpochSecond(1700000000)),
+                new AttachmentStore.Tombstone("net:c2:net1", "", Instant.EPOCH));
+        store.deleteTombstone("net:c1:net1");
+        assertThat(store.tombstones()).extracting(AttachmentStore.Tombstone::key).containsExactly("net:c2:net1");
+        assertThat(store.all()).isEmpty();
     }
 
     @Test
