@@ -69,4 +69,26 @@ class DeviceInfoFilesTest {
         assertThat(new RdmaVfLedger(file).entries()).containsExactly(java.util.Map.entry("0000:3b:00.2", r));
         assertThat(file.resolveSibling("rdma-vfs.tmp")).doesNotExist();
     }
+
+    /** A full file system (a 16 KiB tmpfs): a clear error, the previous file intact, no temporary file left. */
+    @Test
+    void aFullFileSystemFailsClearlyAndLeavesNoTemporaryFile() throws Exception {
+        java.nio.file.Path mount = java.nio.file.Files.createDirectories(dir.resolve("small"));
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.rdmanode.deviceplugin.testing.TinyTmpfs.mount(mount, "16k"),
+                "needs root to mount a tmpfs");
+        try {
+            DeviceInfoFiles files = new DeviceInfoFiles(mount, "rdma/sriov_a");
+            files.write(vf("0000:3b:00.2"), List.of("mlx5_2"));
+            String before = java.nio.file.Files.readString(files.file("0000:3b:00.2"));
+            io.rdmanode.deviceplugin.testing.TinyTmpfs.fill(mount);
+
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> files.write(vf("0000:3b:00.2"), List.of("mlx5_2")))
+                    .isInstanceOf(IOException.class).hasMessageContaining("No space left on device");
+
+            assertThat(java.nio.file.Files.readString(files.file("0000:3b:00.2"))).isEqualTo(before);
+            assertThat(mount).isDirectoryNotContaining("glob:**.tmp");
+        } finally {
+            io.rdmanode.deviceplugin.testing.TinyTmpfs.unmount(mount);
+        }
+    }
 }
