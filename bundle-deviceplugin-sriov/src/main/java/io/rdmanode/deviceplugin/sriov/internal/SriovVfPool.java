@@ -185,16 +185,20 @@ public final class SriovVfPool implements ResourcePool {
     private void syncDeviceInfo(Map<String, PooledVf> pooled) {
         String mine = resourceName();
         Map<String, String> heldBy = layer.held();
-        Set<String> held = new java.util.TreeSet<>();
-        pooled.keySet().stream().filter(id -> mine.equals(heldBy.get(id))).forEach(held::add);
+        Set<String> held = new java.util.TreeSet<>();          // also a VF an edit took out of the pool
+        heldBy.forEach((id, resource) -> {
+            if (mine.equals(resource)) {
+                held.add(id);
+            }
+        });
         try {
             List<String> removed = deviceInfo.removeAllBut(held);
             if (!removed.isEmpty()) {
                 LOG.info("device-info removed resource={} vfs={}: not held by a running container", mine, removed);
             }
             for (String id : held) {
-                if (!deviceInfo.exists(id)) {
-                    PooledVf p = pooled.get(id);
+                PooledVf p = pooled.get(id);
+                if (p != null && !deviceInfo.exists(id)) {
                     deviceInfo.write(p.vf(), p.rdma().map(r -> List.of(r.device())).orElse(List.of()));
                     LOG.info("device-info written again resource={} vf={}: held by a running container", mine, id);
                 }
