@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 
@@ -46,6 +48,40 @@ final class AgentProcess implements AutoCloseable {
         builder.environment().put("RDMA_AGENT_CDS_DIR", "");
         builder.environment().putAll(env);
         return new AgentProcess(home, stateDir, log, builder.start());
+    }
+
+    /**
+     * What {@code --demo} announces once it runs ({@code rdma-node-agent demo is running. Status: URL/status ...
+     * (state in DIR; Ctrl-C stops it)}).
+     *
+     * @param base     the HTTP base URL ({@code http://127.0.0.1:PORT})
+     * @param stateDir the demo's temporary state directory (device-plugin sockets, CNI state)
+     */
+    record DemoBanner(String base, Path stateDir) {
+
+        static final Pattern LINE = Pattern.compile(
+                "demo is running\\. Status: (http://\\S+)/status .*\\(state in (\\S+);");
+    }
+
+    /** Waits for the demo's banner; fails at once if the agent exits. */
+    DemoBanner awaitDemoBanner(Duration timeout) throws IOException {
+        try {
+            return Awaitility.await("demo banner").atMost(timeout).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(50)).until(this::demoBanner, Objects::nonNull);
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("no demo banner within " + timeout + ":\n" + output(), e);
+        }
+    }
+
+    private DemoBanner demoBanner() throws IOException {
+        Matcher m = DemoBanner.LINE.matcher(output());
+        if (m.find()) {
+            return new DemoBanner(m.group(1), Path.of(m.group(2)));
+        }
+        if (!process.isAlive()) {
+            throw new AssertionError("agent exited with " + process.exitValue() + ":\n" + output());
+        }
+        return null;
     }
 
     /** Waits for the bound URL and a 200 from /readyz; returns the base URL. Fails at once if the agent exits. */

@@ -18,10 +18,14 @@
  * construct {@code internal.Layer}); {@code DevicePluginLayer.claim/release} and {@code ResourcePool.exclusive}
  * are new.
  *
+ * <p>2.1: {@code PoolConfigurations.isPool}, {@code extendedResourceName} and {@code DEFAULT_RESOURCE_PREFIX} are
+ * new (the layer's validator checks one pool per extended resource name across bundles); selector values are
+ * refused with {@code io.rdmanode.agent.SettingException}, naming the selector kind.
+ *
  * @since 1.0
  */
 @Export
-@Version("2.0.0")
+@Version("2.1.0")
 package io.rdmanode.deviceplugin;
 
 import org.osgi.annotation.bundle.Export;
