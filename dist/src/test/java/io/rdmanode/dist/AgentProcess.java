@@ -15,7 +15,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 
@@ -54,29 +57,54 @@ final class AgentProcess implements AutoCloseable {
         return new AgentProcess(home, stateDir, log, builder.start());
     }
 
-    /** Waits for the bound URL and a 200 from /readyz; returns the base URL. Fails at once if the agent exits. */
-    String awaitReady(Duration timeout) throws IOException {
-        try {
-            return Awaitility.await("agent ready").atMost(timeout).pollDelay(Duration.ZERO)
-                    .pollInterval(Duration.ofMillis(20)).until(this::readyBaseUrl, Objects::nonNull);
-        } catch (ConditionTimeoutException e) {
-            throw new AssertionError("agent not ready within " + timeout + ":\n" + output(), e);
-        }
+    /**
+     * What {@code --demo} announces once it runs ({@code rdma-node-agent demo is running. Status: URL/status ...
+     * (state in DIR; Ctrl-C stops it)}).
+     *
+     * @param base     the HTTP base URL ({@code http://127.0.0.1:PORT})
+     * @param stateDir the demo's temporary state directory (device-plugin sockets, CNI state)
+     */
+    record DemoBanner(String base, Path stateDir) {
+
+        static final Pattern LINE = Pattern.compile(
+                "demo is running\\. Status: (http://\\S+)/status .*\\(state in (\\S+);");
     }
 
-    /** The base URL once /readyz answers 200, else null; an exited agent is a failure, not a "not yet". */
-    private String readyBaseUrl() throws IOException {
-        if (!process.isAlive()) {
-            throw new AssertionError("agent exited with " + process.exitValue() + ":\n" + output());
-        }
-        Path urlFile = stateDir.resolve("http.url");
-        if (Files.isRegularFile(urlFile)) {
-            String base = Files.readString(urlFile).trim();
-            if (status(base + "/readyz") == 200) {
-                return base;
+    /** Waits for the demo's banner; fails at once if the agent exits. */
+    DemoBanner awaitDemoBanner(Duration timeout) throws IOException {
+        return await("demo banner", timeout, () -> {
+            Matcher m = DemoBanner.LINE.matcher(output());
+            return m.find() ? new DemoBanner(m.group(1), Path.of(m.group(2))) : null;
+        });
+    }
+
+    /** Waits for the bound URL and a 200 from /readyz; returns the base URL. Fails at once if the agent exits. */
+    String awaitReady(Duration timeout) throws IOException {
+        return await("agent ready", timeout, () -> {
+            Path urlFile = stateDir.resolve("http.url");
+            if (Files.isRegularFile(urlFile)) {
+                String base = Files.readString(urlFile).trim();
+                if (status(base + "/readyz") == 200) {
+                    return base;
+                }
             }
+            return null;
+        });
+    }
+
+    /** What {@code probe} sees once it sees something; an exited agent is a failure, not a "not yet". */
+    private <T> T await(String what, Duration timeout, Callable<T> probe) throws IOException {
+        try {
+            return Awaitility.await(what).atMost(timeout).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20))
+                    .until(() -> {
+                        if (!process.isAlive()) {
+                            throw new AssertionError("agent exited with " + process.exitValue() + ":\n" + output());
+                        }
+                        return probe.call();
+                    }, Objects::nonNull);
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError(what + ": not within " + timeout + ":\n" + output(), e);
         }
-        return null;
     }
 
     static int status(String url) {

@@ -125,11 +125,9 @@ class AgentProcessIT {
         Path demoHome = home;
         try (AgentProcess agent = AgentProcess.start(demoHome, temp.resolve("unused"),
                 Map.of("RDMA_AGENT_HTTP_PORT", "0"), "--demo")) {
-            awaitTrue("demo announces its status page", () -> agent.output().contains("demo is running"));
-            String line = agent.output().lines().filter(l -> l.contains("demo is running")).findFirst().orElseThrow();
-            String base = line.replaceAll(".*Status: (http://\\S+)/status.*", "$1");
-            assertThat(AgentProcess.status(base + "/readyz")).isEqualTo(200);
-            Path demoState = Path.of(line.replaceAll(".*state in (\\S+);.*", "$1"));
+            AgentProcess.DemoBanner demo = agent.awaitDemoBanner(Duration.ofSeconds(60));
+            assertThat(AgentProcess.status(demo.base() + "/readyz")).isEqualTo(200);
+            Path demoState = demo.stateDir();
             assertThat(demoState.resolve("http.url")).exists();
 
             assertThat(agent.terminate(Duration.ofSeconds(15))).isZero();

@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -110,9 +109,9 @@ class BadEditCorpusIT {
         Path config = temp.resolve("agent.conf");
         write(config, good);
         try (AgentProcess agent = startDemo(config)) {
-            String line = demoLine(agent);
-            String base = line.replaceAll(".*Status: (http://\\S+)/status.*", "$1");
-            Path demoState = Path.of(line.replaceAll(".*state in (\\S+);.*", "$1"));
+            AgentProcess.DemoBanner demo = agent.awaitDemoBanner(Duration.ofSeconds(60));
+            String base = demo.base();
+            Path demoState = demo.stateDir();
             assertThat(AgentProcess.status(base + "/readyz")).isEqualTo(200);
             JsonObject before = configStatus(base);
             assertThat(before.get("state").getAsString()).isEqualTo("applied");
@@ -187,9 +186,9 @@ class BadEditCorpusIT {
         Path config = temp.resolve("agent.conf");
         write(config, good);
         try (AgentProcess agent = startDemo(config)) {
-            String line = demoLine(agent);
-            String base = line.replaceAll(".*Status: (http://\\S+)/status.*", "$1");
-            Path demoState = Path.of(line.replaceAll(".*state in (\\S+);.*", "$1"));
+            AgentProcess.DemoBanner demo = agent.awaitDemoBanner(Duration.ofSeconds(60));
+            String base = demo.base();
+            Path demoState = demo.stateDir();
             Awaitility.await("ready").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
                     .until(() -> AgentProcess.status(base + "/readyz") == 200);
             String applied = configStatus(base).getAsJsonObject("lastApplied").get("checksum").getAsString();
@@ -218,13 +217,6 @@ class BadEditCorpusIT {
     private AgentProcess startDemo(Path config) throws IOException {
         return AgentProcess.start(DIST, temp.resolve("unused"), Map.of("RDMA_AGENT_HTTP_PORT", "0"), "--demo",
                 "--config", config.toString());
-    }
-
-    /** The banner line naming the status URL and the state directory, once the demo runs. */
-    private static String demoLine(AgentProcess agent) {
-        return Awaitility.await("demo running").atMost(Duration.ofSeconds(60)).pollDelay(Duration.ZERO)
-                .pollInterval(Duration.ofMillis(50)).until(() -> agent.output().lines()
-                        .filter(l -> l.contains("demo is running")).findFirst().orElse(null), Objects::nonNull);
     }
 
     /** Null when {@code lines} refuse the case as expected, else what is wrong. */

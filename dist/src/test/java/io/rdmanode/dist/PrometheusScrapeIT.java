@@ -18,10 +18,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
-import org.awaitility.core.ConditionTimeoutException;
 import org.hamcrest.Matchers;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -46,7 +44,7 @@ class PrometheusScrapeIT {
         Path promtool = require("promtool");
         try (AgentProcess agent = AgentProcess.start(DIST, temp.resolve("unused"),
                 Map.of("RDMA_AGENT_HTTP_PORT", "0"), "--demo")) {
-            String base = demoBaseUrl(agent);
+            String base = agent.awaitDemoBanner(Duration.ofSeconds(60)).base();
 
             Path page = temp.resolve("metrics.txt");
             Files.writeString(page, HTTP.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
@@ -88,17 +86,6 @@ class PrometheusScrapeIT {
         }
     }
 
-    private static String demoBaseUrl(AgentProcess agent) throws IOException {
-        try {
-            String line = Awaitility.await("demo announces its status page").atMost(Duration.ofSeconds(60))
-                    .pollInterval(Duration.ofMillis(50))
-                    .until(() -> agent.output().lines().filter(l -> l.contains("demo is running")).findFirst()
-                            .orElse(null), Objects::nonNull);
-            return line.replaceAll(".*Status: (http://\\S+)/status.*", "$1");
-        } catch (ConditionTimeoutException e) {
-            throw new AssertionError("demo did not announce its status page:\n" + agent.output(), e);
-        }
-    }
 
     /** Prometheus needs a scrape or two; an unanswered query (still starting) counts as "not yet". */
     private static void awaitValue(int port, String promql, String expected, Duration timeout) {

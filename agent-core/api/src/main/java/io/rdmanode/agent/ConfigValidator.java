@@ -57,5 +57,16 @@ public interface ConfigValidator {
      *                      ({@code "zz:zz" is not a PCI address (DDDD:BB:DD.F or BB:DD.F)})
      */
     record Refusal(String configuration, String property, String message) {
+
+        /**
+         * The refusal a component's settings code threw: at its {@link SettingException#property() property},
+         * or of the configuration as a whole for any other {@link IllegalArgumentException}.
+         *
+         * @since 1.2
+         */
+        public static Refusal of(String configuration, IllegalArgumentException refused) {
+            return new Refusal(configuration, refused instanceof SettingException s ? s.property() : "",
+                    refused.getMessage());
+        }
     }
 }

@@ -4,8 +4,11 @@
  * names ({@link io.rdmanode.agent.AgentProperties}), the launcher's logging control service
  * ({@link io.rdmanode.agent.LoggingControl}), the one directory watcher ({@link io.rdmanode.agent.DirectoryWatcher}),
  * the HOCON substitution helper ({@link io.rdmanode.agent.Hocon}), the recorded-host text archive
- * ({@link io.rdmanode.agent.Ttar}) and the contract of a component's own configuration check
- * ({@link io.rdmanode.agent.ConfigValidator}).
+ * ({@link io.rdmanode.agent.Ttar}), the contract of a component's own configuration check
+ * ({@link io.rdmanode.agent.ConfigValidator}) and the refusal its settings code throws, naming the property
+ * ({@link io.rdmanode.agent.SettingException}).
+ *
+ * <p>1.2: {@code SettingException} and {@code ConfigValidator.Refusal.of} are new.
  *
  * <p>In the distribution the system bundle exports this package (the jar is on the launcher's class path), so
  * the launcher and the bundles share one copy of every class here.
@@ -13,7 +16,7 @@
  * @since 1.0
  */
 @Export
-@Version("1.1.0")
+@Version("1.2.0")
 package io.rdmanode.agent;
 
 import org.osgi.annotation.bundle.Export;

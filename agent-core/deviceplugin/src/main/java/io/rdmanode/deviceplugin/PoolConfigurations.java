@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin;
 
+import io.rdmanode.agent.SettingException;
 import java.lang.reflect.Array;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * A pool bundle's configurations in a proposal (as {@code io.rdmanode.agent.ConfigValidator.Proposal} and
@@ -15,11 +17,49 @@ import java.util.Map;
  * default, a single value stands for a one-element array. So a validator and an owner compute exactly what the
  * activated component would.
  *
+ * <p>Every device-plugin bundle keeps its pools in the factory configurations of
+ * {@code io.rdmanode.deviceplugin.<kind>.pools} (HOCON {@code deviceplugin.<kind>.pools = [ ... ]}), each with
+ * {@code name}, {@code resourceName} (default: the name) and {@code resourcePrefix} (default
+ * {@value #DEFAULT_RESOURCE_PREFIX}): so the layer sees every pool's extended resource name, offline too.
+ *
  * @since 1.1
  */
 public final class PoolConfigurations {
 
+    /** The resource prefix of a pool that sets none; the pool bundles' {@code Config} default. @since 2.1 */
+    public static final String DEFAULT_RESOURCE_PREFIX = "rdma";
+
+    private static final Pattern POOL = Pattern.compile("io\\.rdmanode\\.deviceplugin\\.[^.~]+\\.pools~.+");
+
     private PoolConfigurations() {
+    }
+
+    /** Whether {@code key} ({@code factoryPid~name}) is a device-plugin pool's configuration. @since 2.1 */
+    public static boolean isPool(String key) {
+        return POOL.matcher(key).matches();
+    }
+
+    /**
+     * A pool's extended resource name, {@code <resourcePrefix>/<resourceName>} with the pool bundles' defaults
+     * (the prefix {@value #DEFAULT_RESOURCE_PREFIX}, the pool's name). Not checked: the bundle's validator
+     * refuses a name kubelet would not take.
+     *
+     * @param key        the pool's configuration key, {@code factoryPid~name}
+     * @param properties its properties
+     * @since 2.1
+     */
+    public static String extendedResourceName(String key, Map<String, Object> properties) {
+        String name = text(properties.get("resourceName"));
+        if (name.isEmpty()) {
+            name = properties.containsKey("name") ? text(properties.get("name")) : key.substring(key.indexOf('~') + 1);
+        }
+        String prefix = properties.containsKey("resourcePrefix") ? text(properties.get("resourcePrefix"))
+                : DEFAULT_RESOURCE_PREFIX;
+        return prefix + "/" + name;
+    }
+
+    private static String text(Object value) {
+        return value == null ? "" : String.valueOf(value);
     }
 
     /** The entries of {@code factoryPid} ({@code factoryPid~name}), in proposal order. */
@@ -42,7 +82,7 @@ public final class PoolConfigurations {
                     case "hashCode" -> System.identityHashCode(p);
                     case "equals" -> p == args[0];
                     case "annotationType" -> type;
-                    default -> value(method, properties.get(method.getName().replace('_', '.')));
+                    default -> value(method, properties.get(property(method)));
                 });
         return type.cast(proxy);
     }
@@ -52,7 +92,7 @@ public final class PoolConfigurations {
         if (raw == null) {
             Object d = m.getDefaultValue();
             if (d == null && t.isPrimitive()) {
-                throw new IllegalArgumentException(m.getName() + " is missing");
+                throw new SettingException(property(m), property(m) + " is missing");
             }
             return d;
         }
@@ -66,6 +106,11 @@ public final class PoolConfigurations {
             return out;
         }
         return scalar(t, raw, m);
+    }
+
+    /** {@code selectors_vendors()} is property {@code selectors.vendors}, as SCR maps it. */
+    private static String property(Method m) {
+        return m.getName().replace('_', '.');
     }
 
     private static Object[] boxed(Object array) {
@@ -87,7 +132,7 @@ public final class PoolConfigurations {
             try {
                 return Integer.parseInt(String.valueOf(raw).trim());
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(m.getName() + " = " + raw + " is not an integer");
+                throw new SettingException(property(m), property(m) + " = " + raw + " is not an integer");
             }
         }
         if (t == long.class || t == Long.class) {

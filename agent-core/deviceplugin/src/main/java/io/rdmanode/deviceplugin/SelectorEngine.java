@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin;
 
+import io.rdmanode.agent.SettingException;
 import io.rdmanode.discovery.PciAddress;
 import io.rdmanode.discovery.RdmaPort;
 import java.util.ArrayList;
@@ -10,8 +11,9 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * The one selector engine behind {@link Selectors}: normalises and checks selector values, and finds the first
- * selector kind a candidate fails, with the device's value in the reason. Package-private: the API package holds
+ * The one selector engine behind {@link Selectors}: normalises and checks selector values (a bad one is a
+ * {@link SettingException} whose property is the selector kind), and finds the first selector kind a candidate
+ * fails, with the device's value in the reason. Package-private: the API package holds
  * it so that {@link Selectors} does not reach into the implementation package.
  */
 final class SelectorEngine {
@@ -26,7 +28,7 @@ final class SelectorEngine {
         for (String id : ids) {
             String h = hexId(id);
             if (!HEX_ID.matcher(h).matches()) {
-                throw new IllegalArgumentException(kind + ": '" + id + "' is not a PCI id (hex, e.g. 15b3)");
+                throw new SettingException(kind, kind + ": '" + id + "' is not a PCI id (hex, e.g. 15b3)");
             }
             out.add(h);
         }
@@ -36,7 +38,7 @@ final class SelectorEngine {
     static List<String> plain(String kind, List<String> values) {
         for (String v : values) {
             if (v == null || v.isBlank()) {
-                throw new IllegalArgumentException(kind + ": empty entry");
+                throw new SettingException(kind, kind + ": empty entry");
             }
         }
         return values.stream().map(String::trim).toList();
@@ -47,7 +49,7 @@ final class SelectorEngine {
         for (String v : values) {
             String t = v.trim().toLowerCase(Locale.ROOT);
             if (PciAddress.parse(t).isEmpty()) {
-                throw new IllegalArgumentException(kind + ": '" + v + "' is not a PCI address (dddd:bb:dd.f)");
+                throw new SettingException(kind, kind + ": '" + v + "' is not a PCI address (dddd:bb:dd.f)");
             }
             out.add(t);
         }
@@ -60,7 +62,7 @@ final class SelectorEngine {
             try {
                 out.add(PfSelector.parse(e));
             } catch (IllegalArgumentException ex) {
-                throw new IllegalArgumentException(kind + ": " + ex.getMessage(), ex);
+                throw new SettingException(kind, kind + ": " + ex.getMessage(), ex);
             }
         }
         return List.copyOf(out);
@@ -69,7 +71,7 @@ final class SelectorEngine {
     static List<PfSelector> rootDevices(List<PfSelector> selectors) {
         for (PfSelector s : selectors) {
             if (PciAddress.parse(s.pf()).isEmpty()) {
-                throw new IllegalArgumentException("rootDevices: '" + s + "' does not start with a PCI address"
+                throw new SettingException("rootDevices", "rootDevices: '" + s + "' does not start with a PCI address"
                         + " (dddd:bb:dd.f)");
             }
         }
@@ -81,7 +83,7 @@ final class SelectorEngine {
         for (String t : types) {
             String l = t.trim().toLowerCase(Locale.ROOT);
             if (linkLayer(l).isEmpty()) {
-                throw new IllegalArgumentException("linkTypes: '" + t + "' is not one of ether, infiniband");
+                throw new SettingException("linkTypes", "linkTypes: '" + t + "' is not one of ether, infiniband");
             }
             out.add(l);
         }

@@ -22,7 +22,9 @@ import java.util.Optional;
  * <li>{@code isRdma}: whether the candidate has an RDMA device ({@link CandidateDevice#isRdma()}).</li>
  * </ul>
  *
- * @throws IllegalArgumentException from the constructor, naming the selector and the bad value
+ * @throws io.rdmanode.agent.SettingException from the constructor, naming the selector and the bad value, its
+ *         property the selector kind ({@code vendors}; {@code deviceIDs} from {@link #of}): a pool bundle places
+ *         it in its configuration with {@code within("selectors")}
  * @since 1.0
  */
 public record Selectors(List<String> vendors, List<String> devices, List<String> drivers,
@@ -52,6 +54,7 @@ public record Selectors(List<String> vendors, List<String> devices, List<String>
     /** The shared-HCA plugin's vocabulary: vendors, deviceIDs, drivers, ifNames, linkTypes. */
     public static Selectors of(List<String> vendors, List<String> deviceIDs, List<String> drivers,
                                List<String> ifNames, List<String> linkTypes) {
+        SelectorEngine.hexIds("deviceIDs", deviceIDs);                 // refused under the name this vocabulary uses
         return new Selectors(vendors, deviceIDs, drivers, List.of(), ifNames, List.of(), List.of(), linkTypes,
                 Optional.empty());
     }

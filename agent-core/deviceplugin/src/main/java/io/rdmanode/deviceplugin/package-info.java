@@ -19,7 +19,11 @@
  * are new.
  *
  * <p>2.1: {@link io.rdmanode.deviceplugin.PoolSet pool sets}: pools computed together (SR-IOV's first match
- * wins), served by {@code DevicePluginLayer.serve(PoolSet, RdmaDiscovery)}.
+ * wins), served by {@code DevicePluginLayer.serve(PoolSet, RdmaDiscovery)}; {@code DevicePluginLayer.held()}, the
+ * allocation ledger's devices held by running containers; {@code PoolConfigurations.isPool},
+ * {@code extendedResourceName} and {@code DEFAULT_RESOURCE_PREFIX} (the layer's validator checks one pool per
+ * extended resource name across bundles); selector values are refused with
+ * {@code io.rdmanode.agent.SettingException}, naming the selector kind.
  *
  * @since 1.0
  */

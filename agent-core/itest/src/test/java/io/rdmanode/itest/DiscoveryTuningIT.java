@@ -9,17 +9,11 @@ import io.rdmanode.health.StatusSection;
 import io.rdmanode.probe.DiscoveryConsumer;
 import java.time.Duration;
 import java.util.Map;
-import javax.inject.Inject;
 import org.junit.Test;
 import org.junit.runner.RunWith;
-import org.ops4j.pax.exam.Configuration;
-import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
-import org.osgi.framework.BundleContext;
-import org.osgi.framework.Constants;
-import org.osgi.framework.ServiceReference;
 
 /**
  * Issue #9 item 4 on real Felix SCR, through an edit of agent.conf: {@code discovery.rescanInterval} is applied
@@ -29,16 +23,11 @@ import org.osgi.framework.ServiceReference;
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
-public class DiscoveryTuningIT extends AgentTestSupport {
+public class DiscoveryTuningIT extends InPlaceEditSupport {
 
-    private static final String BASE = "agent.http.port = 0\nprobe.greeting = hello\n";
-
-    @Inject
-    BundleContext context;
-
-    @Configuration
-    public Option[] config() {
-        return agentOptions(BASE + recordedHostDiscovery());
+    @Override
+    String base() {
+        return "agent.http.port = 0\nprobe.greeting = hello\n";
     }
 
     @Test
@@ -46,43 +35,28 @@ public class DiscoveryTuningIT extends AgentTestSupport {
         awaitService(context, DiscoveryConsumer.class, Duration.ofSeconds(10));
         // Held from here on (no unget): a delayed component whose last user lets go is deactivated by SCR.
         DiscoveryConsumer consumer = consumer("A");
-        long serviceId = discoveryServiceId();
+        long serviceId = serviceId(RdmaDiscovery.class, null);
         RdmaDiscovery discovery = consumer.discovery();
 
-        writeConfig(BASE + recordedHostSection().replace("rescanInterval = 0", "rescanInterval = 45s"));
+        edit(recordedHostSection().replace("rescanInterval = 0", "rescanInterval = 45s"));
         await("rescanInterval 45000 in /status", Duration.ofSeconds(10), this::tuning,
                 () -> Long.valueOf(45_000).equals(tuning().get("rescanInterval")));
 
-        assertEquals("the same discovery service", serviceId, discoveryServiceId());
+        assertEquals("the same discovery service", serviceId, serviceId(RdmaDiscovery.class, null));
         assertSame("the same consumer instance (not reactivated)", consumer, consumer(consumer.consumerName()));
         assertSame(discovery, consumer.discovery());
 
         String root = recordedHost().toString();
-        writeConfig(BASE + recordedHostSection().replace(root + "/sys", root + "/./sys"));
+        edit(recordedHostSection().replace(root + "/sys", root + "/./sys"));
         await("the new sysfsRoot in /status", Duration.ofSeconds(10), this::identity,
                 () -> (root + "/./sys").equals(identity().get("sysfsRoot")));
-        assertEquals("another root is read by the same service", serviceId, discoveryServiceId());
+        assertEquals("another root is read by the same service", serviceId, serviceId(RdmaDiscovery.class, null));
         assertSame("the same consumer instance (not reactivated)", consumer, consumer(consumer.consumerName()));
         assertSame(discovery, consumer.discovery());
     }
 
-    private long discoveryServiceId() {
-        ServiceReference<RdmaDiscovery> ref = context.getServiceReference(RdmaDiscovery.class);
-        return ref == null ? -1 : (Long) ref.getProperty(Constants.SERVICE_ID);
-    }
-
     private DiscoveryConsumer consumer(String name) {
-        try {
-            for (ServiceReference<DiscoveryConsumer> ref : context.getServiceReferences(DiscoveryConsumer.class, null)) {
-                DiscoveryConsumer c = context.getService(ref);
-                if (c != null && c.consumerName().equals(name)) {
-                    return c;
-                }
-            }
-        } catch (org.osgi.framework.InvalidSyntaxException e) {
-            throw new IllegalStateException(e);
-        }
-        return null;
+        return service(DiscoveryConsumer.class, c -> c.consumerName().equals(name));
     }
 
     private Map<String, Object> identity() {
@@ -95,17 +69,8 @@ public class DiscoveryTuningIT extends AgentTestSupport {
 
     @SuppressWarnings("unchecked")
     private Map<String, Object> section(String key) {
-        try {
-            for (ServiceReference<StatusSection> ref : context.getServiceReferences(StatusSection.class, null)) {
-                StatusSection s = context.getService(ref);
-                if (s != null && "discovery".equals(s.name())) {
-                    Object t = ((Map<String, Object>) s.status()).get(key);
-                    return t instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
-                }
-            }
-        } catch (org.osgi.framework.InvalidSyntaxException e) {
-            throw new IllegalStateException(e);
-        }
-        return Map.of();
+        StatusSection s = service(StatusSection.class, section -> "discovery".equals(section.name()));
+        Object value = s == null ? null : ((Map<String, Object>) s.status()).get(key);
+        return value instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
     }
 }

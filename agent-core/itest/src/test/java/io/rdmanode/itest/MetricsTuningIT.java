@@ -6,17 +6,11 @@ import static org.junit.Assert.assertTrue;
 
 import io.rdmanode.health.HttpEndpoint;
 import java.time.Duration;
-import javax.inject.Inject;
 import org.junit.Test;
 import org.junit.runner.RunWith;
-import org.ops4j.pax.exam.Configuration;
-import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
-import org.osgi.framework.BundleContext;
-import org.osgi.framework.Constants;
-import org.osgi.framework.ServiceReference;
 
 /**
  * An edit of the {@code metrics} section applies in place: a device filter changes the next scrape and a new
@@ -24,17 +18,13 @@ import org.osgi.framework.ServiceReference;
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
-public class MetricsTuningIT extends AgentTestSupport {
+public class MetricsTuningIT extends InPlaceEditSupport {
 
-    private static final String BASE = "agent.http.port = 0\n";
     private static final String ENDPOINT = "(component.name=io.rdmanode.metrics.internal.MetricsEndpoint)";
 
-    @Inject
-    BundleContext context;
-
-    @Configuration
-    public Option[] config() {
-        return agentOptions(BASE + recordedHostDiscovery());
+    @Override
+    String base() {
+        return "agent.http.port = 0\n";
     }
 
     @Test
@@ -42,26 +32,18 @@ public class MetricsTuningIT extends AgentTestSupport {
         String url = metricsUrl(context);
         await("mlx5_10 series", Duration.ofSeconds(10), () -> scrape(url, null),
                 () -> scrape(url, null).contains("device=\"mlx5_10\""));
-        long endpoint = endpointServiceId();
+        long endpoint = serviceId(HttpEndpoint.class, ENDPOINT);
 
-        writeConfig(BASE + "metrics.deviceExclude = \"mlx5_1[0-7]\"\n" + recordedHostSection());
+        edit("metrics.deviceExclude = \"mlx5_1[0-7]\"\n" + recordedHostSection());
         await("mlx5_10 excluded", Duration.ofSeconds(10), () -> scrape(url, null),
                 () -> !scrape(url, null).contains("device=\"mlx5_10\""));
-        assertEquals("the same endpoint service after a filter edit", endpoint, endpointServiceId());
+        assertEquals("the same endpoint service after a filter edit", endpoint, serviceId(HttpEndpoint.class, ENDPOINT));
 
         String moved = url.replace("/metrics", "/m2");
-        writeConfig(BASE + "metrics { deviceExclude = \"mlx5_1[0-7]\", path = \"/m2\" }\n" + recordedHostSection());
+        edit("metrics { deviceExclude = \"mlx5_1[0-7]\", path = \"/m2\" }\n" + recordedHostSection());
         await(moved + " served", Duration.ofSeconds(10), () -> httpStatus(moved), () -> httpStatus(moved) == 200);
         await(url + " gone", Duration.ofSeconds(5), () -> httpStatus(url), () -> httpStatus(url) == 404);
-        assertEquals("the same endpoint service after a path edit", endpoint, endpointServiceId());
+        assertEquals("the same endpoint service after a path edit", endpoint, serviceId(HttpEndpoint.class, ENDPOINT));
         assertTrue(scrape(moved, null).contains("rdma_agent_infiniband_"));
     }
-
-    private long endpointServiceId() throws Exception {
-        var refs = context.getServiceReferences(HttpEndpoint.class, ENDPOINT);
-        assertEquals("one metrics endpoint", 1, refs.size());
-        ServiceReference<HttpEndpoint> ref = refs.iterator().next();
-        return (Long) ref.getProperty(Constants.SERVICE_ID);
-    }
-
 }

@@ -5,26 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmanode.agent.ConfigValidator;
+import io.rdmanode.agent.testing.Proposals;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** The CNI component's own configuration check: what check-config and the reloader refuse, activation refuses. */
 class CniConfigCheckTest {
 
     private static List<ConfigValidator.Refusal> check(Map<String, Object> properties) {
-        return new CniConfigCheck().validate(new ConfigValidator.Proposal() {
-            @Override
-            public Map<String, Map<String, Object>> configurations() {
-                return Map.of(CniComponent.PID, properties, "io.rdmanode.other", Map.of("socket", "x"));
-            }
-
-            @Override
-            public <T> Optional<T> service(Class<T> type) {
-                return Optional.empty();
-            }
-        });
+        return new CniConfigCheck().validate(Proposals.of(Map.of(CniComponent.PID, properties,
+                "io.rdmanode.other", Map.of("socket", "x"))));
     }
 
     @Test

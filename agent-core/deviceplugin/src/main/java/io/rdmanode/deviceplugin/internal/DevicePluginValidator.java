@@ -10,14 +10,17 @@ import io.rdmanode.discovery.RdmaDiscovery;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.osgi.annotation.bundle.Header;
 
 /**
- * The device-plugin layer's configuration check: its settings ({@code deviceplugin.common}), and the node's
- * ownership rule over every pool of every device-plugin bundle ({@link Ownership}): an exclusive pool and any
- * other pool that would hold the same device are refused, naming both. The ownership part needs the host: it
+ * The device-plugin layer's configuration check: its settings ({@code deviceplugin.common}), one pool per
+ * extended resource name across every device-plugin bundle (a shared and an SR-IOV pool of one name clash too:
+ * kubelet keeps one plugin per name), and the node's ownership rule over every pool of every device-plugin
+ * bundle ({@link Ownership}): an exclusive pool and any other pool that would hold the same device are refused,
+ * naming both. The ownership part needs the host: it
  * runs when the proposal offers {@link RdmaDiscovery} and {@link DeviceOwnership} (live reload) and is skipped
  * otherwise (offline {@code check-config}). {@link LayerComponent} calls {@link #settingsProblems} on activation.
  */
@@ -35,6 +38,7 @@ public final class DevicePluginValidator implements ConfigValidator {
             settingsProblems(PoolConfigurations.typed(LayerComponent.Config.class, layer)).forEach((property, msg) ->
                     out.add(new Refusal(DevicePluginLayer.PID, property, msg)));
         }
+        out.addAll(resourceClashes(proposal.configurations()));
         var discovery = proposal.service(RdmaDiscovery.class);
         var ownership = proposal.service(DeviceOwnership.class);
         if (discovery.isPresent() && ownership.isPresent()) {
@@ -44,6 +48,37 @@ public final class DevicePluginValidator implements ConfigValidator {
             }
         }
         return out;
+    }
+
+    /**
+     * Pools of any device-plugin bundle that would register one extended resource name: kubelet keeps one plugin
+     * per name, so the second registration would replace the first. Each such pool is refused at its
+     * {@code resourceName}, the message naming every pool of the name (so the bridge shows each with its line).
+     */
+    static List<Refusal> resourceClashes(Map<String, Map<String, Object>> configurations) {
+        Map<String, List<String>> byResource = new LinkedHashMap<>();
+        configurations.forEach((key, properties) -> {
+            if (PoolConfigurations.isPool(key)) {
+                byResource.computeIfAbsent(PoolConfigurations.extendedResourceName(key, properties),
+                        r -> new ArrayList<>()).add(key);
+            }
+        });
+        List<Refusal> out = new ArrayList<>();
+        byResource.forEach((resource, keys) -> {
+            if (keys.size() > 1) {
+                String message = "pools " + String.join(" and ", keys.stream().map(DevicePluginValidator::path)
+                        .toList()) + (keys.size() == 2 ? " would both register " : " would all register ") + resource + ": kubelet keeps one device plugin per"
+                        + " extended resource name (give each pool its own resourceName or resourcePrefix)";
+                keys.forEach(key -> out.add(new Refusal(key, "resourceName", message)));
+            }
+        });
+        return out;
+    }
+
+    /** {@code io.rdmanode.deviceplugin.sriov.pools~a} as the file writes it: {@code deviceplugin.sriov.pools[a]}. */
+    private static String path(String key) {
+        int tilde = key.indexOf('~');
+        return key.substring("io.rdmanode.".length(), tilde) + "[" + key.substring(tilde + 1) + "]";
     }
 
     /** Property to what is wrong with it; empty when the layer accepts {@code c}. */

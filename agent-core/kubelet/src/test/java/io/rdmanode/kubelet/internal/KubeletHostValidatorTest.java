@@ -4,27 +4,17 @@ package io.rdmanode.kubelet.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmanode.agent.ConfigValidator;
+import io.rdmanode.agent.testing.Proposals;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** What the device-plugin host refuses, refused before it applies, with the limit or the accepted forms. */
 class KubeletHostValidatorTest {
 
     private static List<ConfigValidator.Refusal> validate(Map<String, Object> kubelet) {
-        return new KubeletHostValidator().validate(new ConfigValidator.Proposal() {
-            @Override
-            public Map<String, Map<String, Object>> configurations() {
-                return Map.of(KubeletHostComponent.PID, kubelet);
-            }
-
-            @Override
-            public <T> Optional<T> service(Class<T> type) {
-                return Optional.empty();
-            }
-        });
+        return new KubeletHostValidator().validate(Proposals.of(KubeletHostComponent.PID, kubelet));
     }
 
     @Test

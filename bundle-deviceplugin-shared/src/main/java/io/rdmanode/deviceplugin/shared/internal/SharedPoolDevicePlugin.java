@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.shared.internal;
 
+import io.rdmanode.agent.SettingException;
 import io.rdmanode.deviceplugin.CdiRuntime;
 import io.rdmanode.deviceplugin.DevicePluginLayer;
+import io.rdmanode.deviceplugin.PoolConfigurations;
 import io.rdmanode.deviceplugin.Selectors;
 import io.rdmanode.deviceplugin.ServedPool;
 import io.rdmanode.discovery.RdmaDiscovery;
@@ -46,7 +48,7 @@ public final class SharedPoolDevicePlugin {
         String resourceName() default "";
 
         @AttributeDefinition(description = "extended resource domain, as in rdma/hca_a")
-        String resourcePrefix() default "rdma";
+        String resourcePrefix() default PoolConfigurations.DEFAULT_RESOURCE_PREFIX;
 
         @AttributeDefinition(description = "device IDs advertised: how many containers requesting one ID each may"
                 + " share the pool's HCAs at once (kubelet allocates per container; init containers' IDs are reused"
@@ -116,9 +118,15 @@ public final class SharedPoolDevicePlugin {
         this.serving = started;
     }
 
+    /** @throws SettingException naming the property of the first value the pool refuses */
     static PoolSettings settings(Config c) {
-        Selectors selectors = Selectors.of(List.of(c.selectors_vendors()), List.of(c.selectors_deviceIDs()),
-                List.of(c.selectors_drivers()), List.of(c.selectors_ifNames()), List.of(c.selectors_linkTypes()));
+        Selectors selectors;
+        try {
+            selectors = Selectors.of(List.of(c.selectors_vendors()), List.of(c.selectors_deviceIDs()),
+                    List.of(c.selectors_drivers()), List.of(c.selectors_ifNames()), List.of(c.selectors_linkTypes()));
+        } catch (SettingException e) {
+            throw e.within("selectors");
+        }
         String resourceName = c.resourceName().isEmpty() ? c.name() : c.resourceName();
         return new PoolSettings(c.name(), c.resourcePrefix(), resourceName, c.rdmaHcaMax(), selectors,
                 c.cdi() ? Optional.of(Path.of(c.cdiSpecDir())) : Optional.empty());

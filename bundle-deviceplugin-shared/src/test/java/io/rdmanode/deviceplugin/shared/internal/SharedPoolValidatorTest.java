@@ -2,40 +2,26 @@
 package io.rdmanode.deviceplugin.shared.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmanode.agent.ConfigValidator;
-import java.util.LinkedHashMap;
+import io.rdmanode.agent.SettingException;
+import io.rdmanode.agent.testing.Proposals;
+import io.rdmanode.deviceplugin.PoolConfigurations;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** Every value the shared pool component refuses is refused by its validator, naming the property and the forms. */
 class SharedPoolValidatorTest {
 
+    @SafeVarargs
     private static List<ConfigValidator.Refusal> validate(Map<String, Object>... pools) {
-        Map<String, Map<String, Object>> m = new LinkedHashMap<>();
-        for (Map<String, Object> p : pools) {
-            m.put(SharedPoolDevicePlugin.PID + "~" + p.get("name"), p);
-        }
-        return new SharedPoolValidator().validate(new ConfigValidator.Proposal() {
-            @Override
-            public Map<String, Map<String, Object>> configurations() {
-                return m;
-            }
-
-            @Override
-            public <T> Optional<T> service(Class<T> type) {
-                return Optional.empty();
-            }
-        });
+        return new SharedPoolValidator().validate(Proposals.of(Proposals.pools(SharedPoolDevicePlugin.PID, pools)));
     }
 
     private static ConfigValidator.Refusal only(Map<String, Object> pool) {
-        List<ConfigValidator.Refusal> r = validate(pool);
-        assertThat(r).hasSize(1);
-        assertThat(r.get(0).configuration()).isEqualTo(SharedPoolDevicePlugin.PID + "~" + pool.get("name"));
-        return r.get(0);
+        return Proposals.only(validate(pool), SharedPoolDevicePlugin.PID + "~" + pool.get("name"));
     }
 
     @Test
@@ -76,13 +62,14 @@ class SharedPoolValidatorTest {
     }
 
     @Test
-    void twoPoolsWithOneResourceAreRefused() {
-        List<ConfigValidator.Refusal> r = validate(
-                Map.of("name", "a", "resourceName", "vf", "selectors.vendors", new String[] {"15b3"}),
-                Map.of("name", "b", "resourceName", "vf", "selectors.vendors", new String[] {"15b3"}));
-
-        assertThat(r).extracting(ConfigValidator.Refusal::configuration, ConfigValidator.Refusal::message)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple(SharedPoolDevicePlugin.PID + "~b",
-                        "pool b: resource rdma/vf is already pool a's; one pool per resource"));
+    void aRefusalIsPlacedAtThePropertyItsSettingExceptionNames() {
+        assertThat(only(Map.of("name", "a", "selectors.deviceIDs", new String[] {"10 17"})))
+                .extracting(ConfigValidator.Refusal::property, ConfigValidator.Refusal::message)
+                .containsExactly("selectors.deviceIDs", "deviceIDs: '10 17' is not a PCI id (hex, e.g. 15b3)");
+        assertThatThrownBy(() -> SharedPoolDevicePlugin.settings(PoolConfigurations.typed(
+                SharedPoolDevicePlugin.Config.class, Map.of("name", "a", "selectors.drivers", new String[] {" "}))))
+                .isInstanceOfSatisfying(SettingException.class, e -> assertThat(e.property())
+                        .isEqualTo("selectors.drivers"))
+                .hasMessage("drivers: empty entry");
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.sriov.internal;
 
+import io.rdmanode.agent.SettingException;
 import io.rdmanode.kubelet.DevicePluginHost;
 import io.rdmanode.deviceplugin.Exclusion;
 import io.rdmanode.deviceplugin.Selectors;
@@ -114,6 +115,7 @@ public final class SriovPoolDevicePlugin {
         this.handle = started;
     }
 
+    /** @throws SettingException naming the property of the first value the pool refuses */
     static SriovPoolSettings settings(Config c, Object index) {
         int order = index instanceof Number n ? n.intValue() : Integer.MAX_VALUE;
         String resourceName = c.resourceName().isEmpty() ? c.name() : c.resourceName();
@@ -121,7 +123,7 @@ public final class SriovPoolDevicePlugin {
         try {
             policy = PreferredAllocator.Policy.valueOf(c.policy().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("pool " + c.name() + ": policy '" + c.policy()
+            throw new SettingException("policy", "pool " + c.name() + ": policy '" + c.policy()
                     + "' is not one of spread, pack");
         }
         return new SriovPoolSettings(c.name(), order, c.resourcePrefix(), resourceName, policy, c.excludeTopology(),
@@ -132,16 +134,21 @@ public final class SriovPoolDevicePlugin {
      * The pool's selectors in the layer's engine (the SR-IOV plugin's vocabulary; {@code isRdma = false}
      * does not restrict, as in the peer).
      *
-     * @throws IllegalArgumentException for a malformed value or no selector at all
+     * @throws SettingException for a malformed value ({@code selectors.<kind>}) or no selector at all
      */
     static VfMatcher matcher(Config c) {
-        Selectors selectors = new Selectors(List.of(c.selectors_vendors()), List.of(c.selectors_devices()),
-                List.of(c.selectors_drivers()), List.of(c.selectors_pciAddresses()), List.of(),
-                Selectors.pfSelectors("pfNames", List.of(c.selectors_pfNames())),
-                Selectors.pfSelectors("rootDevices", List.of(c.selectors_rootDevices())),
-                List.of(c.selectors_linkTypes()), c.selectors_isRdma() ? Optional.of(true) : Optional.empty());
+        Selectors selectors;
+        try {
+            selectors = new Selectors(List.of(c.selectors_vendors()), List.of(c.selectors_devices()),
+                    List.of(c.selectors_drivers()), List.of(c.selectors_pciAddresses()), List.of(),
+                    Selectors.pfSelectors("pfNames", List.of(c.selectors_pfNames())),
+                    Selectors.pfSelectors("rootDevices", List.of(c.selectors_rootDevices())),
+                    List.of(c.selectors_linkTypes()), c.selectors_isRdma() ? Optional.of(true) : Optional.empty());
+        } catch (SettingException e) {
+            throw e.within("selectors");
+        }
         if (selectors.isEmpty()) {
-            throw new IllegalArgumentException("pool " + c.name() + " has no selectors: set at least one of "
+            throw new SettingException("selectors", "pool " + c.name() + " has no selectors: set at least one of "
                     + "selectors.vendors, devices, drivers, pciAddresses, pfNames, rootDevices, linkTypes, isRdma");
         }
         return (vf, host) -> selectors.exclusion(vf.candidate()).map(Exclusion::reason);

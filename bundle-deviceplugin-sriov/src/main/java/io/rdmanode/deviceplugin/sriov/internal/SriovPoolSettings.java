@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.sriov.internal;
 
+import io.rdmanode.agent.SettingException;
 import io.rdmanode.kubelet.ExtendedResourceNames;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * One SR-IOV pool's settings, checked: a resource name kubelet accepts.
+ * One SR-IOV pool's settings, checked: a resource name kubelet accepts, an absolute device-info directory; a
+ * refused value is a {@link SettingException} naming its property.
  *
  * @param name           the pool's name (factory configuration name)
  * @param order          position in {@code deviceplugin.sriov.pools}: the first matching pool takes a VF
@@ -28,15 +30,16 @@ public record SriovPoolSettings(String name, int order, String resourcePrefix, S
 
     public SriovPoolSettings {
         if (!deviceInfoDir.isAbsolute()) {
-            throw new IllegalArgumentException("pool " + name + ": deviceInfoDir '" + deviceInfoDir
+            throw new SettingException("deviceInfoDir", "pool " + name + ": deviceInfoDir '" + deviceInfoDir
                     + "' must be an absolute path (the SR-IOV CNI and Multus read it, e.g. /var/run/k8s.cni.cncf.io/devinfo/dp)");
         }
         if (!NAME.matcher(resourceName).matches() || resourceName.length() > 63) {
-            throw new IllegalArgumentException("pool " + name + ": resourceName '" + resourceName
+            throw new SettingException("resourceName", "pool " + name + ": resourceName '" + resourceName
                     + "' must be at most 63 letters, digits, '.', '_' or '-', alphanumeric at both ends");
         }
+        // resourceName passed kubelet's name rule above, so what is left is the prefix's.
         ExtendedResourceNames.problem(resourcePrefix + "/" + resourceName).ifPresent(p -> {
-            throw new IllegalArgumentException("pool " + name + ": " + p);
+            throw new SettingException("resourcePrefix", "pool " + name + ": " + p);
         });
     }
 

@@ -4,6 +4,7 @@ package io.rdmanode.deviceplugin.sriov.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmanode.agent.ConfigValidator;
+import io.rdmanode.agent.testing.Proposals;
 import io.rdmanode.deviceplugin.DeviceOwner;
 import io.rdmanode.deviceplugin.DeviceOwnership;
 import io.rdmanode.deviceplugin.DevicePluginLayer;
@@ -16,7 +17,6 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -75,24 +75,8 @@ class OwnershipTest {
     }
 
     private ConfigValidator.Proposal proposal(Map<String, Map<String, Object>> configurations, boolean live) {
-        RdmaDiscovery discovery = host;
-        return new ConfigValidator.Proposal() {
-            @Override
-            public Map<String, Map<String, Object>> configurations() {
-                return configurations;
-            }
-
-            @Override
-            public <T> Optional<T> service(Class<T> type) {
-                if (!live) {
-                    return Optional.empty();
-                }
-                if (type == RdmaDiscovery.class) {
-                    return Optional.of(type.cast(discovery));
-                }
-                return type == DeviceOwnership.class ? Optional.of(type.cast(table)) : Optional.empty();
-            }
-        };
+        return Proposals.with(configurations, live ? Map.of(RdmaDiscovery.class, host, DeviceOwnership.class, table)
+                : Map.of());
     }
 
     @Test

@@ -2,40 +2,26 @@
 package io.rdmanode.deviceplugin.sriov.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmanode.agent.ConfigValidator;
-import java.util.LinkedHashMap;
+import io.rdmanode.agent.SettingException;
+import io.rdmanode.agent.testing.Proposals;
+import io.rdmanode.deviceplugin.PoolConfigurations;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** Every value the SR-IOV pool component refuses is refused by its validator, naming the property and the forms. */
 class SriovPoolValidatorTest {
 
+    @SafeVarargs
     private static List<ConfigValidator.Refusal> validate(Map<String, Object>... pools) {
-        Map<String, Map<String, Object>> m = new LinkedHashMap<>();
-        for (Map<String, Object> p : pools) {
-            m.put(SriovPoolDevicePlugin.PID + "~" + p.get("name"), p);
-        }
-        return new SriovPoolValidator().validate(new ConfigValidator.Proposal() {
-            @Override
-            public Map<String, Map<String, Object>> configurations() {
-                return m;
-            }
-
-            @Override
-            public <T> Optional<T> service(Class<T> type) {
-                return Optional.empty();
-            }
-        });
+        return new SriovPoolValidator().validate(Proposals.of(Proposals.pools(SriovPoolDevicePlugin.PID, pools)));
     }
 
     private static ConfigValidator.Refusal only(Map<String, Object> pool) {
-        List<ConfigValidator.Refusal> r = validate(pool);
-        assertThat(r).hasSize(1);
-        assertThat(r.get(0).configuration()).isEqualTo(SriovPoolDevicePlugin.PID + "~" + pool.get("name"));
-        return r.get(0);
+        return Proposals.only(validate(pool), SriovPoolDevicePlugin.PID + "~" + pool.get("name"));
     }
 
     @Test
@@ -79,13 +65,20 @@ class SriovPoolValidatorTest {
     }
 
     @Test
-    void twoPoolsWithOneResourceAreRefused() {
-        List<ConfigValidator.Refusal> r = validate(
-                Map.of("name", "a", "resourceName", "vf", "selectors.vendors", new String[] {"15b3"}),
-                Map.of("name", "b", "resourceName", "vf", "selectors.vendors", new String[] {"15b3"}));
+    void aRefusalIsPlacedAtThePropertyItsSettingExceptionNames() {
+        assertThat(only(Map.of("name", "a", "deviceInfoDir", "devinfo", "selectors.vendors", new String[] {"15b3"})))
+                .satisfies(r -> assertThat(r.property()).isEqualTo("deviceInfoDir"));
+        assertThat(only(Map.of("name", "a", "selectors.devices", new String[] {"10 18"})))
+                .extracting(ConfigValidator.Refusal::property, ConfigValidator.Refusal::message)
+                .containsExactly("selectors.devices", "devices: '10 18' is not a PCI id (hex, e.g. 15b3)");
+        assertThat(only(Map.of("name", "a", "selectors.rootDevices", new String[] {"ens1f0"})))
+                .satisfies(r -> assertThat(r.property()).isEqualTo("selectors.rootDevices"));
+    }
 
-        assertThat(r).extracting(ConfigValidator.Refusal::configuration, ConfigValidator.Refusal::message)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple(SriovPoolDevicePlugin.PID + "~b",
-                        "pool b: resource rdma/vf is already pool a's; one pool per resource"));
+    /** The layer's validator names a pool's resource with the same default (one pool per resource name). */
+    @Test
+    void theResourcePrefixDefaultIsTheLayers() throws NoSuchMethodException {
+        assertThat(SriovPoolDevicePlugin.Config.class.getMethod("resourcePrefix").getDefaultValue())
+                .isEqualTo(PoolConfigurations.DEFAULT_RESOURCE_PREFIX);
     }
 }
