@@ -159,6 +159,39 @@ class KubeletPodDevicesTest {
         assertThat(holdings.devices()).hasSize(4);
     }
 
+    /**
+     * Issue 20's figure: what 1,024 held VFs cost to learn, from the API and from the checkpoint. Prints the
+     * median of 50 calls; asserts only that both answer whole and well within the 1 s deadline.
+     */
+    @Test
+    void listsAThousandHeldVfsFromEitherSource() {
+        for (int i = 0; i < 1024; i++) {
+            String id = String.format("0000:%02x:%02x.%d", 0x3b + i / 256, (i / 8) % 32, i % 8);
+            kubelet.deviceManager().hold("ns" + (i % 16), "pod-" + i, "main", "rdma/sriov_" + (i % 4), List.of(id));
+        }
+        kubelet.deviceManager().writeCheckpoint();
+        long api = medianMicros(PodHoldings.Source.POD_RESOURCES_API);
+        kubelet.stopPodResources();
+        long checkpoint = medianMicros(PodHoldings.Source.CHECKPOINT);
+        System.out.printf("1024 held VFs: pod-resources List %d us, checkpoint %d us (median of 50)%n", api,
+                checkpoint);
+        assertThat(api).isLessThan(500_000);
+        assertThat(checkpoint).isLessThan(500_000);
+    }
+
+    private long medianMicros(PodHoldings.Source expected) {
+        long[] micros = new long[50];
+        for (int i = 0; i < micros.length; i++) {
+            long start = System.nanoTime();
+            PodHoldings holdings = podDevices.running();
+            micros[i] = (System.nanoTime() - start) / 1000;
+            assertThat(holdings.source()).isEqualTo(expected);
+            assertThat(holdings.devices()).hasSize(1024);
+        }
+        java.util.Arrays.sort(micros);
+        return micros[micros.length / 2];
+    }
+
     @Test
     void refusesAnAnswerLargerThanTheBound() {
         admitThreePods();
