@@ -130,6 +130,24 @@ class KubeletPodDevicesTest {
         assertThat(holdings.devices()).hasSize(4);
     }
 
+    /** The client keeps its channel between calls: a kubelet that restarted or came back answers at once. */
+    @Test
+    void asksTheApiAgainRightAfterKubeletRestartsOrComesBack() {
+        admitThreePods();
+        assertThat(podDevices.running().source()).isEqualTo(PodHoldings.Source.POD_RESOURCES_API);
+
+        kubelet.restart();
+        assertThat(podDevices.running().source()).isEqualTo(PodHoldings.Source.POD_RESOURCES_API);
+
+        kubelet.kill();
+        assertThat(podDevices.running().source()).isEqualTo(PodHoldings.Source.CHECKPOINT);
+        assertThat(podDevices.running().source()).isEqualTo(PodHoldings.Source.CHECKPOINT);
+        kubelet.start();
+        PodHoldings back = podDevices.running();
+        assertThat(back.source()).isEqualTo(PodHoldings.Source.POD_RESOURCES_API);
+        assertThat(back.devices()).hasSize(4);
+    }
+
     @Test
     void readsTheCheckpointWithinTheDeadlineWhenTheApiNeverAnswers() throws IOException {
         admitThreePods();
