@@ -108,6 +108,7 @@ public final class KubeletPodDevices implements PodDevices, AutoCloseable {
 
     @Override
     public void close() {
+        client.close();
         transport.close(2000);
         executor.shutdownNow();
     }

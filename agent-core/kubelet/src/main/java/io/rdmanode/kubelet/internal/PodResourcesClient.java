@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.kubelet.internal;
 
+import io.grpc.Deadline;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -18,12 +19,14 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Calls kubelet's {@code v1.PodResourcesLister/List} on its Unix socket: one channel per call (the call is rare:
- * at start and before a pool change), a deadline covering dial and answer, and a bounded answer size.
+ * Calls kubelet's {@code v1.PodResourcesLister/List} on its Unix socket: one kept channel, a deadline covering
+ * (re)connection and answer, and a bounded answer size. Concurrent calls share the channel.
  */
 final class PodResourcesClient {
 
     private final UdsTransport transport;
+    private ManagedChannel channel;          // guarded by this
+    private Path channelSocket;              // guarded by this
 
     PodResourcesClient(UdsTransport transport) {
         this.transport = transport;
@@ -43,18 +46,56 @@ final class PodResourcesClient {
         if (!Files.exists(socket)) {
             throw new UnreachableException("pod-resources socket " + socket + ": absent", null);
         }
-        ManagedChannel channel = transport.dial(socket);
+        Deadline deadline = Deadline.after(settings.timeoutMillis(), TimeUnit.MILLISECONDS);
         try {
-            ListPodResourcesResponse response = PodResourcesListerGrpc.newBlockingStub(channel)
-                    .withDeadlineAfter(settings.timeoutMillis(), TimeUnit.MILLISECONDS)
-                    .withMaxInboundMessageSize(settings.maxInboundBytes())
-                    .list(ListPodResourcesRequest.getDefaultInstance());
-            return holdings(response);
+            return holdings(call(channel(socket, false), deadline, settings));
+        } catch (StatusRuntimeException first) {
+            if (first.getStatus().getCode() != Status.Code.UNAVAILABLE) {
+                throw unreachable(socket, first, settings);
+            }
+        }
+        // The kept channel lost kubelet (restarted, or back after a stop) and fails fast while it reconnects:
+        // one fresh dial within the same deadline tells a kubelet that is back from one that is not.
+        try {
+            return holdings(call(channel(socket, true), deadline, settings));
         } catch (StatusRuntimeException e) {
-            throw new UnreachableException("pod-resources socket " + socket + ": " + describe(e.getStatus(),
-                    settings.timeoutMillis()), e);
-        } finally {
+            throw unreachable(socket, e, settings);
+        }
+    }
+
+    private static ListPodResourcesResponse call(ManagedChannel channel, Deadline deadline,
+                                                 PodResourcesSettings settings) {
+        return PodResourcesListerGrpc.newBlockingStub(channel).withDeadline(deadline)
+                .withMaxInboundMessageSize(settings.maxInboundBytes())
+                .list(ListPodResourcesRequest.getDefaultInstance());
+    }
+
+    private static UnreachableException unreachable(Path socket, StatusRuntimeException e,
+                                                    PodResourcesSettings settings) {
+        return new UnreachableException("pod-resources socket " + socket + ": " + describe(e.getStatus(),
+                settings.timeoutMillis()), e);
+    }
+
+    /**
+     * The channel to {@code socket}, kept between calls (a dial and HTTP/2 handshake per call cost more than the
+     * call on a loaded node: 1,024 held VFs took a median 50 ms with a dial per call, 11 ms on a kept channel,
+     * KubeletPodDevicesTest at load average 10-13 on 2 cores), or a new one when {@code fresh}.
+     */
+    private synchronized ManagedChannel channel(Path socket, boolean fresh) {
+        if (fresh || channel == null || !socket.equals(channelSocket)) {
+            if (channel != null) {
+                channel.shutdownNow();
+            }
+            channel = transport.dial(socket);
+            channelSocket = socket;
+        }
+        return channel;
+    }
+
+    synchronized void close() {
+        if (channel != null) {
             channel.shutdownNow();
+            channel = null;
         }
     }
 

@@ -99,6 +99,18 @@ public final class FakeDeviceManager {
         return chosen;
     }
 
+    /**
+     * Records that container {@code container} of {@code namespace/pod} holds {@code ids} of {@code resource}
+     * without asking any plugin (pods admitted before the test began, e.g. for figures over many pods). The
+     * checkpoint is written by the next {@link #writeCheckpoint()} (or admit, remove).
+     */
+    public synchronized void hold(String namespace, String pod, String container, String resource, List<String> ids) {
+        String uid = podUids.computeIfAbsent(namespace + "/" + pod, k -> UUID.randomUUID().toString());
+        Map<String, Long> numa = new LinkedHashMap<>();
+        ids.forEach(id -> numa.put(id, -1L));
+        book.add(new Entry(namespace, pod, uid, container, resource, List.copyOf(ids), numa, new byte[0]));
+    }
+
     /** kubelet's devicesToAllocate: preferred IDs that are free, topped up from the free list in order. */
     private static List<String> choose(FakeKubelet.PluginConnection plugin, List<String> available, int count) {
         Set<String> chosen = new LinkedHashSet<>();
@@ -147,7 +159,7 @@ public final class FakeDeviceManager {
      * base64, Go's {@code null} for an empty entry list. The checksum is a stand-in (FNV-32a over the JSON of
      * {@code Data}), not kubelet's hash of Go's struct printing; readers do not verify it.
      */
-    synchronized void writeCheckpoint() {
+    public synchronized void writeCheckpoint() {
         StringBuilder data = new StringBuilder("{\"PodDeviceEntries\":");
         if (book.isEmpty()) {
             data.append("null");
