@@ -9,6 +9,7 @@ import io.rdmanode.posix.PosixException;
 import io.rdmanode.posix.Received;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.ReadOnlyBufferException;
 import java.util.Arrays;
 import jnr.ffi.LibraryLoader;
 import jnr.ffi.Memory;
@@ -117,7 +118,7 @@ public final class JnrPosix implements Posix {
     @Override
     public long sendmsg(int fd, ByteBuffer data, int passFd, int flags) {
         Msghdr m = new Msghdr(runtime, data);
-        if (!data.isDirect()) {
+        if (!m.inPlace) {
             m.data.put(0, bytes(data.duplicate()), 0, data.remaining());
         }
         if (passFd >= 0) {
@@ -130,10 +131,13 @@ public final class JnrPosix implements Posix {
 
     @Override
     public Received recvmsg(int fd, ByteBuffer into, int flags) {
+        if (into.isReadOnly()) {
+            throw new ReadOnlyBufferException();
+        }
         Msghdr m = new Msghdr(runtime, into);
         m.expectFds();
         long got = check(c.recvmsg(fd, m.msg, flags), "recvmsg(fd " + fd + ")");
-        if (into.isDirect()) {
+        if (m.inPlace) {
             into.position(into.position() + (int) got);
         } else {
             byte[] b = new byte[(int) got];
@@ -253,6 +257,8 @@ public final class JnrPosix implements Posix {
 
         final Pointer msg;
         final Pointer data;
+        /** Whether {@link #data} is the buffer's own memory (direct) rather than a native copy. */
+        final boolean inPlace;
         private final Pointer iov;
         private final Pointer control;
 
@@ -261,9 +267,9 @@ public final class JnrPosix implements Posix {
             msg = Memory.allocateDirect(runtime, MSGHDR + 16 + CONTROL, true);
             iov = msg.slice(MSGHDR, 16);
             control = msg.slice(MSGHDR + 16, CONTROL);
-            long address = buffer.isDirect()
-                    ? MemoryIO.getInstance().getDirectBufferAddress(buffer) + buffer.position() : 0;
-            data = address != 0 ? Pointer.wrap(runtime, address, length)
+            long base = buffer.isDirect() ? MemoryIO.getInstance().getDirectBufferAddress(buffer) : 0;
+            inPlace = base != 0;
+            data = inPlace ? Pointer.wrap(runtime, base + buffer.position(), length)
                     : Memory.allocateDirect(runtime, Math.max(length, 1), false);
             iov.putAddress(0, data.address());
             iov.putLong(8, length);
