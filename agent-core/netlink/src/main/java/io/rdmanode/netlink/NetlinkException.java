@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.netlink;
 
-import java.util.Map;
+import io.rdmanode.posix.Errno;
 
 /** A netlink (or namespace) call failed; the message names the call and errno's text, {@link #errno()} its number. */
 public final class NetlinkException extends RuntimeException {
@@ -18,12 +18,6 @@ public final class NetlinkException extends RuntimeException {
     public static final int EPROTONOSUPPORT = 93;
     public static final int EOPNOTSUPP = 95;
     public static final int ETIMEDOUT = 110;
-
-    private static final Map<Integer, String> NAMES = Map.ofEntries(Map.entry(EPERM, "EPERM"),
-            Map.entry(ENOENT, "ENOENT"), Map.entry(EBADF, "EBADF"), Map.entry(EAGAIN, "EAGAIN"),
-            Map.entry(EBUSY, "EBUSY"), Map.entry(EEXIST, "EEXIST"), Map.entry(ENODEV, "ENODEV"),
-            Map.entry(EINVAL, "EINVAL"), Map.entry(EPROTONOSUPPORT, "EPROTONOSUPPORT"),
-            Map.entry(EOPNOTSUPP, "EOPNOTSUPP"), Map.entry(ETIMEDOUT, "ETIMEDOUT"));
 
     private final int errno;
 
@@ -43,6 +37,6 @@ public final class NetlinkException extends RuntimeException {
 
     /** The symbolic name of an errno ({@code EOPNOTSUPP}), or {@code errno N}. */
     public static String errnoName(int errno) {
-        return NAMES.getOrDefault(errno, "errno " + errno);
+        return Errno.name(errno);
     }
 }

@@ -67,8 +67,7 @@ class CniSoftRoceIT {
 
     /**
      * The jars the probe needs, copied under target/vm-lib (the VM sees only the shared target folder): the agent
-     * modules (and discovery's test-jar), Jackson, slf4j, OSGi core, and the netlink bundle's privately embedded jnr
-     * jars.
+     * modules (and discovery's test-jar), Jackson, slf4j, OSGi core, and the jnr jars the posix bundle embeds.
      */
     private static List<String> vmLibraries(Path target) throws IOException {
         Path libs = target.resolve("vm-lib");
@@ -84,20 +83,20 @@ class CniSoftRoceIT {
                 com.fasterxml.jackson.annotation.JsonAutoDetect.class, org.osgi.framework.BundleContext.class,
                 io.rdmanode.health.HealthCheck.class, io.rdmanode.discovery.RdmaDiscovery.class,
                 io.rdmanode.discovery.testing.SysfsTree.class,
-                io.rdmanode.netlink.Netlink.class, io.rdmanode.agent.ConfigValidator.class,
+                io.rdmanode.netlink.Netlink.class, io.rdmanode.posix.Posix.class, io.rdmanode.agent.ConfigValidator.class,
                 org.awaitility.Awaitility.class, org.hamcrest.Matcher.class)) {
             Path from = location(c);
             if (Files.isDirectory(from)) { // a reactor build may resolve a module to its classes folder
                 Path to = libs.resolve("dir-" + entries.size());
                 copyTree(from, to);
                 entries.add(to.toString());
-                Path embed = from.resolveSibling("embed"); // agent-core/netlink's copied jnr jars
-                if (c == io.rdmanode.netlink.Netlink.class && Files.isDirectory(embed)) {
+                Path embed = from.resolveSibling("embed"); // agent-core/posix's copied jnr jars
+                if (c == io.rdmanode.posix.Posix.class && Files.isDirectory(embed)) {
                     copyTree(embed, libs.resolve("embed"));
                 }
             } else {
                 Files.copy(from, libs.resolve(from.getFileName()), StandardCopyOption.REPLACE_EXISTING);
-                if (c == io.rdmanode.netlink.Netlink.class) {
+                if (c == io.rdmanode.posix.Posix.class) {
                     extractLibJars(from, libs.resolve("embed"));
                 }
             }

@@ -3,6 +3,8 @@ package io.rdmanode.netlink.internal;
 
 import io.rdmanode.netlink.NetlinkException;
 import io.rdmanode.netlink.NetworkNamespaces;
+import io.rdmanode.posix.Posix;
+import io.rdmanode.posix.PosixException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -21,14 +23,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class NativeNamespaces implements NetworkNamespaces {
 
     public static final NativeNamespaces INSTANCE = new NativeNamespaces(NativeNetnsFiles.INSTANCE);
-    private static final int CLONE_NEWNET = 0x40000000;
-    private static final int CLONE_NEWNS = 0x00020000;
-    private static final long MS_RDONLY = 1;
-    private static final long MS_NOSUID = 2;
-    private static final long MS_NODEV = 4;
-    private static final long MS_NOEXEC = 8;
-    private static final long MS_REC = 0x4000;
-    private static final long MS_SLAVE = 1 << 19;
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     private final NetnsFiles files;
@@ -53,8 +47,10 @@ public final class NativeNamespaces implements NetworkNamespaces {
         CompletableFuture<T> result = new CompletableFuture<>();
         Thread t = new Thread(() -> {
             try {
-                if (Native.libc().setns(fd, CLONE_NEWNET) != 0) {
-                    throw Native.fail("setns(" + netns + ", CLONE_NEWNET)");
+                try {
+                    Posix.libc().setns(fd, Posix.CLONE_NEWNET);
+                } catch (PosixException e) {
+                    throw NativeNetnsFiles.fail("setns(" + netns + ", CLONE_NEWNET)", e);
                 }
                 if (ownSysfs) {
                     mountOwnSysfs(netns);
@@ -87,15 +83,16 @@ public final class NativeNamespaces implements NetworkNamespaces {
      * and never meet EBUSY because of this thread.
      */
     private static void mountOwnSysfs(Path netns) {
-        LibC c = Native.libc();
-        if (c.unshare(CLONE_NEWNS) != 0) {
-            throw Native.fail("unshare(CLONE_NEWNS) to read the sysfs of " + netns);
-        }
-        if (c.mount("none", "/", null, MS_REC | MS_SLAVE, null) != 0) {
-            throw Native.fail("mount --make-rslave / (private mount namespace for " + netns + ")");
-        }
-        if (c.mount("sysfs", "/sys", "sysfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, null) != 0) {
-            throw Native.fail("mount sysfs on /sys in " + netns);
+        Posix c = Posix.libc();
+        String step = "unshare(CLONE_NEWNS) to read the sysfs of " + netns;
+        try {
+            c.unshare(Posix.CLONE_NEWNS);
+            step = "mount --make-rslave / (private mount namespace for " + netns + ")";
+            c.mount("none", "/", null, Posix.MS_REC | Posix.MS_SLAVE);
+            step = "mount sysfs on /sys in " + netns;
+            c.mount("sysfs", "/sys", "sysfs", Posix.MS_RDONLY | Posix.MS_NOSUID | Posix.MS_NODEV | Posix.MS_NOEXEC);
+        } catch (PosixException e) {
+            throw NativeNetnsFiles.fail(step, e);
         }
     }
 

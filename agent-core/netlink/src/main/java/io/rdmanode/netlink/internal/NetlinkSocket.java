@@ -2,11 +2,14 @@
 package io.rdmanode.netlink.internal;
 
 import io.rdmanode.netlink.NetlinkException;
+import io.rdmanode.posix.Errno;
+import io.rdmanode.posix.Posix;
+import io.rdmanode.posix.PosixException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * An AF_NETLINK socket through libc (jnr-ffi): {@code socket(AF_NETLINK, SOCK_RAW|SOCK_CLOEXEC, protocol)},
+ * An AF_NETLINK socket through libc (the posix bundle): {@code socket(AF_NETLINK, SOCK_RAW|SOCK_CLOEXEC, protocol)},
  * bound to multicast {@code groups}, with a receive timeout so a reader thread can notice {@link #close()}
  * (closing an fd does not wake a thread blocked in recv(2) on Linux). Integers on the wire are host order.
  */
@@ -16,59 +19,58 @@ public final class NetlinkSocket implements NetlinkChannel {
     public static final int NETLINK_ROUTE = 0;
     public static final int NETLINK_KOBJECT_UEVENT = 15;
     public static final int NETLINK_RDMA = 20;
-    private static final int SOCK_RAW = 3;
-    private static final int SOCK_CLOEXEC = 02000000;
-    private static final int SOL_SOCKET = 1;
-    private static final int SO_RCVBUF = 8;
-    private static final int SO_RCVTIMEO = 20;
-    private static final int EAGAIN = 11;
-    private static final int EINTR = 4;
 
-    private final LibC c;
+    private final Posix c;
     private final int fd;
     private volatile boolean closed;
 
-    private NetlinkSocket(LibC c, int fd) {
+    private NetlinkSocket(Posix c, int fd) {
         this.c = c;
         this.fd = fd;
     }
 
     public static NetlinkSocket open(int protocol, int groups, int receiveTimeoutMs) {
-        LibC c = Native.libc();
-        int fd = c.socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, protocol);
-        if (fd < 0) {
-            throw Native.fail("socket(AF_NETLINK, " + protocol + ")");
+        Posix c = Posix.libc();
+        int fd;
+        try {
+            fd = c.socket(AF_NETLINK, Posix.SOCK_RAW | Posix.SOCK_CLOEXEC, protocol);
+        } catch (PosixException e) {
+            throw NativeNetnsFiles.fail("socket(AF_NETLINK, " + protocol + ")", e);
         }
         NetlinkSocket s = new NetlinkSocket(c, fd);
         ByteBuffer addr = le(12).putShort((short) AF_NETLINK).putShort((short) 0).putInt(0).putInt(groups);
-        if (c.bind(fd, addr.array(), 12) < 0) {
-            NetlinkException why = Native.fail("bind(netlink " + protocol + ", groups " + groups + ")");
+        String call = "bind(netlink " + protocol + ", groups " + groups + ")";
+        try {
+            c.bind(fd, addr.array());
+            call = "setsockopt(netlink " + protocol + ", SO_RCVBUF/SO_RCVTIMEO)";
+            c.setsockopt(fd, Posix.SOL_SOCKET, Posix.SO_RCVBUF, le(4).putInt(1 << 20).array());
+            ByteBuffer tv = le(16).putLong(receiveTimeoutMs / 1000).putLong((receiveTimeoutMs % 1000) * 1000L);
+            c.setsockopt(fd, Posix.SOL_SOCKET, Posix.SO_RCVTIMEO, tv.array());
+        } catch (PosixException e) {
             s.close();
-            throw why;
+            throw NativeNetnsFiles.fail(call, e);
         }
-        c.setsockopt(fd, SOL_SOCKET, SO_RCVBUF, le(4).putInt(1 << 20).array(), 4);
-        ByteBuffer tv = le(16).putLong(receiveTimeoutMs / 1000).putLong((receiveTimeoutMs % 1000) * 1000L);
-        c.setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, tv.array(), 16);
         return s;
     }
 
     @Override
     public int receive(byte[] buf) {
-        long n = c.recv(fd, buf, buf.length, 0);
-        if (n < 0) {
-            int errno = Native.errno();
-            if (errno == EAGAIN || errno == EINTR) {
+        try {
+            return (int) c.recv(fd, buf, buf.length, 0);
+        } catch (PosixException e) {
+            if (e.errno() == Errno.EAGAIN || e.errno() == Errno.EINTR) {
                 return 0;
             }
-            throw new NetlinkException("recv(netlink): " + c.strerror(errno), errno);
+            throw NativeNetnsFiles.fail("recv(netlink)", e);
         }
-        return (int) n;
     }
 
     @Override
     public void send(byte[] message) {
-        if (c.send(fd, message, message.length, 0) < 0) {
-            throw Native.fail("send(netlink)");
+        try {
+            c.send(fd, message, message.length, 0);
+        } catch (PosixException e) {
+            throw NativeNetnsFiles.fail("send(netlink)", e);
         }
     }
 

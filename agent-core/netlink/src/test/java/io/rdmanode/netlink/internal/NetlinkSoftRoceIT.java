@@ -27,16 +27,21 @@ class NetlinkSoftRoceIT {
         Path target = Path.of("").toAbsolutePath().resolve("target");
         Path libs = Files.createDirectories(target.resolve("vm-lib"));
         for (Class<?> c : List.of(org.slf4j.LoggerFactory.class, org.slf4j.simple.SimpleLogger.class,
-                org.awaitility.Awaitility.class, org.hamcrest.Matcher.class)) {
+                org.awaitility.Awaitility.class, org.hamcrest.Matcher.class, io.rdmanode.posix.Posix.class)) {
             try {
                 Path jar = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
+                if (Files.isDirectory(jar)) { // a reactor build may resolve agent-posix to its classes folder
+                    packJar(jar, libs.resolve(c.getPackageName().replace('.', '-') + "-classes.jar"));
+                    continue;
+                }
                 Files.copy(jar, libs.resolve(jar.getFileName()), StandardCopyOption.REPLACE_EXISTING);
             } catch (URISyntaxException e) {
                 throw new IOException(e);
             }
         }
+        // libc through the posix bundle's classes, jnr-ffi from target/vm-jnr (copied by the build for this probe).
         String classpath = target.resolve("classes") + ":" + target.resolve("test-classes") + ":"
-                + target.resolve("embed") + "/*:" + libs + "/*";
+                + target.resolve("vm-jnr") + "/*:" + libs + "/*";
         Map<String, String> out = SoftRoceVm.run(new ProcessBuilder(runInVm.toString(), "-s", target.toString(), "-t",
                 "600", "--", "java", "-XX:TieredStopAtLevel=1", "-Xmx256m", "-cp", classpath,
                 NetlinkVmProbe.class.getName()), Duration.ofMinutes(15));
@@ -54,5 +59,15 @@ class NetlinkSoftRoceIT {
         assertThat(out).containsEntry("sysfs.exclusive.pod.sees.rxe0", "false")
                 .containsEntry("sysfs.exclusive.host.sees.rxe0", "true")
                 .containsEntry("sysfs.shared.netns.sees.rxe0", "true");
+    }
+
+    private static void packJar(Path classes, Path jar) throws IOException {
+        try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar)); var walk = Files.walk(classes)) {
+            for (Path f : (Iterable<Path>) walk.filter(Files::isRegularFile)::iterator) {
+                out.putNextEntry(new java.util.jar.JarEntry(classes.relativize(f).toString()));
+                Files.copy(f, out);
+                out.closeEntry();
+            }
+        }
     }
 }

@@ -4,6 +4,10 @@ package io.rdmanode.verbs.internal;
 import io.rdmanode.verbs.AsyncEvent;
 import io.rdmanode.verbs.AsyncEventListener;
 import io.rdmanode.verbs.AsyncEventType;
+import io.rdmanode.posix.Errno;
+import io.rdmanode.posix.Pipe;
+import io.rdmanode.posix.Posix;
+import io.rdmanode.posix.PosixException;
 import io.rdmanode.verbs.VerbsException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -36,30 +40,30 @@ final class AsyncEventLoop implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(AsyncEventLoop.class);
     static final int RELIST_MS = 10_000;
-    private static final int POLLFD_SIZE = 8;
 
     private final LibIbverbs lib;
-    private final LibC libc;
+    private final Posix libc = Posix.libc();
     private final DeviceQueries queries;
     private final Runtime runtime;
     private final LongAdder received;
     private final List<AsyncEventListener> listeners = new CopyOnWriteArrayList<>();
     private final Map<String, Pointer> contexts = new LinkedHashMap<>();      // event thread only
     private final Set<String> watched = ConcurrentHashMap.newKeySet();
-    private final int[] wake = new int[2];
+    private final Pipe wake;
     private final Thread thread;
     private volatile boolean closed;
     private volatile boolean relist = true;
     private volatile String failure;
 
-    AsyncEventLoop(LibIbverbs lib, LibC libc, DeviceQueries queries, LongAdder received) {
+    AsyncEventLoop(LibIbverbs lib, DeviceQueries queries, LongAdder received) {
         this.lib = lib;
-        this.libc = libc;
         this.queries = queries;
         this.runtime = Runtime.getRuntime(lib);
         this.received = received;
-        if (libc.pipe2(wake, LibC.O_NONBLOCK | LibC.O_CLOEXEC) != 0) {
-            throw new VerbsException("pipe2 for the verbs event thread: " + errno());
+        try {
+            this.wake = libc.pipe2(Posix.O_NONBLOCK | Posix.O_CLOEXEC);
+        } catch (PosixException e) {
+            throw new VerbsException("pipe2 for the verbs event thread: " + e.reason());
         }
         this.thread = new Thread(this::run, "rdma-agent-verbs-events");
         thread.setDaemon(true);
@@ -103,38 +107,40 @@ final class AsyncEventLoop implements AutoCloseable {
             LOG.error("verbs async-event thread stopped: device port events now wait for the periodic rescan", e);
         } finally {
             new ArrayList<>(contexts.keySet()).forEach(this::closeContext);
-            libc.close(wake[0]);
-            libc.close(wake[1]);
+            libc.close(wake.readFd());
+            libc.close(wake.writeFd());
         }
     }
 
     private void pollOnce() {
         List<String> names = new ArrayList<>(contexts.keySet());
-        int n = names.size() + 1;
-        Pointer fds = Memory.allocateDirect(runtime, (long) n * POLLFD_SIZE, true);
-        fds.putInt(0, wake[0]);
-        fds.putShort(4, LibC.POLLIN);
+        int[] fds = new int[names.size() + 1];
+        fds[0] = wake.readFd();
         for (int i = 0; i < names.size(); i++) {
-            fds.putInt((long) (i + 1) * POLLFD_SIZE, asyncFd(contexts.get(names.get(i))));
-            fds.putShort((long) (i + 1) * POLLFD_SIZE + 4, LibC.POLLIN);
+            fds[i + 1] = asyncFd(contexts.get(names.get(i)));
         }
-        int ready = libc.poll(fds, n, RELIST_MS);
-        if (ready < 0) {
-            int errno = runtime.getLastError();
-            if (errno != LibC.EINTR) {
-                throw new VerbsException("poll on " + n + " verbs async fds: " + libc.strerror(errno));
+        short[] revents;
+        try {
+            revents = libc.poll(fds, Posix.POLLIN, RELIST_MS);
+        } catch (PosixException e) {
+            if (e.errno() != Errno.EINTR) {
+                throw new VerbsException("poll on " + fds.length + " verbs async fds: " + e.reason());
             }
             return;
         }
-        if (ready == 0) {
+        boolean any = false;
+        for (short r : revents) {
+            any |= r != 0;
+        }
+        if (!any) {
             relist = true;
             return;
         }
-        if (fds.getShort(6) != 0) {
+        if (revents[0] != 0) {
             drainWakePipe();
         }
         for (int i = 0; i < names.size(); i++) {
-            if (fds.getShort((long) (i + 1) * POLLFD_SIZE + 6) != 0) {
+            if (revents[i + 1] != 0) {
                 readEvents(names.get(i));
             }
         }
@@ -156,7 +162,7 @@ final class AsyncEventLoop implements AutoCloseable {
             fatal |= type == AsyncEventType.DEVICE_FATAL;
         }
         int errno = runtime.getLastError();
-        if (errno != LibC.EAGAIN && !fatal) {
+        if (errno != Errno.EAGAIN && !fatal) {
             LOG.warn("ibv_get_async_event {}: {}; closing its context", device, libc.strerror(errno));
             fatal = true;
         }
@@ -208,11 +214,11 @@ final class AsyncEventLoop implements AutoCloseable {
             throw queries.failure("ibv_open_device " + name, runtime.getLastError());
         }
         int fd = asyncFd(ctx);
-        int flags = libc.fcntl(fd, LibC.F_GETFL, 0);
-        if (flags < 0 || libc.fcntl(fd, LibC.F_SETFL, flags | LibC.O_NONBLOCK) < 0) {
-            String why = errno();
+        try {
+            libc.fcntl(fd, Posix.F_SETFL, libc.fcntl(fd, Posix.F_GETFL, 0) | Posix.O_NONBLOCK);
+        } catch (PosixException e) {
             lib.ibv_close_device(ctx);
-            throw new VerbsException("fcntl O_NONBLOCK on the async fd of " + name + ": " + why);
+            throw new VerbsException("fcntl O_NONBLOCK on the async fd of " + name + ": " + e.reason());
         }
         return ctx;
     }
@@ -232,13 +238,23 @@ final class AsyncEventLoop implements AutoCloseable {
 
     private void drainWakePipe() {
         byte[] buf = new byte[64];
-        while (libc.read(wake[0], buf, buf.length) > 0) {
-            // nothing: the flags say what to do
+        try {
+            while (libc.read(wake.readFd(), buf, buf.length) > 0) {
+                // nothing: the flags say what to do
+            }
+        } catch (PosixException e) {
+            if (e.errno() != Errno.EAGAIN) {
+                throw new VerbsException("reading the verbs event thread's wake-up pipe: " + e.reason());
+            }
         }
     }
 
     private void poke() {
-        libc.write(wake[1], new byte[] {1}, 1);
+        try {
+            libc.write(wake.writeFd(), new byte[] {1}, 1);
+        } catch (PosixException e) {
+            // EAGAIN: the pipe holds wake-ups already; EBADF: the thread has stopped and closed it
+        }
     }
 
     private String errno() {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.verbs.internal;
 
+import io.rdmanode.posix.Posix;
 import io.rdmanode.verbs.IbvDevice;
 import io.rdmanode.verbs.IbvDeviceListing;
 import io.rdmanode.verbs.IbvGid;
@@ -229,7 +230,7 @@ final class DeviceQueries {
 
     /** {@code strerror(3)} and the number: "Permission denied (errno 13)". */
     String describe(int errno) {
-        return lib.strerror(errno) + " (errno " + errno + ")";
+        return Posix.libc().strerror(errno) + " (errno " + errno + ")";
     }
 
     /** {@code struct ibv_device **}, freed by {@link #close()}. */

@@ -13,7 +13,7 @@ import jnr.ffi.types.ssize_t;
  * {@code LibIbverbsLayoutTest} ({@code src/test/resources/verbs/ibv_layout.c}).
  *
  * <p>Return conventions differ per call, which is why they are noted here: NULL + errno, -1 + errno, or the
- * errno value itself. {@code strerror} comes from libc, loaded alongside.
+ * errno value itself. Their text ({@code strerror}) comes from libc through the posix bundle.
  */
 public interface LibIbverbs {
 
@@ -56,9 +56,6 @@ public interface LibIbverbs {
      */
     @ssize_t long _ibv_query_gid_table(Pointer context, Pointer entries, @size_t long maxEntries, int flags,
                                        @size_t long entrySize);
-
-    /** libc's {@code char *strerror(int)}. */
-    String strerror(int errnum);
 
     /** {@code struct ibv_device_attr}: every member is declared so that jnr computes the C offsets. */
     final class DeviceAttr extends Struct {

@@ -22,15 +22,13 @@ public final class LibibverbsRdmaVerbs implements RdmaVerbs.Owned {
     private final String library;
     private final DeviceQueries queries;           // null when the library could not be loaded
     private final LibIbverbs lib;
-    private final LibC libc;
     private final String loadFailure;
     private final LongAdder eventsReceived = new LongAdder();
     private AsyncEventLoop events;                 // guarded by this
 
-    private LibibverbsRdmaVerbs(String library, LibIbverbs lib, LibC libc, String loadFailure) {
+    private LibibverbsRdmaVerbs(String library, LibIbverbs lib, String loadFailure) {
         this.library = library;
         this.lib = lib;
-        this.libc = libc;
         this.queries = lib == null ? null : new DeviceQueries(lib);
         this.loadFailure = loadFailure;
     }
@@ -38,17 +36,15 @@ public final class LibibverbsRdmaVerbs implements RdmaVerbs.Owned {
     /** Never throws: a library that cannot be loaded or bound becomes {@link #unavailableReason()}. */
     public static LibibverbsRdmaVerbs load(String library) {
         try {
-            LibIbverbs lib = LibraryLoader.create(LibIbverbs.class).failImmediately().library(library)
-                    .library("c").load();
-            LibC libc = LibraryLoader.create(LibC.class).failImmediately().load("c");
-            return new LibibverbsRdmaVerbs(library, lib, libc, null);
+            LibIbverbs lib = LibraryLoader.create(LibIbverbs.class).failImmediately().library(library).load();
+            return new LibibverbsRdmaVerbs(library, lib, null);
         } catch (UnsatisfiedLinkError e) {
             // jnr's message: dlerror() ("<library>: cannot open ..."), then lines with the search path.
             String why = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
-            return new LibibverbsRdmaVerbs(library, null, null, library + " not found: "
+            return new LibibverbsRdmaVerbs(library, null, library + " not found: "
                     + (why.startsWith(library + ": ") ? why.substring(library.length() + 2) : why));
         } catch (RuntimeException | LinkageError e) {
-            return new LibibverbsRdmaVerbs(library, null, null, "cannot bind " + library + " through jnr-ffi: " + e);
+            return new LibibverbsRdmaVerbs(library, null, "cannot bind " + library + " through jnr-ffi: " + e);
         }
     }
 
@@ -107,7 +103,7 @@ public final class LibibverbsRdmaVerbs implements RdmaVerbs.Owned {
     public synchronized void addAsyncEventListener(AsyncEventListener listener) {
         queries();
         if (events == null) {
-            events = new AsyncEventLoop(lib, libc, queries, eventsReceived);
+            events = new AsyncEventLoop(lib, queries, eventsReceived);
         }
         events.addListener(listener);
     }

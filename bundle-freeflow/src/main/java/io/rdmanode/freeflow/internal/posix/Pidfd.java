@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal.posix;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
+import io.rdmanode.posix.Posix;
+import io.rdmanode.posix.PosixException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -24,8 +24,13 @@ public final class Pidfd implements AutoCloseable {
     }
 
     public static Pidfd open(int pid) {
-        Posix posix = Posix.get();
-        int fd = (int) posix.libc().syscall(Posix.SYS_PIDFD_OPEN, pid, 0);
+        Posix posix = Posix.libc();
+        int fd;
+        try {
+            fd = posix.pidfdOpen(pid, 0);
+        } catch (PosixException noPidfd) {
+            fd = -1;                                        // ENOSYS before Linux 5.3, ESRCH for a pid gone
+        }
         return new Pidfd(posix, pid, fd, fd >= 0 ? null : startTime(pid));
     }
 
@@ -35,11 +40,7 @@ public final class Pidfd implements AutoCloseable {
 
     public boolean alive() {
         if (fd >= 0) {
-            byte[] pfd = new byte[8];
-            ByteBuffer b = ByteBuffer.wrap(pfd).order(ByteOrder.nativeOrder());
-            b.putInt(0, fd).putShort(4, Posix.POLLIN);
-            int n = posix.libc().poll(pfd, 1, 0);
-            return n == 0;
+            return posix.poll(new int[] {fd}, Posix.POLLIN, 0)[0] == 0;
         }
         String now = startTime(pid);
         return now != null && now.equals(startTime);
@@ -57,6 +58,8 @@ public final class Pidfd implements AutoCloseable {
 
     @Override
     public void close() {
-        posix.close(fd);
+        if (fd >= 0) {
+            posix.close(fd);
+        }
     }
 }

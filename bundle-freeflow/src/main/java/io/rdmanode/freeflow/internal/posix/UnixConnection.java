@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal.posix;
 
+import io.rdmanode.posix.Errno;
+import io.rdmanode.posix.Posix;
+import io.rdmanode.posix.PosixException;
+import io.rdmanode.posix.Received;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import jnr.ffi.Memory;
-import jnr.ffi.Pointer;
 
 /**
  * One accepted client connection. Reads go through recvmsg with room for descriptors so that any fd a client
@@ -14,28 +16,17 @@ import jnr.ffi.Pointer;
  */
 public final class UnixConnection implements AutoCloseable {
     private static final int BUF = 64 * 1024;
-    private static final int MSGHDR = 56;
-    private static final int CMSG_SPACE = 24;
 
     private final Posix posix;
     private final int fd;
     private final PeerCred peer;
-    private final Pointer msg;
-    private final Pointer iov;
-    private final Pointer control;
-    private final Pointer data;
-    private final byte[] chunk = new byte[BUF];
-    private int receivedFd = -1;
+    private final ByteBuffer data = ByteBuffer.allocateDirect(BUF);
     private boolean closed;
 
     UnixConnection(Posix posix, int fd, PeerCred peer) {
         this.posix = posix;
         this.fd = fd;
         this.peer = peer;
-        this.msg = Memory.allocateDirect(posix.runtime(), MSGHDR, true);
-        this.iov = Memory.allocateDirect(posix.runtime(), 16, true);
-        this.control = Memory.allocateDirect(posix.runtime(), CMSG_SPACE * 4, true);
-        this.data = Memory.allocateDirect(posix.runtime(), BUF, true);
     }
 
     public PeerCred peer() {
@@ -49,20 +40,18 @@ public final class UnixConnection implements AutoCloseable {
     /** Reads exactly {@code b.remaining()} bytes into b (from its position); EOF before that is an EOFException. */
     public void readFully(ByteBuffer b) throws IOException {
         while (b.hasRemaining()) {
-            int n = (int) Math.min(b.remaining(), BUF);
-            long got = recv(n);
+            int got = recv(Math.min(b.remaining(), BUF));
             if (got == 0) {
                 throw new EOFException("client pid " + peer.pid() + " closed the connection");
             }
-            data.get(0, chunk, 0, (int) got);
-            b.put(chunk, 0, (int) got);
+            b.put(data.flip());
         }
     }
 
     /** Reads and drops n bytes (the body of a request refused before reading it). */
     public void skip(long n) throws IOException {
         while (n > 0) {
-            long got = recv((int) Math.min(n, BUF));
+            int got = recv((int) Math.min(n, BUF));
             if (got == 0) {
                 throw new EOFException("client pid " + peer.pid() + " closed the connection");
             }
@@ -70,58 +59,33 @@ public final class UnixConnection implements AutoCloseable {
         }
     }
 
-    private long recv(int n) throws IOException {
+    /** Up to n bytes into {@link #data} (cleared first); descriptors that came with them are closed. */
+    private int recv(int n) throws IOException {
         for (;;) {
-            msg.setMemory(0, MSGHDR, (byte) 0);
-            iov.putAddress(0, data.address());
-            iov.putLong(8, n);
-            msg.putAddress(16, iov.address());
-            msg.putLong(24, 1);
-            msg.putAddress(32, control.address());
-            msg.putLong(40, CMSG_SPACE * 4);
-            long got = posix.libc().recvmsg(fd, msg, 0);
-            if (got < 0) {
-                if (posix.errno() == Posix.EINTR) {
+            data.clear().limit(n);
+            Received r;
+            try {
+                r = posix.recvmsg(fd, data, 0);
+            } catch (PosixException e) {
+                if (e.errno() == Errno.EINTR) {
                     continue;
                 }
-                throw posix.error("recvmsg from pid " + peer.pid());
+                throw new IOException("recvmsg from pid " + peer.pid() + ": " + e.reason(), e);
             }
-            takeDescriptors();
-            return got;
+            // Phase 1 has no call that needs a client's fd: none is kept.
+            for (int received : r.fds()) {
+                posix.close(received);
+            }
+            return (int) r.bytes();
         }
-    }
-
-    /** Descriptors that came with the data: none is kept (phase 1 has no call that needs a client's fd). */
-    private void takeDescriptors() {
-        long controllen = msg.getLong(40);
-        long at = 0;
-        while (at + 16 <= controllen) {
-            long len = control.getLong(at);
-            if (len < 16) {
-                break;
-            }
-            if (control.getInt(at + 8) == Posix.SOL_SOCKET && control.getInt(at + 12) == Posix.SCM_RIGHTS) {
-                for (long p = at + 16; p + 4 <= at + len; p += 4) {
-                    int got = control.getInt(p);
-                    posix.close(receivedFd);
-                    receivedFd = got;
-                }
-            }
-            at += (len + 7) & ~7L;
-        }
-        posix.close(receivedFd);
-        receivedFd = -1;
     }
 
     public void write(ByteBuffer b) throws IOException {
-        byte[] bytes = new byte[b.remaining()];
-        b.get(bytes);
-        int off = 0;
-        while (off < bytes.length) {
-            int n = Math.min(bytes.length - off, BUF);
-            data.put(0, bytes, off, n);
-            long sent = sendmsg(n, -1);
-            off += (int) sent;
+        while (b.hasRemaining()) {
+            int n = Math.min(b.remaining(), BUF);
+            data.clear();
+            data.put(b.slice(b.position(), n)).flip();
+            b.position(b.position() + (int) sendmsg(-1));
         }
     }
 
@@ -130,43 +94,34 @@ public final class UnixConnection implements AutoCloseable {
      * sends the payload alone (a refused fd-first call: the client's recvmsg then reports no descriptor).
      */
     public void sendFd(int passFd) throws IOException {
-        data.put(0, new byte[] {'f', 'd'}, 0, 2);
-        long sent = sendmsg(2, passFd);
-        if (sent != 2) {
+        data.clear();
+        data.put((byte) 'f').put((byte) 'd').flip();
+        if (sendmsg(passFd) != 2) {
             throw new IOException("short fd message to pid " + peer.pid());
         }
     }
 
-    private long sendmsg(int n, int passFd) throws IOException {
+    /** Sends {@link #data}'s remaining bytes once (a short send is the caller's to continue). */
+    private long sendmsg(int passFd) throws IOException {
         for (;;) {
-            msg.setMemory(0, MSGHDR, (byte) 0);
-            iov.putAddress(0, data.address());
-            iov.putLong(8, n);
-            msg.putAddress(16, iov.address());
-            msg.putLong(24, 1);
-            if (passFd >= 0) {
-                control.setMemory(0, CMSG_SPACE, (byte) 0);
-                control.putLong(0, 20);
-                control.putInt(8, Posix.SOL_SOCKET);
-                control.putInt(12, Posix.SCM_RIGHTS);
-                control.putInt(16, passFd);
-                msg.putAddress(32, control.address());
-                msg.putLong(40, CMSG_SPACE);
-            }
-            long sent = posix.libc().sendmsg(fd, msg, Posix.MSG_NOSIGNAL);
-            if (sent < 0) {
-                if (posix.errno() == Posix.EINTR) {
+            try {
+                return posix.sendmsg(fd, data, passFd, Posix.MSG_NOSIGNAL);
+            } catch (PosixException e) {
+                if (e.errno() == Errno.EINTR) {
                     continue;
                 }
-                throw posix.error("sendmsg to pid " + peer.pid());
+                throw new IOException("sendmsg to pid " + peer.pid() + ": " + e.reason(), e);
             }
-            return sent;
         }
     }
 
     /** Wakes a worker blocked in a read on this connection (shutdown), without releasing the fd number yet. */
     public void shutdown() {
-        posix.libc().shutdown(fd, Posix.SHUT_RDWR);
+        try {
+            posix.shutdown(fd, Posix.SHUT_RDWR);
+        } catch (PosixException alreadyGone) {
+            // ENOTCONN: the client has gone, nothing blocks on it
+        }
     }
 
     @Override

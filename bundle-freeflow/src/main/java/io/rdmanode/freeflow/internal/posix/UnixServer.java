@@ -1,13 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal.posix;
 
+import io.rdmanode.posix.Errno;
+import io.rdmanode.posix.PeerCredentials;
+import io.rdmanode.posix.Posix;
+import io.rdmanode.posix.PosixException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 
-/** A listening Unix stream socket at a path, accepting connections with their peer credentials. */
+/**
+ * A listening Unix stream socket at a path, accepting connections with their peer credentials. Through libc (the
+ * posix bundle) rather than the JDK, whose channels can neither pass descriptors (SCM_RIGHTS) nor report the
+ * peer's pid.
+ */
 public final class UnixServer implements AutoCloseable {
     private final Posix posix;
     private final Path path;
@@ -26,27 +34,31 @@ public final class UnixServer implements AutoCloseable {
      * credentials, not from the file mode.
      */
     public static UnixServer listen(Path path, String mode) throws IOException {
-        Posix posix = Posix.get();
+        Posix posix = Posix.libc();
         byte[] p = path.toString().getBytes(StandardCharsets.UTF_8);
         if (p.length > 107) {
             throw new IOException("cannot bind " + path + ": longer than 107 bytes");
         }
         Files.deleteIfExists(path);
-        int fd = posix.libc().socket(Posix.AF_UNIX, Posix.SOCK_STREAM | Posix.SOCK_CLOEXEC, 0);
-        if (fd < 0) {
-            throw posix.error("socket(AF_UNIX)");
+        int fd;
+        try {
+            fd = posix.socket(Posix.AF_UNIX, Posix.SOCK_STREAM | Posix.SOCK_CLOEXEC, 0);
+        } catch (PosixException e) {
+            throw new IOException(e.getMessage(), e);
         }
-        byte[] addr = new byte[110];
+        byte[] addr = new byte[2 + p.length + 1];
         addr[0] = Posix.AF_UNIX;
         System.arraycopy(p, 0, addr, 2, p.length);
-        if (posix.libc().bind(fd, addr, 2 + p.length + 1) != 0) {
-            IOException e = posix.error("cannot bind " + path);
+        String step = "cannot bind " + path;
+        try {
+            posix.bind(fd, addr);
+            Files.setPosixFilePermissions(path, PosixFilePermissions.fromString(mode));
+            step = "cannot listen on " + path;
+            posix.listen(fd, 128);
+        } catch (PosixException e) {
             posix.close(fd);
-            throw e;
-        }
-        Files.setPosixFilePermissions(path, PosixFilePermissions.fromString(mode));
-        if (posix.libc().listen(fd, 128) != 0) {
-            IOException e = posix.error("cannot listen on " + path);
+            throw new IOException(step + ": " + e.reason(), e);
+        } catch (IOException e) {
             posix.close(fd);
             throw e;
         }
@@ -60,25 +72,26 @@ public final class UnixServer implements AutoCloseable {
     /** Blocks for the next connection; an IOException once closed. */
     public UnixConnection accept() throws IOException {
         for (;;) {
-            int c = posix.libc().accept4(fd, null, null, Posix.SOCK_CLOEXEC);
-            if (c < 0) {
+            int c;
+            try {
+                c = posix.accept4(fd, Posix.SOCK_CLOEXEC);
+            } catch (PosixException e) {
                 if (closed) {
                     throw new IOException("server on " + path + " closed");
                 }
-                if (posix.errno() == Posix.EINTR) {
+                if (e.errno() == Errno.EINTR) {
                     continue;
                 }
-                throw posix.error("accept on " + path);
+                throw new IOException("accept on " + path + ": " + e.reason(), e);
             }
-            byte[] cred = new byte[12];
-            int[] len = {12};
-            if (posix.libc().getsockopt(c, Posix.SOL_SOCKET, Posix.SO_PEERCRED, cred, len) != 0) {
-                IOException e = posix.error("SO_PEERCRED on " + path);
+            PeerCredentials peer;
+            try {
+                peer = posix.peerCredentials(c);
+            } catch (PosixException e) {
                 posix.close(c);
-                throw e;
+                throw new IOException("SO_PEERCRED on " + path + ": " + e.reason(), e);
             }
-            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(cred).order(java.nio.ByteOrder.nativeOrder());
-            return new UnixConnection(posix, c, new PeerCred(b.getInt(0), b.getInt(4), b.getInt(8)));
+            return new UnixConnection(posix, c, new PeerCred(peer.pid(), peer.uid(), peer.gid()));
         }
     }
 
@@ -86,7 +99,11 @@ public final class UnixServer implements AutoCloseable {
     public void close() throws IOException {
         if (!closed) {
             closed = true;
-            posix.libc().shutdown(fd, Posix.SHUT_RDWR);
+            try {
+                posix.shutdown(fd, Posix.SHUT_RDWR);
+            } catch (PosixException notConnected) {
+                // ENOTCONN on some kernels for a listening socket: the close below wakes accept anyway
+            }
             posix.close(fd);
             Files.deleteIfExists(path);
         }

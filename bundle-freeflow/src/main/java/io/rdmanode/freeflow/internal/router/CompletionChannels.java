@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal.router;
 
-import io.rdmanode.freeflow.internal.posix.Posix;
 import io.rdmanode.freeflow.internal.wire.AckCqEventRequest;
 import io.rdmanode.freeflow.internal.wire.CqEventResponse;
 import io.rdmanode.freeflow.internal.wire.Errno;
 import io.rdmanode.freeflow.internal.wire.ReqNotifyCqRequest;
 import io.rdmanode.freeflow.internal.wire.Wire;
 import io.rdmanode.freeflow.internal.wire.WireException;
+import io.rdmanode.posix.Posix;
+import io.rdmanode.posix.PosixException;
 import java.io.IOException;
 
 /**
@@ -42,10 +43,12 @@ final class CompletionChannels {
     CompChannel create(Tenant t) throws IOException {
         synchronized (lock) {
             Router.live(t);
-            Posix posix = Posix.get();
-            int fd = posix.libc().eventfd(0, Posix.EFD_CLOEXEC | Posix.EFD_NONBLOCK | 1 /* EFD_SEMAPHORE */);
-            if (fd < 0) {
-                throw posix.error("eventfd");
+            Posix posix = Posix.libc();
+            int fd;
+            try {
+                fd = posix.eventfd(0, Posix.EFD_CLOEXEC | Posix.EFD_NONBLOCK | Posix.EFD_SEMAPHORE);
+            } catch (PosixException e) {
+                throw new IOException(e.getMessage(), e);
             }
             if (fd >= Wire.MAP_SIZE) {
                 posix.close(fd);
@@ -66,7 +69,7 @@ final class CompletionChannels {
             t.channels.remove(fd);
             ch.closed = true;
             ch.events.add(0);
-            Posix.get().close(fd);
+            Posix.libc().close(fd);
         }
     }
 
@@ -88,7 +91,7 @@ final class CompletionChannels {
             if (h == 0 || ch.closed) {
                 throw new WireException(Errno.EINVAL, "channel " + fd + " destroyed");
             }
-            Posix.get().libc().read(fd, new byte[8], 8);
+            readEvent(fd);
             CompletionQueue cq = t.cqs.get(h);
             return cq == null ? new CqEventResponse(0, 0, 0) : new CqEventResponse(h, cq.compEvents, 0);
         }
@@ -109,7 +112,18 @@ final class CompletionChannels {
             cq.compEvents++;
             cq.channel.events.add(cq.handle);
             byte[] one = {1, 0, 0, 0, 0, 0, 0, 0};
-            Posix.get().libc().write(cq.channel.fd, one, 8);
+            Posix.libc().write(cq.channel.fd, one, 8);
+        }
+    }
+
+    /** Takes one count off the channel's eventfd (semaphore mode); none there (EAGAIN) is not an error. */
+    private static void readEvent(int fd) {
+        try {
+            Posix.libc().read(fd, new byte[8], 8);
+        } catch (PosixException e) {
+            if (e.errno() != io.rdmanode.posix.Errno.EAGAIN) {
+                throw e;
+            }
         }
     }
 }

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The verbs backend on a real kernel RDMA stack: boots the Soft-RoCE testbed VM once (Debian's kernel, rxe,
  * rdma-core, JRE 17; {@code ../shared/testbed/README.md}), runs {@link VerbsVmProbe} there on this build's
- * classes and embedded jnr jars, and checks that verbs and sysfs describe rxe0 and rxe1 alike. Skips, saying
+ * classes and the jnr jars, and checks that verbs and sysfs describe rxe0 and rxe1 alike. Skips, saying
  * why, when the testbed scripts or qemu are missing. The VM takes both cores of a small machine for 30-60 s,
  * so it runs only when asked: environment {@code CI} set (as {@code .ci/run} does) or
  * {@code -Drdma.testbed.vm=true}. {@code -Drdma.testbed=DIR} points at another testbed checkout.
@@ -98,9 +98,9 @@ class VerbsSoftRoceIT {
         Assumptions.assumeTrue(onPath("qemu-system-x86_64") || isRoot(), "qemu-system-x86_64 is not installed and"
                 + " the testbed cannot install it without root (apt-get install qemu-system-x86 mmdebstrap)");
         Path target = Path.of("").toAbsolutePath().resolve("target");
-        Assumptions.assumeTrue(Files.isDirectory(target.resolve("embed")), "no " + target.resolve("embed"));
+        Assumptions.assumeTrue(Files.isDirectory(target.resolve("vm-jnr")), "no " + target.resolve("vm-jnr"));
         String classpath = target.resolve("classes") + ":" + target.resolve("test-classes") + ":"
-                + target.resolve("embed") + "/*:" + vmLibs(target) + "/*";
+                + target.resolve("vm-jnr") + "/*:" + vmLibs(target) + "/*";
         buildImageOrAbort(runInVm.getParent());
         List<String> command = List.of(runInVm.toString(), "-s", target.toString(), "-t", "900", "--",
                 "java", "-XX:TieredStopAtLevel=1", "-Xmx256m", "-cp", classpath, PROBE);
@@ -128,14 +128,15 @@ class VerbsSoftRoceIT {
 
     /**
      * SLF4J (API and the simple provider), Awaitility (with Hamcrest) and the verbs bundle's classes copied under {@code target}, the one
-     * folder the VM sees; jnr and jffi are already there ({@code target/embed}, embedded by discovery for netlink).
+     * folder the VM sees; jnr and jffi are already there ({@code target/vm-jnr}, copied by the build for this probe).
      */
     private static Path vmLibs(Path target) throws IOException {
         Path libs = Files.createDirectories(target.resolve("verbs-vm-lib"));
         // The verbs and netlink bundles' classes are jars from the repository, or classes directories in a reactor
         // build: packed into a jar then, since only target/ is shared with the guest.
         for (Class<?> c : List.of(org.slf4j.LoggerFactory.class, org.slf4j.simple.SimpleLogger.class,
-                io.rdmanode.verbs.RdmaVerbs.class, io.rdmanode.netlink.Netlink.class, org.awaitility.Awaitility.class,
+                io.rdmanode.verbs.RdmaVerbs.class, io.rdmanode.netlink.Netlink.class, io.rdmanode.posix.Posix.class,
+                org.awaitility.Awaitility.class,
                 org.hamcrest.Matcher.class)) {
             try {
                 Path jar = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+/**
+ * The agent's one native layer: every libc call the agent makes, bound once through jnr-ffi in the posix bundle
+ * and offered here with no jnr type in sight ({@link io.rdmanode.posix.Posix#libc()}): Unix and netlink
+ * sockets (with {@code SCM_RIGHTS} and {@code SO_PEERCRED}), pipes, eventfd, poll, pidfd, open/close,
+ * setns/unshare/mount for work inside a network namespace, prctl. Errors are
+ * {@link io.rdmanode.posix.PosixException}s that name the call and the errno ({@link io.rdmanode.posix.Errno}).
+ *
+ * <p>The bundle is also the agent's only copy of jnr-ffi and jffi, whose packages it exports for bundles that bind
+ * a library other than libc (verbs binds libibverbs); such a bundle keeps jnr types in its internal packages.
+ *
+ * @since 1.0
+ */
+@Export
+@Version("1.0.0")
+package io.rdmanode.posix;
+
+import org.osgi.annotation.bundle.Export;
+import org.osgi.annotation.versioning.Version;
