@@ -76,8 +76,11 @@ final class HeldDevices {
         Kubelet.Answer answer;
         try {
             answer = kubelet.running();
+        } catch (IllegalStateException notYet) {
+            LOG.debug("allocation ledger not reconciled ({}): {}", why, notYet.getMessage());
+            return false;
         } catch (RuntimeException e) {
-            if (!e.getMessage().equals(lastProblem)) {
+            if (!String.valueOf(e.getMessage()).equals(lastProblem)) {
                 LOG.warn("allocation ledger not reconciled ({}): {}; it keeps what Allocate recorded", why,
                         e.getMessage());
             }

@@ -23,6 +23,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -63,8 +65,18 @@ public final class Layer implements DevicePluginLayer {
 
     /** As above, asking kubelet every {@code reconcileEvery} (tests that wait for a holder to go). */
     public Layer(LayerSettings settings, Path ledgerFile, PodDevices kubelet, Duration reconcileEvery) {
+        this(settings, ledgerFile, () -> Optional.of(kubelet), reconcileEvery);
+    }
+
+    /**
+     * The agent's layer when kubelet's {@code PodDevices} comes and goes (the OSGi component: the kubelet host
+     * that offers it starts serving pools while it activates, so the layer cannot wait for it):
+     * {@link #reconcileNow} once it is there.
+     */
+    Layer(LayerSettings settings, Path ledgerFile, Supplier<Optional<PodDevices>> kubelet, Duration reconcileEvery) {
         this(settings, AllocationLedger.at(ledgerFile, Clock.systemUTC()), () -> {
-            PodHoldings h = kubelet.running();
+            PodHoldings h = kubelet.get().orElseThrow(() -> new IllegalStateException(
+                    "kubelet's PodDevices service is not there (yet)")).running();
             return new HeldDevices.Kubelet.Answer(h.devices().stream().map(d -> new AllocationLedger.Holding(
                     d.resourceName(), d.deviceId(), d.podKey() + "/" + d.container())).toList(),
                     h.source().name() + (h.fallbackReason().isEmpty() ? "" : " (" + h.fallbackReason() + ")"));
@@ -88,6 +100,15 @@ public final class Layer implements DevicePluginLayer {
             }
         } catch (RuntimeException e) {
             LOG.error("allocation ledger reconciliation failed", e);
+        }
+    }
+
+    /** Reconciles now (kubelet's PodDevices just came) and recomputes every pool set if the ledger changed. */
+    void reconcileNow() {
+        try {
+            reconciler.execute(this::reconcileAndRefresh);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            // the layer is stopping
         }
     }
 

@@ -25,6 +25,10 @@ import java.util.Optional;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import java.time.Duration;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
@@ -58,19 +62,39 @@ public final class LayerComponent implements DevicePluginLayer, StatusSection, H
         String[] cdiSpecDirs() default {"/var/run/cdi"};
     }
 
-    private final Layer layer;
+    private volatile Layer layer;
 
     static final String STATE_DIR_PROPERTY = "rdma.agent.stateDir";
     static final String DEFAULT_STATE_DIR = "/var/lib/rdma-node-agent";
 
     /**
-     * @param kubelet what running containers hold (kubelet's PodResources, or its checkpoint): the truth the
-     *                allocation ledger in {@code <rdma.agent.stateDir>/deviceplugin/allocations} is reconciled with
+     * What running containers hold (kubelet's PodResources, or its checkpoint): the truth the allocation ledger in
+     * {@code <rdma.agent.stateDir>/deviceplugin/allocations} is reconciled with. Dynamic: the kubelet host that
+     * offers it starts the plugin bundles' pools while it activates, and they need this layer first.
      */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+               policyOption = ReferencePolicyOption.GREEDY, unbind = "unbindKubelet")
+    void bindKubelet(PodDevices podDevices) {
+        kubelet = podDevices;
+        Layer l = layer;
+        if (l != null) {
+            l.reconcileNow();
+        }
+    }
+
+    void unbindKubelet(PodDevices podDevices) {
+        if (kubelet == podDevices) {
+            kubelet = null;
+        }
+    }
+
+    private volatile PodDevices kubelet;
+
     @Activate
-    public LayerComponent(Config config, BundleContext context, @Reference PodDevices kubelet) {
+    public LayerComponent(Config config, BundleContext context) {
         Path stateDir = Path.of(Optional.ofNullable(context.getProperty(STATE_DIR_PROPERTY)).orElse(DEFAULT_STATE_DIR));
-        this.layer = new Layer(settings(config), stateDir.resolve("deviceplugin/allocations"), kubelet);
+        this.layer = new Layer(settings(config), stateDir.resolve("deviceplugin/allocations"),
+                () -> Optional.ofNullable(kubelet), Duration.ofSeconds(Layer.RECONCILE_SECONDS));
         LOG.info("device-plugin layer started hostDevRoot={} cdiSpecDirs={}", layer.settings().paths().hostDevRoot(),
                 layer.settings().cdiSpecDirs());
     }
