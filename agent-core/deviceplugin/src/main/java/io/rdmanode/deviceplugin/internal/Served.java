@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.internal;
 
-import io.rdmanode.deviceplugin.DeviceInfo;
 import io.rdmanode.deviceplugin.Ownership;
 import io.rdmanode.deviceplugin.PoolStatus;
 import io.rdmanode.deviceplugin.PoolView;
 import io.rdmanode.deviceplugin.ResourcePool;
 import io.rdmanode.deviceplugin.ServedPool;
 import io.rdmanode.discovery.HostSnapshot;
-import io.rdmanode.discovery.PciAddress;
 import io.rdmanode.kubelet.ContainerAllocation;
 import io.rdmanode.kubelet.Device;
 import io.rdmanode.kubelet.DevicePlugin;
@@ -16,7 +14,6 @@ import io.rdmanode.kubelet.DevicePluginException;
 import io.rdmanode.kubelet.DevicePluginHost;
 import io.rdmanode.kubelet.PluginOptions;
 import io.rdmanode.kubelet.ServedResource;
-import java.io.IOException;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -42,8 +39,7 @@ final class Served implements ServedPool, DevicePlugin {
     private final ServedSet set;
     private final LiveOwners owners;
     private final HeldDevices held;
-    private final Optional<DeviceInfoFiles> deviceInfo;
-    private volatile String deviceInfoProblem = "";
+    private final Optional<HeldDeviceInfo> deviceInfo;
     private final ServedResource served;
     private final AtomicLong allocations = new AtomicLong();
     private final AtomicLong allocationFailures = new AtomicLong();
@@ -65,9 +61,9 @@ final class Served implements ServedPool, DevicePlugin {
         this.set = set;
         this.owners = owners;
         this.held = held;
-        this.deviceInfo = pool.deviceInfoDir().map(dir -> new DeviceInfoFiles(dir, pool.resourceName()));
+        this.deviceInfo = pool.deviceInfoDir().map(dir -> new HeldDeviceInfo(pool, held, dir));
         this.view = owned(unheld(pool.compute(first)));
-        syncDeviceInfo(view, first);
+        deviceInfo.ifPresent(d -> d.sync(view, first));
         try {
             this.served = host.serve(this);
         } catch (RuntimeException e) {
@@ -98,7 +94,7 @@ final class Served implements ServedPool, DevicePlugin {
             return;
         }
         view = next;
-        syncDeviceInfo(next, snapshot);
+        deviceInfo.ifPresent(d -> d.sync(next, snapshot));
         if (!next.devices().equals(previous.devices())) {
             served.devicesChanged();
         }
@@ -157,72 +153,6 @@ final class Served implements ServedPool, DevicePlugin {
         v.devices().stream().filter(d -> !offered.contains(d)).forEach(d -> unusable.put(d.id(),
                 "held under " + heldBy.get(d.id()) + " by a running container; offered once it is released"));
         return new PoolView(v.revision(), offered, v.selection(), unusable, v.healthy(), v.reason(), v.details());
-    }
-
-    /**
-     * Device-info files are those of the devices running containers hold under this resource (the ledger),
-     * whether the pool still has them or an edit took them out (not a VF gone from the host): kept while the pod
-     * runs, written again when missing (the agent restarted), removed once released. Under this pool's lock,
-     * which Allocate's write takes too after the ledger recorded the allocation, so a file Allocate just wrote
-     * is never taken for a stale one.
-     *
-     * @param host the snapshot {@code v} comes from; null when unknown (the pool stops)
-     */
-    private synchronized void syncDeviceInfo(PoolView v, HostSnapshot host) {
-        if (deviceInfo.isEmpty()) {
-            return;
-        }
-        DeviceInfoFiles files = deviceInfo.get();
-        String mine = pool.resourceName();
-        Set<String> mineHeld = new java.util.TreeSet<>();
-        held.heldBy().forEach((id, resource) -> {
-            if (mine.equals(resource) && (host == null || onHost(host, id))) {
-                mineHeld.add(id);
-            }
-        });
-        try {
-            List<String> removed = files.removeAllBut(mineHeld);
-            if (!removed.isEmpty()) {
-                LOG.info("device-info removed resource={} devices={}: no running container holds them", mine,
-                        removed);
-            }
-            for (String id : mineHeld) {
-                Optional<DeviceInfo> info = files.exists(id) ? Optional.empty() : pool.deviceInfo(v, id);
-                if (info.isPresent()) {
-                    files.write(info.get());
-                    LOG.info("device-info written again resource={} device={}: a running container holds it",
-                            mine, id);
-                }
-            }
-            deviceInfoProblem = "";
-        } catch (IOException e) {
-            deviceInfoProblem = "device-info files in " + files.dir() + ": " + e.getMessage();
-            LOG.warn("pool={}: {}", pool.name(), deviceInfoProblem);
-        }
-    }
-
-    private static boolean onHost(HostSnapshot host, String deviceId) {
-        return PciAddress.parse(deviceId).map(a -> host.pciFunction(a).isPresent()).orElse(true);
-    }
-
-    /** Writes the device-info files of an allocation, after the ledger recorded it. */
-    private synchronized void writeDeviceInfo(PoolView v, List<String> deviceIds) {
-        if (deviceInfo.isEmpty()) {
-            return;
-        }
-        DeviceInfoFiles files = deviceInfo.get();
-        for (String id : new java.util.LinkedHashSet<>(deviceIds)) {
-            Optional<DeviceInfo> info = pool.deviceInfo(v, id);
-            if (info.isEmpty()) {
-                continue;
-            }
-            try {
-                files.write(info.get());
-            } catch (IOException e) {
-                throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, pool.resourceName(),
-                        "cannot write device-info file " + files.file(id) + ": " + e.getMessage(), e);
-            }
-        }
     }
 
     private void log(String what, PoolView v) {
@@ -287,7 +217,9 @@ final class Served implements ServedPool, DevicePlugin {
         try {
             PoolView v = view;
             ContainerAllocation a = pool.allocate(v, deviceIds);
-            writeDeviceInfo(v, deviceIds);
+            if (deviceInfo.isPresent()) {
+                deviceInfo.get().allocated(v, deviceIds);
+            }
             allocations.incrementAndGet();
             lastAllocation = List.copyOf(deviceIds);
             return a;
@@ -321,7 +253,7 @@ final class Served implements ServedPool, DevicePlugin {
     public PoolStatus status() {
         PoolView v = view;
         Map<String, Object> details = v.details();
-        String problem = deviceInfoProblem;
+        String problem = deviceInfo.map(HeldDeviceInfo::problem).orElse("");
         if (!problem.isEmpty()) {
             details = new LinkedHashMap<>(details);
             details.put("deviceInfoProblem", problem);
@@ -339,7 +271,7 @@ final class Served implements ServedPool, DevicePlugin {
         owners.remove(this);
         owners.release(pool.resourceName());
         served.close();
-        syncDeviceInfo(view, null);              // files of held devices stay while their pods run
+        deviceInfo.ifPresent(d -> d.sync(view, null));       // files of held devices stay while their pods run
         try {
             pool.stopped();
         } catch (RuntimeException e) {
