@@ -32,6 +32,11 @@ public final class DevicePluginTesting {
         return new Layer(settings, ledgerFile, kubelet, java.time.Duration.ofMillis(300));
     }
 
+    /** Stops a layer made by {@link #layer(LayerSettings, Path, PodDevices)}: its ledger's reconciliation ends. */
+    public static void close(DevicePluginLayer layer) {
+        ((Layer) layer).close();
+    }
+
     /** The ownership table over fixed owners. */
     public static DeviceOwnership ownership(List<DeviceOwner> owners) {
         return new OwnershipTable(owners);
