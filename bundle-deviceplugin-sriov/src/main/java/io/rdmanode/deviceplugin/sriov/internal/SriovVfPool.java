@@ -185,9 +185,11 @@ public final class SriovVfPool implements ResourcePool {
     private void syncDeviceInfo(Map<String, PooledVf> pooled) {
         String mine = resourceName();
         Map<String, String> heldBy = layer.held();
-        Set<String> held = new java.util.TreeSet<>();          // also a VF an edit took out of the pool
+        Set<String> held = new java.util.TreeSet<>();          // also a VF an edit took out of the pool,
+        PoolAssignment now = set.assignment();                 // not one that left the host (sriov_numvfs)
+        Map<String, String> onHost = now == null ? Map.of() : now.vfs();
         heldBy.forEach((id, resource) -> {
-            if (mine.equals(resource)) {
+            if (mine.equals(resource) && (pooled.containsKey(id) || onHost.containsKey(id))) {
                 held.add(id);
             }
         });
