@@ -186,8 +186,8 @@ final class LedgerChaos implements AutoCloseable {
         List<String> missing = new ArrayList<>();
         Set<String> served = Set.copyOf(resources());
         for (HeldDevice d : podDevices.running().devices()) {
-            if (served.contains(d.resourceName()) && !Files.exists(
-                    new DeviceInfoFiles(dir.resolve("devinfo"), d.resourceName()).file(d.deviceId()))) {
+            if (served.contains(d.resourceName()) && !Files.exists(dir.resolve("devinfo")
+                    .resolve(d.resourceName().replace('/', '-') + "-" + d.deviceId() + "-device.json"))) {
                 missing.add(d.resourceName() + " " + d.deviceId() + " held by " + d.podKey());
             }
         }
