@@ -223,8 +223,20 @@ class AllocationStateIT {
             noDeviceHeldTwice(kubelet);
             assertThat(info).as("device-info file while p1 runs").exists();
             String holder = fault == Fault.POD_RESOURCES_DOWN ? kubelet.podUid(ns, "p1") + "/c" : p1 + "/c";
-            await("/status deviceplugin.held lists " + vf + " held by " + holder, Duration.ofSeconds(5),
-                    () -> heldInStatus(base).getOrDefault(vf, "").equals(holder));
+            long askedAt = System.nanoTime();
+            try {
+                await("/status deviceplugin.held lists " + vf + " held by " + holder, Duration.ofSeconds(15),
+                        () -> heldInStatus(base).getOrDefault(vf, "").equals(holder));
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                throw new AssertionError(AgentProcess.json(base + "/status").get("deviceplugin") + "\n"
+                        + second.output().lines().filter(l -> l.contains("ledger") || l.contains("held")
+                        || l.contains("PodDevices") || l.contains("pod-resources")).collect(
+                        java.util.stream.Collectors.joining("\n")), e);
+            }
+            System.out.printf("%s round %d: /status names the holder %d ms after ready%n", name, round,
+                    (System.nanoTime() - askedAt) / 1_000_000);
+            second.output().lines().filter(l -> l.contains("allocation ledger") || l.contains("device held"))
+                    .forEach(l -> System.out.println("  agent: " + l));
             String metrics = AgentProcess.get(base + "/metrics").body();
             assertThat(metrics.lines().filter(l -> l.startsWith("rdma_agent_deviceplugin_held_device{")
                     && l.contains("device=\"" + vf + "\"") && l.contains("holder=\"" + holder + "\"")))
