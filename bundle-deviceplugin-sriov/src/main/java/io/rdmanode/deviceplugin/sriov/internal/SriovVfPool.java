@@ -191,8 +191,11 @@ public final class SriovVfPool implements ResourcePool {
                 held.add(id);
             }
         });
+        // While the layer does not know what is held (its ledger file was not trusted and kubelet was not asked
+        // yet) every ID answers as held and none is listed: no file goes then, the pods may still run.
+        boolean unknown = heldBy.isEmpty() && heldBy.containsKey("");
         try {
-            List<String> removed = deviceInfo.removeAllBut(held);
+            List<String> removed = unknown ? List.of() : deviceInfo.removeAllBut(held);
             if (!removed.isEmpty()) {
                 LOG.info("device-info removed resource={} vfs={}: not held by a running container", mine, removed);
             }
