@@ -207,7 +207,19 @@ class AllocationStateIT {
             assertThat(info).as("device-info file of the held VF after the restart").exists();
 
             // Every device the new resource offers, one pod each: never the held VF.
+            // (After an untrusted ledger nothing is offered until the agent has asked kubelet: the first pod waits.)
             List<String> moved = new ArrayList<>();
+            long firstAsked = System.nanoTime();
+            await("a first VF of " + MOVED + " free", Duration.ofSeconds(20), () -> {
+                try {
+                    moved.addAll(admit(kubelet, ns, "m", MOVED));
+                    return true;
+                } catch (IllegalStateException noneFreeYet) {
+                    return false;
+                }
+            });
+            System.out.printf("%s round %d: first pod of %s admitted %d ms after ready%n", name, round, MOVED,
+                    (System.nanoTime() - firstAsked) / 1_000_000);
             for (int i = 0; ; i++) {
                 try {
                     moved.addAll(admit(kubelet, ns, "m" + i, MOVED));
