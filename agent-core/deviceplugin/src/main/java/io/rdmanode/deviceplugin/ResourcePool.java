@@ -4,8 +4,10 @@ package io.rdmanode.deviceplugin;
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.kubelet.ContainerAllocation;
 import io.rdmanode.kubelet.PluginOptions;
+import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
@@ -60,6 +62,28 @@ public interface ResourcePool {
             chosen.add(id);
         }
         return List.copyOf(chosen);
+    }
+
+    /**
+     * Where the layer keeps the NPWG device-info files of this pool's devices ({@code <resource>-<id>-device.json},
+     * every {@code /} a {@code -}): written when Allocate hands a device out, kept while a running container
+     * holds it (across agent restarts: the SR-IOV CNI and Multus read them while the pod lives), written again
+     * when missing, removed once kubelet lists no holder. Empty (the default): the pool has none.
+     *
+     * @since 2.1
+     */
+    default Optional<Path> deviceInfoDir() {
+        return Optional.empty();
+    }
+
+    /**
+     * The device-info of {@code deviceId} on {@code view}; empty when the view does not know the device (a
+     * device held while an edit took it out of the pool keeps the file it has).
+     *
+     * @since 2.1
+     */
+    default Optional<DeviceInfo> deviceInfo(PoolView view, String deviceId) {
+        return Optional.empty();
     }
 
     /** Called once the pool is no longer served (delete files it wrote). */

@@ -18,10 +18,11 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.Collectors;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +39,7 @@ final class Served implements ServedPool, DevicePlugin {
     private final ServedSet set;
     private final LiveOwners owners;
     private final HeldDevices held;
+    private final Optional<HeldDeviceInfo> deviceInfo;
     private final ServedResource served;
     private final AtomicLong allocations = new AtomicLong();
     private final AtomicLong allocationFailures = new AtomicLong();
@@ -59,7 +61,9 @@ final class Served implements ServedPool, DevicePlugin {
         this.set = set;
         this.owners = owners;
         this.held = held;
+        this.deviceInfo = pool.deviceInfoDir().map(dir -> new HeldDeviceInfo(pool, held, dir));
         this.view = owned(unheld(pool.compute(first)));
+        deviceInfo.ifPresent(d -> d.sync(view, first));
         try {
             this.served = host.serve(this);
         } catch (RuntimeException e) {
@@ -90,6 +94,7 @@ final class Served implements ServedPool, DevicePlugin {
             return;
         }
         view = next;
+        deviceInfo.ifPresent(d -> d.sync(next, snapshot));
         if (!next.devices().equals(previous.devices())) {
             served.devicesChanged();
         }
@@ -213,7 +218,11 @@ final class Served implements ServedPool, DevicePlugin {
         // Recorded before the pool answers (and writes its files), forgotten if it refuses.
         List<String> recorded = pool.exclusive() ? held.allocated(mine, deviceIds) : List.of();
         try {
-            ContainerAllocation a = pool.allocate(view, deviceIds);
+            PoolView v = view;
+            ContainerAllocation a = pool.allocate(v, deviceIds);
+            if (deviceInfo.isPresent()) {
+                deviceInfo.get().allocated(v, deviceIds);
+            }
             allocations.incrementAndGet();
             lastAllocation = List.copyOf(deviceIds);
             return a;
@@ -246,9 +255,15 @@ final class Served implements ServedPool, DevicePlugin {
     @Override
     public PoolStatus status() {
         PoolView v = view;
+        Map<String, Object> details = v.details();
+        String problem = deviceInfo.map(HeldDeviceInfo::problem).orElse("");
+        if (!problem.isEmpty()) {
+            details = new LinkedHashMap<>(details);
+            details.put("deviceInfoProblem", problem);
+        }
         return new PoolStatus(pool.name(), pool.resourceName(), v.healthy(), v.reason(), served.registered(),
                 v.selection().matchedKeys(), v.selection().exclusionReasons(), v.unusable(), allocations.get(),
-                allocationFailures.get(), lastAllocation, v.details());
+                allocationFailures.get(), lastAllocation, details);
     }
 
     @Override
@@ -259,6 +274,7 @@ final class Served implements ServedPool, DevicePlugin {
         owners.remove(this);
         owners.release(pool.resourceName());
         served.close();
+        deviceInfo.ifPresent(d -> d.sync(view, null));       // files of held devices stay while their pods run
         try {
             pool.stopped();
         } catch (RuntimeException e) {

@@ -32,6 +32,11 @@ public final class DevicePluginTesting {
         return new Layer(settings, ledgerFile, kubelet, java.time.Duration.ofMillis(300));
     }
 
+    /** Stops a layer made here: its ledger's reconciliation and the ownership notifier (an agent that stops). */
+    public static void close(DevicePluginLayer layer) {
+        ((Layer) layer).close();
+    }
+
     /** The ownership table over fixed owners. */
     public static DeviceOwnership ownership(List<DeviceOwner> owners) {
         return new OwnershipTable(owners);

@@ -10,6 +10,7 @@ import java.io.IOException;
 import io.rdmanode.deviceplugin.CdiDevice;
 import io.rdmanode.deviceplugin.CdiSpec;
 import io.rdmanode.deviceplugin.DeviceFile;
+import io.rdmanode.deviceplugin.DeviceInfo;
 import io.rdmanode.deviceplugin.DevicePaths;
 import io.rdmanode.deviceplugin.DevicePluginLayer;
 import io.rdmanode.deviceplugin.PoolView;
@@ -17,6 +18,7 @@ import io.rdmanode.deviceplugin.ResourcePool;
 import io.rdmanode.deviceplugin.Selection;
 import io.rdmanode.discovery.HostSnapshot;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.Optional;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -28,9 +30,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One SR-IOV pool as a kubelet device plugin: one device ID per VF (its PCI address) with the VF's health
- * and NUMA node. Allocate hands out the VFs' RDMA (or vfio) nodes and the PCIDEVICE environment and writes
- * their NPWG device-info files; it is idempotent (kubelet calls it again with an init container's IDs for the
- * next container). GetPreferredAllocation is offered. With CDI on, the pool's spec has one device per VF (named by
+ * and NUMA node. Allocate hands out the VFs' RDMA (or vfio) nodes and the PCIDEVICE environment and has
+ * the layer write their NPWG device-info files ({@link #deviceInfo}); it is idempotent (kubelet calls it again
+ * with an init container's IDs for the next container). GetPreferredAllocation is offered. With CDI on, the pool's spec has one device per VF (named by
  * its PCI address, with the VF's nodes), rewritten whenever the pool's VFs or their nodes change, and Allocate
  * answers with the VFs' CDI names (annotation and {@code cdi_devices}) instead of device nodes; env and
  * device-info files stay. Served by the device-plugin layer as a member of the bundle's {@link SriovPools} set,
@@ -45,15 +47,12 @@ public final class SriovVfPool implements ResourcePool {
     private final VfMatcher matcher;
     private final SriovPools set;
     private final VfAllocator allocator;
-    private final DeviceInfoFiles deviceInfo;
     private volatile Map<String, PooledVf> vfs = Map.of();
     private volatile List<Device> devices = List.of();
     private volatile DeviceFile rdmaCm;
     private final Optional<CdiSpec> cdi;
     private final Optional<CdiRuntime.Finding> cdiRuntime;
     private volatile String cdiProblem = "";
-    private volatile String deviceInfoProblem = "";
-    private final DevicePluginLayer layer;
 
     /** CDI kind of SR-IOV pools' specs: {@code rdmanode.io/vf=<PCI address>}. */
     static final String CDI_KIND = "rdmanode.io/vf";
@@ -65,7 +64,6 @@ public final class SriovVfPool implements ResourcePool {
      */
     SriovVfPool(SriovPoolSettings settings, VfMatcher matcher, SriovPools set, DevicePluginLayer layer,
                 Optional<CdiSpec> cdi, Optional<CdiRuntime.Finding> cdiRuntime) {
-        this.layer = layer;
         DevicePaths paths = layer.paths();
         this.settings = settings;
         this.matcher = matcher;
@@ -73,7 +71,6 @@ public final class SriovVfPool implements ResourcePool {
         this.cdi = cdi;
         this.cdiRuntime = cdiRuntime;
         this.allocator = new VfAllocator(settings.resourcePrefix(), settings.resourceName(), paths);
-        this.deviceInfo = new DeviceInfoFiles(settings.deviceInfoDir(), settings.extendedResourceName());
     }
 
     public SriovPoolSettings settings() {
@@ -107,7 +104,7 @@ public final class SriovVfPool implements ResourcePool {
     }
 
     /**
-     * Takes the pool's VFs from a new assignment; device-info files follow what running containers hold.
+     * Takes the pool's VFs from a new assignment.
      *
      * @return true when the advertised list changed
      */
@@ -115,7 +112,6 @@ public final class SriovVfPool implements ResourcePool {
         Map<String, PooledVf> m = new LinkedHashMap<>();
         next.forEach(p -> m.put(p.vf().id(), p));
         vfs = Map.copyOf(m);
-        syncDeviceInfo(m);
         rdmaCm = rdmaCmNode;
         List<Device> list = new ArrayList<>(next.size());
         for (PooledVf p : next) {
@@ -156,11 +152,10 @@ public final class SriovVfPool implements ResourcePool {
         return list;
     }
 
-    /** The pool stopped: its VFs stay reserved a moment, its device-info files and CDI spec go. */
+    /** The pool stopped: its VFs stay reserved a moment, its CDI spec goes (the layer keeps held VFs' device-info). */
     @Override
     public void stopped() {
         set.stopped(this);
-        removeUnheldDeviceInfo();
         removeCdiSpec();
     }
 
@@ -175,49 +170,17 @@ public final class SriovVfPool implements ResourcePool {
         });
     }
 
-    /**
-     * Device-info files of this resource are those of the pool's VFs a running container holds under it (the
-     * layer's allocation ledger): kept while the agent stops and starts (the SR-IOV CNI and Multus read them
-     * while the pod lives), written again when missing, removed once the VF is released. Under the pool's lock,
-     * which Allocate's write takes too, after the layer recorded the allocation: a file Allocate just wrote is
-     * never taken for a stale one.
-     */
-    private void syncDeviceInfo(Map<String, PooledVf> pooled) {
-        String mine = resourceName();
-        Map<String, String> heldBy = layer.held();
-        Set<String> held = new java.util.TreeSet<>();          // also a VF an edit took out of the pool
-        heldBy.forEach((id, resource) -> {
-            if (mine.equals(resource)) {
-                held.add(id);
-            }
-        });
-        // While the layer does not know what is held (its ledger file was not trusted and kubelet was not asked
-        // yet) every ID answers as held and none is listed: no file goes then, the pods may still run.
-        boolean unknown = heldBy.isEmpty() && heldBy.containsKey("");
-        try {
-            List<String> removed = unknown ? List.of() : deviceInfo.removeAllBut(held);
-            if (!removed.isEmpty()) {
-                LOG.info("device-info removed resource={} vfs={}: not held by a running container", mine, removed);
-            }
-            for (String id : held) {
-                PooledVf p = pooled.get(id);
-                if (p != null && !deviceInfo.exists(id)) {
-                    deviceInfo.write(p.vf(), p.rdma().map(r -> List.of(r.device())).orElse(List.of()));
-                    LOG.info("device-info written again resource={} vf={}: held by a running container", mine, id);
-                }
-            }
-            deviceInfoProblem = "";
-        } catch (IOException e) {
-            deviceInfoProblem = "device-info files in " + deviceInfo.dir() + ": " + e.getMessage();
-            LOG.warn("pool={}: {}", settings.name(), deviceInfoProblem);
-        }
+    @Override
+    public Optional<Path> deviceInfoDir() {
+        return Optional.of(settings.deviceInfoDir());
     }
 
-    /** When the pool stops: files of VFs still held stay (the pods run on), the rest go. */
-    private synchronized void removeUnheldDeviceInfo() {
-        syncDeviceInfo(vfs);
+    /** The VF's PCI address, its PF's, and its RDMA device (from the host, or the ledger while in a pod netns). */
+    @Override
+    public Optional<DeviceInfo> deviceInfo(PoolView view, String deviceId) {
+        return Optional.ofNullable(vfs.get(deviceId)).map(p -> new DeviceInfo(p.vf().id(),
+                Optional.of(p.vf().pf().toString()), p.rdma().map(r -> List.of(r.device())).orElse(List.of())));
     }
-
 
     public Map<String, PooledVf> vfs() {
         return vfs;
@@ -267,17 +230,6 @@ public final class SriovVfPool implements ResourcePool {
             throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, resourceName(),
                     "VF(s) of resource " + resourceName() + " unusable: " + unusable);
         }
-        synchronized (this) {
-            for (PooledVf p : chosen) {
-                try {
-                    deviceInfo.write(p.vf(), p.rdma().map(r -> List.of(r.device())).orElse(List.of()));
-                } catch (IOException e) {
-                    throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, resourceName(),
-                            "cannot write device-info file " + deviceInfo.file(p.vf().id()) + ": " + e.getMessage(),
-                            e);
-                }
-            }
-        }
         LOG.debug("allocate resource={} vfs={}", resourceName(), ids);
         DeviceFile cm = rdmaCm;
         ContainerAllocation plain = allocator.allocate(chosen, cm);
@@ -312,14 +264,11 @@ public final class SriovVfPool implements ResourcePool {
         Map<String, String> unhealthy = new LinkedHashMap<>();
         now.values().stream().filter(p -> !p.healthy()).forEach(p -> unhealthy.put(p.vf().id(), p.unhealthy().get()));
         m.put("unhealthy", unhealthy);
-        m.put("deviceInfoDir", deviceInfo.dir().toString());
+        m.put("deviceInfoDir", settings.deviceInfoDir().toString());
         m.put("cdi", cdi.map(c -> (Object) c.file().toString()).orElse(false));
         cdiRuntime.ifPresent(f -> m.put("cdiRuntime", f.toStatus()));
         if (!cdiProblem.isEmpty()) {
             m.put("cdiProblem", cdiProblem);
-        }
-        if (!deviceInfoProblem.isEmpty()) {
-            m.put("deviceInfoProblem", deviceInfoProblem);
         }
         return m;
     }

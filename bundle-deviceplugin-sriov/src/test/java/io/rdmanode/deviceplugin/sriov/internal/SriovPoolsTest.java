@@ -48,15 +48,23 @@ class SriovPoolsTest {
         pools = agent();
     }
 
+    private io.rdmanode.deviceplugin.DevicePluginLayer layer;
+
     /** The SR-IOV pools of an agent (starting again: the same state directory). */
     private SriovPools agent() {
-        return new SriovPools(host, host.layer(dir.resolve("state/allocations"), podDevices),
-                new RdmaVfLedger(dir.resolve("state/rdma-vfs")));
+        layer = host.layer(dir.resolve("state/allocations"), podDevices);
+        return new SriovPools(host, layer, new RdmaVfLedger(dir.resolve("state/rdma-vfs")));
+    }
+
+    /** The agent stops: its pools, then its layer (no ledger write after this). */
+    private void stopAgent() {
+        pools.close();
+        io.rdmanode.deviceplugin.testing.DevicePluginTesting.close(layer);
     }
 
     @AfterEach
     void stop() {
-        pools.close();
+        stopAgent();
         podDevices.close();
         kubelet.close();
     }
@@ -219,7 +227,7 @@ class SriovPoolsTest {
         host.rescan();
         awaitIds("rdma/pf1", 8);
 
-        pools.close();                                                 // the agent stops ...
+        stopAgent();                                                   // the agent stops ...
         assertThat(dir.resolve("devinfo/rdma-pf1-0000:86:00.2-device.json")).exists();    // the pod runs on
         Files.delete(dir.resolve("devinfo/rdma-pf1-0000:86:00.2-device.json"));
         pools = agent();
@@ -389,7 +397,7 @@ class SriovPoolsTest {
         awaitIds("rdma/pf0", 8);
         List<String> held = kubelet.admit("default", "p1", "c", "rdma/pf0", 2);
 
-        pools.close();                                        // the agent stops
+        stopAgent();                                          // the agent stops
         Path ledger = dir.resolve("state/allocations");
         switch (fault) {
             case "ledger lost" -> Files.delete(ledger);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.rdmanode.deviceplugin.sriov.internal;
+package io.rdmanode.deviceplugin.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,6 +10,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import io.rdmanode.deviceplugin.DeviceInfo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,22 +20,21 @@ class DeviceInfoFilesTest {
     @TempDir
     Path dir;
 
-    private static SriovVf vf(String bdf) {
-        return new SriovVf(SriovHost.pci(bdf), SriovHost.pci("0000:3b:00.0"), 0, List.of("ens1f0"), "15b3", "1018",
-                Optional.of("mlx5_core"), Optional.of(0), Optional.empty(), List.of("mlx5_1"), List.of(), null);
+    private static DeviceInfo vf(String bdf, List<String> rdma) {
+        return new DeviceInfo(bdf, Optional.of("0000:3b:00.0"), rdma);
     }
 
     @Test
     void writesTheSpecFileNamedAfterResourceAndDeviceReadOnly() throws IOException {
         DeviceInfoFiles files = new DeviceInfoFiles(dir.resolve("devinfo/dp"), "rdma/sriov_a");
 
-        Path f = files.write(vf("0000:3b:00.2"), List.of("mlx5_1"));
+        Path f = files.write(vf("0000:3b:00.2", List.of("mlx5_1")));
 
         assertThat(f).isEqualTo(dir.resolve("devinfo/dp/rdma-sriov_a-0000:3b:00.2-device.json"));
         assertThat(Files.readString(f)).isEqualTo("{\"type\":\"pci\",\"version\":\"1.1.0\",\"pci\":{"
                 + "\"pci-address\":\"0000:3b:00.2\",\"pf-pci-address\":\"0000:3b:00.0\",\"rdma-device\":\"mlx5_1\"}}");
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f))).isEqualTo("r--r--r--");
-        files.write(vf("0000:3b:00.2"), List.of());                       // re-Allocate replaces the read-only file
+        files.write(vf("0000:3b:00.2", List.of()));                       // re-Allocate replaces the read-only file
         assertThat(Files.readString(f)).doesNotContain("rdma-device");
         try (var listing = Files.list(f.getParent())) {
             assertThat(listing).hasSize(1);                                   // no temporary file left
@@ -45,29 +45,15 @@ class DeviceInfoFilesTest {
     void removesOnlyItsOwnStaleFiles() throws IOException {
         DeviceInfoFiles a = new DeviceInfoFiles(dir, "rdma/sriov_a");
         DeviceInfoFiles b = new DeviceInfoFiles(dir, "rdma/sriov_b");
-        a.write(vf("0000:3b:00.2"), List.of());
-        a.write(vf("0000:3b:00.3"), List.of());
-        b.write(vf("0000:3b:00.4"), List.of());
+        a.write(vf("0000:3b:00.2", List.of()));
+        a.write(vf("0000:3b:00.3", List.of()));
+        b.write(vf("0000:3b:00.4", List.of()));
 
         assertThat(a.removeAllBut(Set.of("0000:3b:00.3"))).containsExactly("0000:3b:00.2");
         assertThat(a.written()).containsExactly("0000:3b:00.3");
         assertThat(b.written()).containsExactly("0000:3b:00.4");
         assertThat(a.remove("0000:3b:00.3")).isTrue();
         assertThat(a.remove("0000:3b:00.3")).isFalse();
-    }
-
-    @Test
-    void theLedgerSurvivesARestartAndIsWrittenOnlyWhenItChanges() {
-        Path file = dir.resolve("state/deviceplugin-sriov/rdma-vfs");
-        RdmaVfLedger ledger = new RdmaVfLedger(file);
-        VfRdma r = new VfRdma("mlx5_1", List.of(new VfRdma.Node("uverbs", "infiniband/uverbs1")));
-
-        assertThat(ledger.entries()).isEmpty();
-        assertThat(ledger.replace(java.util.Map.of("0000:3b:00.2", r))).isTrue();
-        assertThat(ledger.replace(java.util.Map.of("0000:3b:00.2", r))).isFalse();
-
-        assertThat(new RdmaVfLedger(file).entries()).containsExactly(java.util.Map.entry("0000:3b:00.2", r));
-        assertThat(file.resolveSibling("rdma-vfs.tmp")).doesNotExist();
     }
 
     /** A full file system (a 16 KiB tmpfs): a clear error, the previous file intact, no temporary file left. */
@@ -78,11 +64,11 @@ class DeviceInfoFilesTest {
                 "needs root to mount a tmpfs");
         try {
             DeviceInfoFiles files = new DeviceInfoFiles(mount, "rdma/sriov_a");
-            files.write(vf("0000:3b:00.2"), List.of("mlx5_2"));
+            files.write(vf("0000:3b:00.2", List.of("mlx5_2")));
             String before = java.nio.file.Files.readString(files.file("0000:3b:00.2"));
             io.rdmanode.deviceplugin.testing.TinyTmpfs.fill(mount);
 
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> files.write(vf("0000:3b:00.2"), List.of("mlx5_2")))
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> files.write(vf("0000:3b:00.2", List.of("mlx5_2"))))
                     .isInstanceOf(IOException.class).hasMessageContaining("No space left on device");
 
             assertThat(java.nio.file.Files.readString(files.file("0000:3b:00.2"))).isEqualTo(before);

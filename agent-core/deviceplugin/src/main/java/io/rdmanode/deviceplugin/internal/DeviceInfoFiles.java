@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.rdmanode.deviceplugin.sriov.internal;
+package io.rdmanode.deviceplugin.internal;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.rdmanode.deviceplugin.DeviceInfo;
 import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -9,36 +14,36 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
  * The Device Plugin Device Information files of the NPWG Device Information Specification 1.1.0 (§4.1):
  * {@code <dir>/<resourceName>-<deviceID>-device.json}, every {@code /} replaced by {@code -}, content
  * {@code {"type":"pci","version":"1.1.0","pci":{"pci-address":…,"pf-pci-address":…,"rdma-device":…}}}.
- * Multus copies the file for the CNI. Written at Allocate to a temporary name and renamed into place, so a
- * reader never sees half a file; mode 0444 as the reference helper writes it. One instance per resource.
+ * Multus copies the file for the CNI. Written to a temporary name and renamed into place, so a reader never sees
+ * half a file, and the temporary file is removed on every failure (ENOSPC included); mode 0444 as the reference
+ * helper writes it. One instance per served resource ({@link Served}).
  */
-public final class DeviceInfoFiles {
+final class DeviceInfoFiles {
 
     static final String VERSION = "1.1.0";
+    private static final JsonFactory JSON = new JsonFactory();
     private static final String SUFFIX = "-device.json";
 
     private final Path dir;
     private final String resourceName;
 
-    public DeviceInfoFiles(Path dir, String resourceName) {
+    DeviceInfoFiles(Path dir, String resourceName) {
         this.dir = dir;
         this.resourceName = resourceName;
     }
 
-    public Path dir() {
+    Path dir() {
         return dir;
     }
 
-    public Path file(String deviceId) {
+    Path file(String deviceId) {
         return dir.resolve(prefix() + deviceId.replace('/', '-') + SUFFIX);
     }
 
@@ -46,29 +51,37 @@ public final class DeviceInfoFiles {
         return resourceName.replace('/', '-') + "-";
     }
 
-    /** The file's JSON for a VF: PCI address, PF address, RDMA device when it has one. */
-    static String content(SriovVf vf, List<String> rdmaDevices) {
-        Map<String, Object> pci = new LinkedHashMap<>();
-        pci.put("pci-address", vf.id());
-        pci.put("pf-pci-address", vf.pf().toString());
-        if (!rdmaDevices.isEmpty()) {
-            pci.put("rdma-device", String.join(",", rdmaDevices));
+    /** The file's JSON: PCI address, PF address for a VF, RDMA device when it has one. */
+    static String content(DeviceInfo info) {
+        StringWriter out = new StringWriter();
+        try (JsonGenerator json = JSON.createGenerator(out)) {
+            json.writeStartObject();
+            json.writeStringField("type", "pci");
+            json.writeStringField("version", VERSION);
+            json.writeObjectFieldStart("pci");
+            json.writeStringField("pci-address", info.pciAddress());
+            if (info.pfPciAddress().isPresent()) {
+                json.writeStringField("pf-pci-address", info.pfPciAddress().get());
+            }
+            if (!info.rdmaDevices().isEmpty()) {
+                json.writeStringField("rdma-device", String.join(",", info.rdmaDevices()));
+            }
+            json.writeEndObject();
+            json.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);           // a StringWriter does not fail
         }
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("type", "pci");
-        m.put("version", VERSION);
-        m.put("pci", pci);
-        return Json.write(m);
+        return out.toString();
     }
 
     /** Writes (or replaces) the file of {@code vf}. */
-    public Path write(SriovVf vf, List<String> rdmaDevices) throws IOException {
+    Path write(DeviceInfo info) throws IOException {
         Files.createDirectories(dir);
-        Path target = file(vf.id());
+        Path target = file(info.pciAddress());
         // A temporary name of its own per call: two Allocates of one VF at once must not share it.
         Path tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
         try {                                          // every failure (ENOSPC at write included) removes it
-            Files.writeString(tmp, content(vf, rdmaDevices));
+            Files.writeString(tmp, content(info));
             try {
                 Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("r--r--r--"));
             } catch (UnsupportedOperationException e) {
@@ -85,17 +98,17 @@ public final class DeviceInfoFiles {
         return target;
     }
 
-    public boolean exists(String deviceId) {
+    boolean exists(String deviceId) {
         return Files.exists(file(deviceId));
     }
 
     /** Removes the file of {@code deviceId}; true when there was one. */
-    public boolean remove(String deviceId) throws IOException {
+    boolean remove(String deviceId) throws IOException {
         return Files.deleteIfExists(file(deviceId));
     }
 
     /** Device IDs of this resource with a file in the directory. */
-    public List<String> written() throws IOException {
+    List<String> written() throws IOException {
         List<String> ids = new ArrayList<>();
         if (!Files.isDirectory(dir)) {
             return ids;
@@ -114,7 +127,7 @@ public final class DeviceInfoFiles {
     }
 
     /** Removes every file of this resource whose device ID is not in {@code keep}; returns the removed IDs. */
-    public List<String> removeAllBut(Set<String> keep) throws IOException {
+    List<String> removeAllBut(Set<String> keep) throws IOException {
         List<String> removed = new ArrayList<>();
         for (String id : written()) {
             if (!keep.contains(id) && remove(id)) {
