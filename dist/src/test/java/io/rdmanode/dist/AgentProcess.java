@@ -141,6 +141,14 @@ final class AgentProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** SIGKILL, as the OOM killer or a node crash stops it: no shutdown hook runs. Returns once it is gone. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            throw new AssertionError("agent " + process.pid() + " still alive 30 s after SIGKILL");
+        }
+    }
+
     String output() throws IOException {
         return Files.readString(log);
     }

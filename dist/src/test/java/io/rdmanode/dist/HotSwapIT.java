@@ -106,7 +106,7 @@ class HotSwapIT {
     }
 
     /** The jar's bytes with one more manifest header: another build of the same bundle. */
-    private static byte[] rebuilt(Path jar, String build) throws IOException {
+    static byte[] rebuilt(Path jar, String build) throws IOException {
         Path tmp = Files.createTempFile("rebuilt", ".jar");
         try (JarInputStream in = new JarInputStream(Files.newInputStream(jar))) {
             Manifest manifest = in.getManifest();

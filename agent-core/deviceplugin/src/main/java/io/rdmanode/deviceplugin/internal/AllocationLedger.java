@@ -53,12 +53,19 @@ final class AllocationLedger {
     /** What kubelet says a running container holds. */
     record Holding(String resource, String deviceId, String holder) { }
 
-    /** What a reconciliation changed. */
-    record Change(List<Entry> released, List<Entry> added) {
+    /** What a reconciliation changed; {@code known} when it ended the "not trusted, not asked yet" state. */
+    record Change(List<Entry> released, List<Entry> added, boolean known) {
         boolean any() {
-            return !released.isEmpty() || !added.isEmpty();
+            return !released.isEmpty() || !added.isEmpty() || known;
         }
     }
+
+    /**
+     * The resource every device is held under while a ledger file that was not trusted has not been reconciled
+     * yet: nothing is known to be free, so an exclusive pool offers none (kubelet's PodResources may bind after
+     * the pools first serve; offering a VF a pod holds under another resource in that window hands it out twice).
+     */
+    static final String UNKNOWN = "(unknown: allocation ledger not trusted, kubelet not asked yet)";
 
     private final Optional<Path> file;
     private final Clock clock;
@@ -66,6 +73,7 @@ final class AllocationLedger {
     private volatile Map<String, String> heldBy = Map.of();
     private volatile String problem = "";
     private final String loadProblem;
+    private boolean unknown;                                          // guarded by this
 
     private AllocationLedger(Optional<Path> file, Clock clock) {
         this.file = file;
@@ -81,6 +89,7 @@ final class AllocationLedger {
             }
         }
         this.loadProblem = loaded;
+        this.unknown = !loaded.isEmpty();
         publish();
     }
 
@@ -171,12 +180,16 @@ final class AllocationLedger {
             }
         }
         boolean differs = !next.equals(entries);
+        boolean known = unknown;
+        unknown = false;
         entries.clear();
         entries.putAll(next);
         if (differs) {
             changed();
+        } else if (known) {
+            publish();
         }
-        return new Change(List.copyOf(released), List.copyOf(added));
+        return new Change(List.copyOf(released), List.copyOf(added), known);
     }
 
     private void changed() {
@@ -193,10 +206,37 @@ final class AllocationLedger {
     }
 
     private void publish() {
+        if (unknown) {
+            heldBy = EVERY_DEVICE_UNKNOWN;
+            return;
+        }
         Map<String, String> m = new LinkedHashMap<>();
         entries.values().forEach(e -> m.putIfAbsent(e.deviceId(), e.resource()));
         heldBy = Collections.unmodifiableMap(m);
     }
+
+    /** Answers {@link #UNKNOWN} for every device ID; lists none (no entry is known). */
+    private static final Map<String, String> EVERY_DEVICE_UNKNOWN = new java.util.AbstractMap<>() {
+        @Override
+        public java.util.Set<Map.Entry<String, String>> entrySet() {
+            return java.util.Set.of();
+        }
+
+        @Override
+        public String get(Object deviceId) {
+            return UNKNOWN;
+        }
+
+        @Override
+        public boolean containsKey(Object deviceId) {
+            return true;
+        }
+
+        @Override
+        public String getOrDefault(Object deviceId, String fallback) {
+            return UNKNOWN;
+        }
+    };
 
     private static String key(String resource, String deviceId) {
         return resource + '\0' + deviceId;

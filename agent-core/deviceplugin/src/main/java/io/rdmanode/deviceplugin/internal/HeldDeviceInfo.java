@@ -52,13 +52,17 @@ final class HeldDeviceInfo {
     synchronized void sync(PoolView view, HostSnapshot host) {
         String mine = pool.resourceName();
         Set<String> mineHeld = new TreeSet<>();
-        held.heldBy().forEach((id, resource) -> {
+        java.util.Map<String, String> heldBy = held.heldBy();
+        // While the ledger is unknown (its file was not trusted and kubelet was not asked yet) every ID answers as
+        // held and none is listed: no file goes then, the pods may still run.
+        boolean unknown = heldBy.isEmpty() && heldBy.containsKey("");
+        heldBy.forEach((id, resource) -> {
             if (mine.equals(resource) && (host == null || onHost(host, id))) {
                 mineHeld.add(id);
             }
         });
         try {
-            List<String> removed = files.removeAllBut(mineHeld);
+            List<String> removed = unknown ? List.of() : files.removeAllBut(mineHeld);
             if (!removed.isEmpty()) {
                 LOG.info("device-info removed resource={} devices={}: no running container holds them", mine,
                         removed);

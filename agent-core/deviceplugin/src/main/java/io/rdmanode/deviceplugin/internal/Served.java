@@ -142,6 +142,9 @@ final class Served implements ServedPool, DevicePlugin {
      * pool): kubelet's book is per resource name, so offering one here would hand it to a second pod.
      */
     private PoolView unheld(PoolView v) {
+        if (!pool.exclusive()) {
+            return v;                                     // a shared pool's IDs are its own resource's
+        }
         Map<String, String> heldBy = held.heldBy();
         String mine = pool.resourceName();
         List<Device> offered = v.devices().stream().filter(d -> mine.equals(heldBy.getOrDefault(d.id(), mine)))
@@ -204,8 +207,8 @@ final class Served implements ServedPool, DevicePlugin {
         }
         String mine = pool.resourceName();
         Map<String, String> heldBy = held.heldBy();
-        List<String> elsewhere = deviceIds.stream().filter(id -> !mine.equals(heldBy.getOrDefault(id, mine)))
-                .toList();
+        List<String> elsewhere = !pool.exclusive() ? List.<String>of()
+                : deviceIds.stream().filter(id -> !mine.equals(heldBy.getOrDefault(id, mine))).toList();
         if (!elsewhere.isEmpty()) {
             allocationFailures.incrementAndGet();
             throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, mine, "device(s) " + elsewhere

@@ -135,6 +135,15 @@ public final class KubeletDouble implements AutoCloseable {
         return () -> plugin.streamEnd() == null;
     }
 
+    /**
+     * The device IDs of every ListAndWatch list the plugin registered last for {@code resource} sent so far, in
+     * order (healthy or not).
+     */
+    public List<List<String>> deviceLists(String resource) {
+        return kubelet.plugin(resource).updates().stream()
+                .map(u -> u.getDevicesList().stream().map(d -> d.getID()).toList()).toList();
+    }
+
     @Override
     public void close() {
         kubelet.close();
