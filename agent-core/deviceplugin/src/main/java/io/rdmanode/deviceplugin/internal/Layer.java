@@ -89,8 +89,10 @@ public final class Layer implements DevicePluginLayer {
         settings.cdiSpecDirs().forEach(cdi::cleanOnce);
         this.held = new HeldDevices(ledger, kubelet);
         held.reconcile("start");
-        reconciler.scheduleWithFixedDelay(this::reconcileAndRefresh, reconcileEvery.toMillis(),
-                reconcileEvery.toMillis(), TimeUnit.MILLISECONDS);
+        if (kubelet != HeldDevices.Kubelet.NONE) {           // nothing to ask: no thread waking every period
+            reconciler.scheduleWithFixedDelay(this::reconcileAndRefresh, reconcileEvery.toMillis(),
+                    reconcileEvery.toMillis(), TimeUnit.MILLISECONDS);
+        }
     }
 
     private void reconcileAndRefresh() {
