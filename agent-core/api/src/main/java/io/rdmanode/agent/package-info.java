@@ -9,6 +9,8 @@
  * ({@link io.rdmanode.agent.SettingException}).
  *
  * <p>1.2: {@code SettingException} and {@code ConfigValidator.Refusal.of} are new.
+ * <p>1.3: {@link io.rdmanode.agent.LogText} (untrusted text made safe for a log line) and
+ * {@link io.rdmanode.agent.RefusalLog} (refusals logged once per key and interval, with a count) are new.
  *
  * <p>In the distribution the system bundle exports this package (the jar is on the launcher's class path), so
  * the launcher and the bundles share one copy of every class here.
@@ -16,7 +18,7 @@
  * @since 1.0
  */
 @Export
-@Version("1.2.0")
+@Version("1.3.0")
 package io.rdmanode.agent;
 
 import org.osgi.annotation.bundle.Export;
