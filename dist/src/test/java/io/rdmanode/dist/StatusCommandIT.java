@@ -58,7 +58,7 @@ class StatusCommandIT {
         assertThat(process.exitValue()).isZero();
 
         Result gone = run(home, "status", "--url", "http://127.0.0.1:1");
-        assertThat(gone.exit).isEqualTo(3);
+        assertThat(gone.exit).isEqualTo(5);
         assertThat(gone.err).contains("agent not reachable at http://127.0.0.1:1");
 
         Result usage = run(home, "status", "--bogus");

@@ -46,10 +46,10 @@ final class CheckConfigCommand {
               keys, against the MetaType of this distribution's bundles, then each bundle's own check of its
               values); prints file:line: key: message lines
               --strict   warnings (e.g. a section no bundle declares) fail the check too
-            exit status: 0 valid, 1 invalid, 2 usage or the check could not run
+            exit status: 0 valid, 3 invalid, 4 FILE missing or unreadable, 2 usage, 1 the check could not run
             """;
-    static final int EXIT_INVALID = 1;
-    static final int EXIT_USAGE = 2;
+    static final int EXIT_INVALID = ExitCode.CONFIG_INVALID.code;
+    static final int EXIT_USAGE = ExitCode.USAGE.code;
     /** What the check needs started; everything else stays installed and resolved only. */
     private static final Set<String> STARTED = Set.of("org.apache.felix.scr", "org.apache.felix.metatype",
             "org.osgi.util.promise", "org.osgi.util.function", "io.rdmanode.config");
@@ -67,7 +67,10 @@ final class CheckConfigCommand {
         boolean strict = false;
         Path file = null;
         for (String arg : args) {
-            if (arg.equals("--strict")) {
+            if (arg.equals("--help") || arg.equals("-h")) {
+                out.print(USAGE);
+                return ExitCode.OK.code;
+            } else if (arg.equals("--strict")) {
                 strict = true;
             } else if (arg.startsWith("-") || file != null) {
                 err.println("rdma-node-agent check-config: unexpected argument '" + arg + "'");
@@ -81,6 +84,11 @@ final class CheckConfigCommand {
             err.print(USAGE);
             return EXIT_USAGE;
         }
+        if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+            err.println("rdma-node-agent check-config: " + file + (Files.exists(file) ? " is not a readable file"
+                    : " does not exist"));
+            return ExitCode.CONFIG_UNREADABLE.code;
+        }
         // The agent's own logging is for the agent; here only the verdict is printed.
         LogSettings.configure(Level.ERROR, LogFormat.TEXT);
         ConfigCheck.Result result;
@@ -88,10 +96,10 @@ final class CheckConfigCommand {
             result = check(home.resolve("bundles"), file);
         } catch (IOException | BundleException | RuntimeException e) {
             err.println("rdma-node-agent check-config: cannot run the check: " + e.getMessage());
-            return EXIT_USAGE;
+            return ExitCode.FAILURE.code;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return EXIT_USAGE;
+            return ExitCode.FAILURE.code;
         }
         result.errors().forEach(out::println);
         result.warnings().forEach(w -> out.println("warning: " + w));

@@ -24,7 +24,27 @@ record LaunchOptions(Path home, Optional<Path> config, boolean demo, boolean exi
               --demo              run on the bundled demo host with config/demo.conf; state under a temp dir
               --exit-when-ready   stop once every bundle is active and /readyz answers (CDS training)
               --home DIR          distribution directory (default: the parent of the launcher's lib/)
+            each command has its own --help (status --help, check-config --help, --print-setting KEY --help)
             """;
+
+    /** What {@code --help} prints: usage, the environment the start script and the shipped files read, exits. */
+    static final String HELP = USAGE + """
+            environment (read by bin/rdma-node-agent and the shipped configuration files):
+              JAVA_HOME               the JDK to run (default: java on PATH)
+              JAVA_OPTS               extra JVM flags, after the script's own (so they win)
+              RDMA_AGENT_JIT          c1 (default: smallest, fastest start) | c2 (more Freeflow router throughput)
+              RDMA_AGENT_MEMORY_LIMIT the memory the agent may use (bytes, or k/m/g), from which heap and direct
+                                      memory are sized (default: the cgroup's memory.max, else 64m of heap)
+              RDMA_AGENT_CDS_DIR      where the agent makes its class-data archive (default <stateDir>/cds; the
+                                      demo: $XDG_CACHE_HOME or ~/.cache/rdma-node-agent/cds); empty: none
+              RDMA_AGENT_CDS_TRAIN    set: a build-time training run writing the packaged archive
+              RDMA_AGENT_CDS_OUT      with RDMA_AGENT_CDS_TRAIN: the archive's path (default lib/cds/)
+              XDG_CACHE_HOME, HOME    the demo's class-data archive directory (see RDMA_AGENT_CDS_DIR)
+              MALLOC_ARENA_MAX        glibc malloc arenas with RDMA_AGENT_JIT=c2 (default 2)
+              STATE_DIRECTORY         agent.conf's agent.runtime.stateDir (systemd's StateDirectory= sets it;
+                                      default /var/lib/rdma-node-agent)
+              RDMA_AGENT_HTTP_PORT    agent.conf's and demo.conf's agent.http.port (default 9456; 0: any free port)
+            """ + ExitCode.TABLE;
 
     static LaunchOptions parse(String[] args, Path defaultHome) {
         Path home = defaultHome;

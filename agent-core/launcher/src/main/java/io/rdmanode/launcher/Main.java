@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Main {
 
-    private static final int EXIT_USAGE = 2;
-    private static final int EXIT_FAILURE = 1;
+    private static final int EXIT_USAGE = ExitCode.USAGE.code;
+    private static final int EXIT_FAILURE = ExitCode.FAILURE.code;
     /** Set when start-up failed: the shutdown hook that then runs must not turn the exit into a success. */
     private static volatile boolean failedStart;
 
@@ -47,7 +47,7 @@ public final class Main {
             // The start script puts --home first: look for these anywhere.
             java.util.List<String> all = java.util.List.of(args);
             if (all.contains("--help") || all.contains("-h")) {
-                System.out.print(LaunchOptions.USAGE);
+                System.out.print(LaunchOptions.HELP);
                 return;
             }
             if (all.contains("--version")) {
@@ -66,22 +66,35 @@ public final class Main {
 
     static int run(LaunchOptions options) {
         Path configFile = options.configFile();
-        if (!Files.isRegularFile(configFile)) {
-            System.err.println("rdma-node-agent: config file " + configFile + " does not exist");
-            return EXIT_USAGE;
+        if (!Files.isRegularFile(configFile) || !Files.isReadable(configFile)) {
+            System.err.println("rdma-node-agent: config file " + configFile
+                    + (Files.exists(configFile) ? " is not a readable file" : " does not exist")
+                    + "; give another with --config PATH");
+            return ExitCode.CONFIG_UNREADABLE.code;
         }
         Optional<Path> demoDir = Optional.empty();
         RuntimeSettings settings;
+        com.typesafe.config.Config resolved;
         try {
             if (options.demo()) {
                 demoDir = Optional.of(DemoHost.prepare(options.home()));
                 System.setProperty(io.rdmanode.agent.AgentProperties.STATE_DIR, demoDir.get().toString());
             }
-            settings = RuntimeSettings.read(configFile);
+            resolved = RuntimeSettings.resolve(configFile);
+            settings = RuntimeSettings.read(configFile, resolved);
             System.setProperty(io.rdmanode.agent.AgentProperties.STATE_DIR, settings.stateDir().toString());
-        } catch (IllegalArgumentException | com.typesafe.config.ConfigException | IOException e) {
-            System.err.println("rdma-node-agent: " + e.getMessage());
-            return EXIT_USAGE;
+        } catch (IOException e) {
+            System.err.println("rdma-node-agent: cannot prepare the demo host: " + e.getMessage());
+            return EXIT_FAILURE;
+        } catch (IllegalArgumentException | com.typesafe.config.ConfigException e) {
+            System.err.println("rdma-node-agent: " + e.getMessage() + " (check-config FILE lists every problem)");
+            return ExitCode.CONFIG_INVALID.code;
+        }
+        Optional<String> unavailable = StartupResources.firstUnavailable(configFile, resolved, settings);
+        if (unavailable.isPresent()) {
+            System.err.println("rdma-node-agent: " + unavailable.get());
+            demoDir.ifPresent(Main::deleteTree);
+            return ExitCode.RESOURCE_UNAVAILABLE.code;
         }
         LogSettings.configure(settings.logLevel(), settings.logFormat());
         Logger log = LoggerFactory.getLogger(Main.class);
@@ -154,9 +167,14 @@ public final class Main {
                     }
                     return;
                 }
-                long sinceStart = Duration.between(ProcessHandle.current().info().startInstant().orElse(Instant.now()),
-                        Instant.now()).toMillis();
-                log.info("agent ready in {} ms; status page {}/status", sinceStart, base.get());
+                Instant now = Instant.now();
+                // The JVM's own start, and the process's: the start script execs java in the same process, so
+                // the second includes the script (and, in a build, whatever ran before the exec).
+                long sinceJvm = now.toEpochMilli() - java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
+                long sinceExec = Duration.between(ProcessHandle.current().info().startInstant().orElse(now), now)
+                        .toMillis();
+                log.info("agent ready in {} ms from JVM start ({} ms from exec); status page {}/status", sinceJvm,
+                        sinceExec, base.get());
                 if (options.demo()) {
                     System.out.println("rdma-node-agent demo is running. Status: " + base.get() + "/status  Ready: "
                             + base.get() + "/readyz  (state in " + settings.stateDir() + "; Ctrl-C stops it)");

@@ -38,10 +38,11 @@ final class PrintSettingCommand {
             usage: rdma-node-agent --print-setting KEY [--config PATH]
               prints the setting at the HOCON path KEY (e.g. agent.runtime.stateDir) as the agent resolves it:
               includes, substitutions and the launcher's defaults; objects and lists as JSON
-            exit status: 0 printed, 1 no such setting, 2 usage or the file cannot be read
+            exit status: 0 printed, 1 no such setting, 2 usage, 3 the file is invalid, 4 the file is missing
+            or unreadable
             """;
-    static final int EXIT_NO_SETTING = 1;
-    static final int EXIT_USAGE = 2;
+    static final int EXIT_NO_SETTING = ExitCode.FAILURE.code;
+    static final int EXIT_USAGE = ExitCode.USAGE.code;
 
     /** The settings the launcher reads, with its defaults: what the agent uses when the file says nothing. */
     static final Map<String, Function<RuntimeSettings, String>> LAUNCHER = launcherSettings();
@@ -68,6 +69,10 @@ final class PrintSettingCommand {
         Path home = defaultHome;
         Path config = null;
         String key = null;
+        if (java.util.Arrays.asList(args).contains("--help") || java.util.Arrays.asList(args).contains("-h")) {
+            out.print(USAGE);
+            return ExitCode.OK.code;
+        }
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             if ((arg.equals(OPTION) || arg.equals("--config") || arg.equals("--home")) && i + 1 >= args.length) {
@@ -92,9 +97,10 @@ final class PrintSettingCommand {
         }
         Path file = (config != null ? config : home.resolve("config").resolve("agent.conf")).toAbsolutePath()
                 .normalize();
-        if (!Files.isRegularFile(file)) {
-            err.println("rdma-node-agent: config file " + file + " does not exist");
-            return EXIT_USAGE;
+        if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+            err.println("rdma-node-agent: config file " + file + (Files.exists(file) ? " is not readable"
+                    : " does not exist"));
+            return ExitCode.CONFIG_UNREADABLE.code;
         }
         Config resolved;
         RuntimeSettings settings;
@@ -103,7 +109,7 @@ final class PrintSettingCommand {
             settings = RuntimeSettings.read(file, resolved);
         } catch (ConfigException | IllegalArgumentException e) {
             err.println("rdma-node-agent: " + e.getMessage());
-            return EXIT_USAGE;
+            return ExitCode.CONFIG_INVALID.code;
         }
         Optional<String> value = value(resolved, settings, key);
         if (value.isEmpty()) {

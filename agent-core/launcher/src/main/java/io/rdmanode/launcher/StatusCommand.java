@@ -27,11 +27,12 @@ final class StatusCommand {
               --url URL       the agent's HTTP endpoint (default: <stateDir>/http.url, else http://127.0.0.1:9456)
               --config PATH   the agent's configuration, to find its state directory (default: <home>/config/agent.conf)
               --json          print /status as JSON instead of tables
-            exit status: 0 ready, 1 running but not ready, 3 not reachable, 2 usage
+            exit status: 0 ready and every check passes, 1 running but not ready or a check failing,
+            5 not reachable, 2 usage
             """;
-    static final int EXIT_NOT_READY = 1;
-    static final int EXIT_USAGE = 2;
-    static final int EXIT_UNREACHABLE = 3;
+    static final int EXIT_NOT_READY = ExitCode.FAILURE.code;
+    static final int EXIT_USAGE = ExitCode.USAGE.code;
+    static final int EXIT_UNREACHABLE = ExitCode.RESOURCE_UNAVAILABLE.code;
     private static final URI DEFAULT_URL = URI.create("http://127.0.0.1:9456");
 
     private final PrintStream out;
@@ -52,6 +53,10 @@ final class StatusCommand {
                     case "--url" -> url = Optional.of(URI.create(value(args, ++i, "--url")));
                     case "--config" -> config = Path.of(value(args, ++i, "--config"));
                     case "--json" -> json = true;
+                    case "--help", "-h" -> {
+                        out.print(USAGE);
+                        return ExitCode.OK.code;
+                    }
                     default -> throw new IllegalArgumentException("unknown option '" + args[i] + "'");
                 }
             }
@@ -91,7 +96,20 @@ final class StatusCommand {
             return EXIT_UNREACHABLE;
         }
         out.print(json ? body + (body.endsWith("\n") ? "" : "\n") : StatusView.render(status));
-        return status.path("ready").asBoolean() ? 0 : EXIT_NOT_READY;
+        return healthy(status) ? ExitCode.OK.code : EXIT_NOT_READY;
+    }
+
+    /** Ready, and no check failing: a probe or a script asking "is this agent fine" gets one answer. */
+    static boolean healthy(JsonNode status) {
+        if (!status.path("ready").asBoolean()) {
+            return false;
+        }
+        for (JsonNode check : status.path("health")) {
+            if (!check.path("ok").asBoolean(true)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The URL the agent wrote when it bound; the default endpoint when there is none (or no config). */

@@ -120,17 +120,19 @@ class PrintSettingCommandTest {
     }
 
     @Test
-    void usageAndUnreadableFilesExitWithTwo() throws Exception {
-        assertThat(run("--print-setting")).isEqualTo(PrintSettingCommand.EXIT_USAGE);
+    void exitsByTheTable() throws Exception {
+        assertThat(run("--print-setting")).isEqualTo(ExitCode.USAGE.code);
         assertThat(err()).contains("--print-setting needs a value", "usage:");
-        assertThat(run("--print-setting", "a", "--demo")).isEqualTo(PrintSettingCommand.EXIT_USAGE);
+        assertThat(run("--print-setting", "a", "--demo")).isEqualTo(ExitCode.USAGE.code);
         assertThat(run("--print-setting", "a", "--config", dir.resolve("none.conf").toString()))
-                .isEqualTo(PrintSettingCommand.EXIT_USAGE);
+                .isEqualTo(ExitCode.CONFIG_UNREADABLE.code);
         assertThat(err()).contains("none.conf does not exist");
         Path broken = config("agent.runtime { stateDir = \n");
         assertThat(run("--print-setting", "agent.runtime.stateDir", "--config", broken.toString()))
-                .isEqualTo(PrintSettingCommand.EXIT_USAGE);
+                .isEqualTo(ExitCode.CONFIG_INVALID.code);
         assertThat(err()).contains("agent.conf");
         assertThat(out()).isEmpty();
+        assertThat(run("--print-setting", "--help")).isZero();
+        assertThat(out()).startsWith("usage: rdma-node-agent --print-setting KEY");
     }
 }

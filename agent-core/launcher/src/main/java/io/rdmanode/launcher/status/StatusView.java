@@ -65,12 +65,22 @@ public final class StatusView {
         }
         StringBuilder out = new StringBuilder("CONFIG\n");
         JsonNode applied = config.path("lastApplied");
-        out.append("file %s: revision %s (%s) %s at %s\n".formatted(config.path("file").asText("?"),
-                applied.path("revision").asText("-"), applied.path("checksum").asText("-"),
-                config.path("state").asText("?"), applied.path("at").asText("-")));
+        String file = config.path("file").asText("?");
+        if (applied.isObject()) {
+            out.append("in force: %s revision %s (%s), applied at %s\n".formatted(file,
+                    applied.path("revision").asText("-"), applied.path("checksum").asText("-"),
+                    applied.path("at").asText("-")));
+        } else {
+            out.append("in force: nothing: no valid configuration applied from %s yet\n".formatted(file));
+        }
         JsonNode rejected = config.path("lastRejected");
         if (rejected.isObject()) {
-            out.append("last rejected at %s:\n".formatted(rejected.path("at").asText("?")));
+            // "rejected" means the file as it is now; otherwise a later valid edit replaced the rejected one.
+            boolean current = config.path("state").asText().equals("rejected");
+            out.append("%s revision %s at %s, rejected%s:\n".formatted(current ? "edit in the file:" : "earlier edit:",
+                    rejected.path("revision").asText("?"), rejected.path("at").asText("?"),
+                    current ? (applied.isObject() ? " (the revision in force stays until the file is fixed)" : "")
+                            : " (since replaced by a valid edit)"));
             for (JsonNode problem : rejected.path("problems")) {
                 out.append("  ").append(problem.isTextual() ? problem.asText() : problem.toString()).append('\n');
             }

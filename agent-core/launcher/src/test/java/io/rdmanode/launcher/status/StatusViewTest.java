@@ -21,7 +21,9 @@ class StatusViewTest {
         String view = StatusView.render(fixture("troubled.json"));
 
         assertThat(view).contains("NOT READY")
-                .contains("last rejected at 2026-11-23T10:20:00Z:\n"
+                .contains("in force: /opt/rdma-node-agent/config/demo.conf revision 1 (92fdbb29c64acd29), applied at")
+                .contains("edit in the file: revision 2 at 2026-11-23T10:20:00Z, rejected (the revision in force stays until"
+                        + " the file is fixed):\n"
                         + "  agent.conf:31: deviceplugin.shared.pools[0].rdmaHcaMax: 0 is below the minimum 1")
                 .containsPattern("kubelet +READY +kubelet refused the connection")
                 .containsPattern("metrics +0\\.1\\.0\\.SNAPSHOT +RESOLVED")
@@ -29,6 +31,17 @@ class StatusViewTest {
                 .doesNotContain("UNSATISFIED_CONFIGURATION")
                 .containsPattern("sriov +rdma/sriov_rdma +yes +- +- +- +12 VFs +2 +-")
                 .containsPattern("ml/trainer-0 +0000:3b:00.2 +mlx5_2 +/var/run/netns/cni-1234 +attached");
+    }
+
+    @Test
+    void anEditRejectedEarlierIsNotMistakenForTheFileAsItIsNow() throws IOException {
+        com.fasterxml.jackson.databind.node.ObjectNode status = (com.fasterxml.jackson.databind.node.ObjectNode)
+                fixture("troubled.json");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) status.path("config")).put("state", "applied");
+
+        assertThat(StatusView.render(status))
+                .contains("earlier edit: revision 2 at 2026-11-23T10:20:00Z, rejected (since replaced by a valid edit):")
+                .doesNotContain("edit in the file");
     }
 
     @Test

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.launcher;
+
+/**
+ * The one table of exit statuses every command of {@code bin/rdma-node-agent} uses, so a script, a systemd unit
+ * ({@code RestartPreventExitStatus=}) or an operator can tell "fix the configuration" from "something holds the
+ * port" without reading the log. {@code --help} prints {@link #TABLE}; README has the same table.
+ */
+enum ExitCode {
+
+    OK(0, "success (status: the agent is ready and every check passes)"),
+    FAILURE(1, "anything else (status: the agent runs but is not ready or a check fails)"),
+    USAGE(2, "usage: an unknown option or a missing argument"),
+    CONFIG_INVALID(3, "the configuration is invalid (syntax, type, range, a component's own check)"),
+    CONFIG_UNREADABLE(4, "the configuration file is missing or unreadable"),
+    RESOURCE_UNAVAILABLE(5, "a resource is unavailable: at start, the HTTP port or state directory; "
+            + "for status, the agent is not reachable");
+
+    static final String TABLE = table();
+
+    final int code;
+    final String meaning;
+
+    ExitCode(int code, String meaning) {
+        this.code = code;
+        this.meaning = meaning;
+    }
+
+    private static String table() {
+        StringBuilder out = new StringBuilder("exit status:\n");
+        for (ExitCode exit : values()) {
+            out.append("  ").append(exit.code).append("  ").append(exit.meaning).append('\n');
+        }
+        return out.toString();
+    }
+}

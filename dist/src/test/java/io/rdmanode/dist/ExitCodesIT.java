@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.dist;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 22: through the shipped script, as an operator meets it: a start that cannot get its HTTP port or state
+ * directory stops at once with exit 5 and one line naming the key and variable; a missing configuration file is
+ * exit 4 and an invalid one exit 3 (the table {@code --help} prints); {@code --help} names every environment
+ * variable the script reads.
+ */
+class ExitCodesIT {
+
+    private static final Path SCRIPT = AgentProcessIT.DIST.resolve("bin/rdma-node-agent");
+
+    @TempDir
+    Path temp;
+
+    @Test
+    void aTakenHttpPortStopsTheStartWithFiveAndOneLineNamingKeyAndVariable() throws Exception {
+        try (ServerSocket taken = new ServerSocket()) {
+            taken.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            int port = taken.getLocalPort();
+            Path config = config("agent.http { host = \"127.0.0.1\", port = %d }".formatted(port));
+
+            Run run = run(Map.of(), "--config", config.toString());
+
+            assertThat(run.exit).as(run.output).isEqualTo(5);
+            assertThat(run.output.strip().lines().toList()).as(run.output).hasSize(1);
+            assertThat(run.output).contains("127.0.0.1:" + port, "agent.http.port", "RDMA_AGENT_HTTP_PORT",
+                    config.toString());
+        }
+    }
+
+    @Test
+    void anUnusableStateDirectoryStopsTheStartWithFive() throws Exception {
+        Path notADirectory = Files.writeString(temp.resolve("file"), "");
+        Path config = Files.writeString(temp.resolve("agent.conf"), """
+                agent.runtime.stateDir = "%s/state"
+                agent.http.port = 0
+                """.formatted(notADirectory));
+
+        Run run = run(Map.of("RDMA_AGENT_CDS_DIR", ""), "--config", config.toString());
+
+        assertThat(run.exit).as(run.output).isEqualTo(5);
+        assertThat(run.output).contains("state directory", "agent.runtime.stateDir", "STATE_DIRECTORY");
+    }
+
+    @Test
+    void aMissingFileIsFourAndAnInvalidOneThree() throws Exception {
+        Run missing = run(Map.of(), "--config", temp.resolve("none.conf").toString());
+        Path broken = Files.writeString(temp.resolve("broken.conf"), "agent.runtime { stateDir = \n");
+        Run invalid = run(Map.of("RDMA_AGENT_CDS_DIR", ""), "--config", broken.toString());
+        Run checkMissing = run(Map.of(), "check-config", temp.resolve("none.conf").toString());
+        Run usage = run(Map.of(), "--no-such-option");
+
+        assertThat(missing.exit).as(missing.output).isEqualTo(4);
+        assertThat(missing.output).contains("none.conf does not exist", "--config");
+        assertThat(invalid.exit).as(invalid.output).isEqualTo(3);
+        assertThat(checkMissing.exit).as(checkMissing.output).isEqualTo(4);
+        assertThat(usage.exit).as(usage.output).isEqualTo(2);
+    }
+
+    @Test
+    void helpNamesEveryEnvironmentVariableTheScriptReadsAndTheExitTable() throws Exception {
+        Run help = run(Map.of(), "--help");
+
+        assertThat(help.exit).isZero();
+        assertThat(scriptVariables()).isNotEmpty().allSatisfy(variable -> assertThat(help.output)
+                .as("--help names %s", variable).containsPattern("\\b" + variable + "\\b"));
+        assertThat(help.output).contains("exit status:", "  3  the configuration is invalid",
+                "  5  a resource is unavailable");
+        for (String command : List.of("status", "check-config")) {
+            Run sub = run(Map.of(), command, "--help");
+            assertThat(sub.exit).as(command).isZero();
+            assertThat(sub.output).startsWith("usage: rdma-node-agent " + command);
+        }
+    }
+
+    /** Upper-case names the script expands ({@code $NAME}, {@code ${NAME...}}), less the ones it sets itself. */
+    private static TreeSet<String> scriptVariables() throws Exception {
+        String script = Files.readString(SCRIPT);
+        TreeSet<String> read = new TreeSet<>();
+        Matcher m = Pattern.compile("\\$\\{?([A-Z][A-Z0-9_]*)").matcher(script);
+        while (m.find()) {
+            read.add(m.group(1));
+        }
+        return read;
+    }
+
+    private Path config(String text) throws Exception {
+        return Files.writeString(temp.resolve("agent.conf"), """
+                agent.runtime.stateDir = "%s"
+                %s
+                """.formatted(temp.resolve("state"), text));
+    }
+
+    private record Run(int exit, String output) {
+    }
+
+    private static Run run(Map<String, String> env, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(SCRIPT.toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        Map<String, String> all = new HashMap<>(env);
+        builder.environment().remove("RDMA_AGENT_HTTP_PORT");
+        builder.environment().putAll(all);
+        Process p = builder.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("no exit within 60 s: " + out);
+        }
+        return new Run(p.exitValue(), out);
+    }
+}
