@@ -45,7 +45,7 @@ class StatusCommandIT {
             Result tables = run(home, "status", "--config", config.toString());
             assertThat(tables.exit).as(tables.out).isZero();
             assertThat(tables.out).startsWith("rdma-node-agent ").contains("  READY\n")
-                    .contains("file " + config + ": revision 1")
+                    .contains("in force: " + config + " revision 1")
                     .containsPattern("shared +rdma/nothing_here +no +no +");
 
             Result json = run(home, "status", "--config", config.toString(), "--json");
