@@ -119,7 +119,7 @@ public final class Main {
             failedStart = true;
             return EXIT_FAILURE;
         }
-        reportReadiness(settings, options);
+        reportReadiness(settings, options, resolved);
         try {
             framework.awaitStop();
         } catch (InterruptedException e) {
@@ -154,7 +154,8 @@ public final class Main {
         Runtime.getRuntime().halt(code);
     }
 
-    private static void reportReadiness(RuntimeSettings settings, LaunchOptions options) {
+    private static void reportReadiness(RuntimeSettings settings, LaunchOptions options,
+                                        com.typesafe.config.Config config) {
         Thread reporter = new Thread(() -> {
             Logger log = LoggerFactory.getLogger(Main.class);
             ReadinessProbe probe = new ReadinessProbe(settings.stateDir());
@@ -176,8 +177,7 @@ public final class Main {
                 log.info("agent ready in {} ms from JVM start ({} ms from exec); status page {}/status", sinceJvm,
                         sinceExec, base.get());
                 if (options.demo()) {
-                    System.out.println("rdma-node-agent demo is running. Status: " + base.get() + "/status  Ready: "
-                            + base.get() + "/readyz  (state in " + settings.stateDir() + "; Ctrl-C stops it)");
+                    DemoBanner.lines(config, base.get(), settings.stateDir()).forEach(System.out::println);
                 }
                 if (options.exitWhenReady()) {
                     ReadinessProbe.get(base.get() + "/status");
