@@ -205,7 +205,7 @@ class BadEditCorpusIT {
             assertThat(status.get("lastRejected")).as("the overlap is refused").isInstanceOf(JsonObject.class);
             List<String> problems = new ArrayList<>();
             status.getAsJsonObject("lastRejected").getAsJsonArray("problems").forEach(p -> problems.add(p.getAsString()));
-            assertThat(problems).anyMatch(p -> p.matches("\\Q" + config + "\\E:\\d+: deviceplugin\\..*")
+            assertThat(problems).anyMatch(p -> p.matches("\\Q" + config + "\\E:\\d+:\\d+: deviceplugin\\..*")
                     && p.contains("hca_vf_pf0") && p.contains("sriov_pf0_low"));
             assertThat(status.getAsJsonObject("lastApplied").get("checksum").getAsString()).isEqualTo(applied);
             assertThat(sockets(demoState)).isEqualTo(sockets);
@@ -224,9 +224,14 @@ class BadEditCorpusIT {
         if (!refused) {
             return "accepted";
         }
-        String prefix = c.owner().equals("syntax") ? file + ":" : file + ":" + editLine + ": " + c.key() + ": ";
-        boolean found = lines.stream().anyMatch(l -> l.startsWith(prefix) && l.contains(c.fragment()));
-        return found ? null : "no line starting '" + prefix + "' containing '" + c.fragment() + "'";
+        // file:line:column: key: message (issue 22): every refusal names the column as well.
+        String prefix = c.owner().equals("syntax")
+                ? java.util.regex.Pattern.quote(file + ":") + "\\d+:\\d+: syntax: "
+                : java.util.regex.Pattern.quote(file + ":" + editLine + ":") + "\\d+: "
+                        + java.util.regex.Pattern.quote(c.key() + ": ");
+        java.util.regex.Pattern start = java.util.regex.Pattern.compile("^" + prefix);
+        boolean found = lines.stream().anyMatch(l -> start.matcher(l).find() && l.contains(c.fragment()));
+        return found ? null : "no line matching '" + prefix + "' containing '" + c.fragment() + "'";
     }
 
     private static String summary(List<String> failures) {

@@ -104,7 +104,7 @@ final class ConfigReloader {
                     List.of(file + ": cannot apply: " + e.getMessage())));
             return;
         }
-        List<String> warnings = new ArrayList<>(mapping.warnings().stream().map(Problem::toString).toList());
+        List<String> warnings = new ArrayList<>(mapping.warnings().stream().map(new Columns()::describe).toList());
         warnings.addAll(switches.apply(mapping.bundleSwitches()));
         boolean firstApply = startupRuntime == null;
         if (firstApply) {
@@ -144,7 +144,7 @@ final class ConfigReloader {
     }
 
     private void reject(long current, HoconFile.Parsed parsed) {
-        List<String> problems = parsed.problems().stream().map(Problem::toString).toList();
+        List<String> problems = parsed.problems().stream().map(new Columns()::describe).toList();
         history.rejected(new ConfigHistory.Rejected(current, parsed.checksum(), Instant.now(), problems));
         LOG.warn("config rejected revision={} file={} problems={}; {}", current, file, problems.size(),
                 lastGood == null ? "no configuration is in force" : "revision " + lastGoodRevision + " stays in force");

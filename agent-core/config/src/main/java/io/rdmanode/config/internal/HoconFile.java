@@ -58,7 +58,7 @@ final class HoconFile {
             return new Parsed(checksum, Hocon.resolve(parsed, Hocon.substitutions(frameworkProperties)), List.of());
         } catch (ConfigException e) {
             int line = e.origin() != null ? e.origin().lineNumber() : -1;
-            return new Parsed(checksum, null, List.of(new Problem(name, line, "",
+            return new Parsed(checksum, null, List.of(new Problem(name, line, Problem.SYNTAX,
                     explained(clean(e.getMessage(), name)))));
         }
     }

@@ -69,6 +69,7 @@ public final class OfflineConfigCheck implements ConfigCheck {
     }
 
     private static List<String> strings(List<Problem> problems) {
-        return problems.stream().map(Problem::toString).toList();
+        Columns columns = new Columns();
+        return problems.stream().map(columns::describe).toList();
     }
 }

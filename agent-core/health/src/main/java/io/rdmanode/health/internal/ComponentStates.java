@@ -27,13 +27,22 @@ final class ComponentStates {
 
     /** Components of the given bundles, sorted by name; none when {@code bundles} is empty. */
     static List<ComponentInfo> of(ServiceComponentRuntime scr, List<Bundle> bundles) {
+        return of(scr, bundles, StoppedProviders.NONE);
+    }
+
+    /**
+     * As {@link #of(ServiceComponentRuntime, List)}; a component that waits only for services of bundles stopped on
+     * purpose ({@code agent.bundles.<name>.enabled = false}) is listed but does not hold readiness back: it waits
+     * for what the operator turned off, as one waiting for its configuration does.
+     */
+    static List<ComponentInfo> of(ServiceComponentRuntime scr, List<Bundle> bundles, StoppedProviders stopped) {
         if (bundles.isEmpty()) {
             return List.of(); // getComponentDescriptionDTOs() without arguments would list every bundle's
         }
         List<ComponentInfo> infos = new ArrayList<>();
         for (ComponentDescriptionDTO description : scr.getComponentDescriptionDTOs(bundles.toArray(Bundle[]::new))) {
             infos.addAll(describe(description, scr.isComponentEnabled(description),
-                    scr.getComponentConfigurationDTOs(description)));
+                    scr.getComponentConfigurationDTOs(description), stopped));
         }
         infos.sort(Comparator.comparing(ComponentInfo::name));
         return infos;
@@ -42,6 +51,12 @@ final class ComponentStates {
     /** One entry per configuration of an enabled component, one {@code DISABLED} entry otherwise. */
     static List<ComponentInfo> describe(ComponentDescriptionDTO description, boolean enabled,
                                         Collection<ComponentConfigurationDTO> configurations) {
+        return describe(description, enabled, configurations, StoppedProviders.NONE);
+    }
+
+    static List<ComponentInfo> describe(ComponentDescriptionDTO description, boolean enabled,
+                                        Collection<ComponentConfigurationDTO> configurations,
+                                        StoppedProviders stopped) {
         String bundle = description.bundle == null ? "unknown" : description.bundle.symbolicName;
         if (!enabled) {
             return List.of(new ComponentInfo(description.name, bundle, "DISABLED", "disabled", false, false));
@@ -53,21 +68,29 @@ final class ComponentStates {
         }
         List<ComponentInfo> infos = new ArrayList<>();
         for (ComponentConfigurationDTO configuration : configurations) {
-            infos.add(describe(description, configuration, bundle));
+            infos.add(describe(description, configuration, bundle, stopped));
         }
         return infos;
     }
 
     private static ComponentInfo describe(ComponentDescriptionDTO description, ComponentConfigurationDTO configuration,
-                                          String bundle) {
+                                          String bundle, StoppedProviders stopped) {
         String name = displayName(description, configuration.properties);
         return switch (configuration.state) {
             case ComponentConfigurationDTO.ACTIVE -> new ComponentInfo(name, bundle, "ACTIVE", "active", true, false);
             case ComponentConfigurationDTO.SATISFIED ->
                     new ComponentInfo(name, bundle, "SATISFIED", "satisfied, not yet used", true, false);
             case ComponentConfigurationDTO.UNSATISFIED_CONFIGURATION -> waiting(description, name, bundle);
-            case ComponentConfigurationDTO.UNSATISFIED_REFERENCE -> new ComponentInfo(name, bundle,
-                    "UNSATISFIED_REFERENCE", unsatisfied(description, configuration.unsatisfiedReferences), true, true);
+            case ComponentConfigurationDTO.UNSATISFIED_REFERENCE -> {
+                String detail = unsatisfied(description, configuration.unsatisfiedReferences);
+                java.util.Optional<String> off = stopped.allStopped(interfaces(description,
+                        configuration.unsatisfiedReferences));
+                yield off.isPresent()
+                        ? new ComponentInfo(name, bundle, "UNSATISFIED_REFERENCE", detail + ", provided by "
+                                + off.get() + ", which is disabled (agent.bundles." + off.get() + ".enabled = false)",
+                                false, false)
+                        : new ComponentInfo(name, bundle, "UNSATISFIED_REFERENCE", detail, true, true);
+            }
             case ComponentConfigurationDTO.FAILED_ACTIVATION -> new ComponentInfo(name, bundle, "FAILED_ACTIVATION",
                     "activation failed: " + firstLine(configuration.failure), true, true);
             default -> new ComponentInfo(name, bundle, "UNKNOWN(" + configuration.state + ")",
@@ -90,6 +113,23 @@ final class ComponentStates {
         }
         int tilde = servicePid.indexOf('~');
         return description.name + "~" + (tilde >= 0 ? servicePid.substring(tilde + 1) : servicePid);
+    }
+
+    private static List<String> interfaces(ComponentDescriptionDTO description, UnsatisfiedReferenceDTO[] references) {
+        if (references == null || description.references == null) {
+            return List.of();
+        }
+        Map<String, ReferenceDTO> declared = Arrays.stream(description.references)
+                .collect(Collectors.toMap(r -> r.name, r -> r, (a, b) -> a));
+        List<String> names = new ArrayList<>();
+        for (UnsatisfiedReferenceDTO reference : references) {
+            ReferenceDTO d = declared.get(reference.name);
+            if (d == null) {
+                return List.of();
+            }
+            names.add(d.interfaceName);
+        }
+        return names;
     }
 
     private static String unsatisfied(ComponentDescriptionDTO description, UnsatisfiedReferenceDTO[] references) {

@@ -62,7 +62,7 @@ final class OsgiHealthSources implements HealthSources {
         List<Bundle> agentBundles = Arrays.stream(context.getBundles())
                 .filter(b -> b.getHeaders("").get(BundleInfo.AGENT_BUNDLE_HEADER) != null)
                 .toList();
-        return ComponentStates.of(runtime, agentBundles);
+        return ComponentStates.of(runtime, agentBundles, StoppedProviders.of(agentBundles));
     }
 
     @Override

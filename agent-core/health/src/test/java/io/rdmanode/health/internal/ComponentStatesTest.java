@@ -50,6 +50,25 @@ class ComponentStatesTest {
     }
 
     @Test
+    void waitingOnlyForABundleTheOperatorDisabledDoesNotHoldReadinessBack() {
+        ComponentDescriptionDTO description = description("io.rdmanode.deviceplugin.sriov.internal.CniPlacements");
+        description.references = new ReferenceDTO[] {reference("attachments", "io.rdmanode.cni.PodAttachments")};
+        ComponentConfigurationDTO configuration = configuration(ComponentConfigurationDTO.UNSATISFIED_REFERENCE);
+        configuration.unsatisfiedReferences = new UnsatisfiedReferenceDTO[] {unsatisfied("attachments", null)};
+        StoppedProviders cniOff = new StoppedProviders(java.util.Map.of("io.rdmanode.cni", "cni"));
+
+        ComponentInfo info = ComponentStates.describe(description, true, List.of(configuration), cniOff).get(0);
+        ComponentInfo otherOff = ComponentStates.describe(description, true, List.of(configuration),
+                new StoppedProviders(java.util.Map.of("io.rdmanode.freeflow", "freeflow"))).get(0);
+
+        assertThat(info.failing()).isFalse();
+        assertThat(info.counted()).isFalse();
+        assertThat(info.detail()).endsWith("provided by cni, which is disabled (agent.bundles.cni.enabled = false)");
+        assertThat(HealthReport.readiness(List.of(), List.of(info)).ok()).isTrue();
+        assertThat(otherOff.failing()).isTrue();
+    }
+
+    @Test
     void failedActivationFailsWithTheFirstLineOfTheFailure() {
         ComponentConfigurationDTO configuration = configuration(ComponentConfigurationDTO.FAILED_ACTIVATION);
         configuration.failure = """
