@@ -8,9 +8,13 @@ import io.rdmanode.netlink.NetlinkException;
 import io.rdmanode.netlink.NetworkNamespaces;
 import io.rdmanode.netlink.RdmaNetlink;
 import io.rdmanode.netlink.RdmaNetnsMode;
+import io.rdmanode.agent.LogText;
+import io.rdmanode.agent.RefusalLog;
 import java.io.IOException;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -31,6 +35,8 @@ final class CniHandler {
     private static final Logger LOG = LoggerFactory.getLogger(CniHandler.class);
     static final List<String> SUPPORTED = List.of("1.0.0", "1.1.0");
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** One line per command and error code a minute: a runtime retrying a bad ADD in a loop logs once. */
+    private static final RefusalLog REFUSALS = new RefusalLog(LOG, Duration.ofSeconds(60));
 
     /** Test seam: called between the steps of ADD and DEL; a test throws there to simulate a crash. */
     interface Steps {
@@ -93,9 +99,21 @@ final class CniHandler {
             return new Response(0, out);
         } catch (CniError e) {
             stats.request(command, "error", System.nanoTime() - t0);
-            LOG.info("CNI {} {}: error {}: {}", command, env.getOrDefault("CNI_CONTAINERID", ""), e.code,
-                    e.getMessage());
+            REFUSALS.warn("cni-" + LogText.escape(command, 16) + "-" + e.code, "CNI {} {}: error {}: {}",
+                    LogText.escape(command, 16), LogText.escape(env.getOrDefault("CNI_CONTAINERID", ""), 128), e.code,
+                    LogText.escape(e.getMessage(), 1024));
             return new Response(1, error(version, e));
+        } catch (InvalidPathException e) {
+            // A path from the request this JVM cannot name: its file-name encoding (sun.jnu.encoding, from the
+            // locale) is ASCII under LANG=C/POSIX, and the value is not.
+            CniError refusal = new CniError(CniError.INVALID_ENV, "'" + e.getInput() + "' cannot be used as a file"
+                    + " name by rdma-node-agent: its file-name encoding is " + System.getProperty("sun.jnu.encoding")
+                    + " (from its locale) and the value is not; run the agent with a UTF-8 locale (LANG=C.UTF-8)");
+            stats.request(command, "error", System.nanoTime() - t0);
+            REFUSALS.warn("cni-path-encoding", "CNI {} {}: error {}: {}", LogText.escape(command, 16),
+                    LogText.escape(env.getOrDefault("CNI_CONTAINERID", ""), 128), refusal.code,
+                    LogText.escape(refusal.getMessage(), 1024));
+            return new Response(1, error(version, refusal));
         }
     }
 
@@ -152,8 +170,8 @@ final class CniHandler {
         steps.reached("add:moved");
         persist(a.with(Attachment.Phase.ADDED), true);
         steps.reached("add:committed");
-        LOG.info("CNI ADD {}: {} ({}) moved into {} for pod {}/{}", key, device, pci, netns, a.podNamespace(),
-                a.podName());
+        LOG.info("CNI ADD {}: {} ({}) moved into {} for pod {}/{}", key, device, pci, LogText.escape(netns),
+                LogText.escape(a.podNamespace()), LogText.escape(a.podName()));
         JsonNode prev = conf.get("prevResult");
         ObjectNode result = prev != null && prev.isObject() ? ((ObjectNode) prev).deepCopy() : JSON.createObjectNode();
         result.put("cniVersion", version);
@@ -224,18 +242,19 @@ final class CniHandler {
         if (namespaces.exists(Path.of(netns))) {
             try {
                 rdma.returnFromNetns(a.rdmaDevice(), Path.of(netns));
-                LOG.info("CNI {}: {} returned from {}", a.key(), a.rdmaDevice(), netns);
+                LOG.info("CNI {}: {} returned from {}", a.key(), a.rdmaDevice(), LogText.escape(netns));
             } catch (NetlinkException e) {
                 if (e.errno() != NetlinkException.ENODEV && e.errno() != NetlinkException.ENOENT) {
                     throw new CniError(CniError.MOVE_FAILED, "failed to return RDMA device " + a.rdmaDevice()
                             + " from " + netns + ": " + e.getMessage(), NetlinkException.errnoName(e.errno()));
                 }
-                LOG.info("CNI {}: {} is no longer in {} ({}); nothing to return", a.key(), a.rdmaDevice(), netns,
+                LOG.info("CNI {}: {} is no longer in {} ({}); nothing to return", a.key(), a.rdmaDevice(),
+                        LogText.escape(netns),
                         NetlinkException.errnoName(e.errno()));
             }
         } else {
             // The kernel returns a namespace's RDMA devices to init_net when the namespace is destroyed.
-            LOG.info("CNI {}: {} is gone, the kernel has returned {}", a.key(), netns, a.rdmaDevice());
+            LOG.info("CNI {}: {} is gone, the kernel has returned {}", a.key(), LogText.escape(netns), a.rdmaDevice());
         }
         steps.reached("del:returned");
         forget(a.key());
@@ -321,7 +340,7 @@ final class CniHandler {
                     repaired++;
                 }
             } catch (CniError e) {
-                LOG.warn("CNI reconcile {}: {}", a.key(), e.getMessage());
+                LOG.warn("CNI reconcile {}: {}", a.key(), LogText.escape(e.getMessage(), 1024));
             }
         }
         return repaired;
@@ -344,13 +363,13 @@ final class CniHandler {
                     stats.reconciled("del_while_down");
                     finished++;
                     LOG.info("CNI {}: DEL requested at {} while the agent was down (netns {}) finished: {} released,"
-                            + " record removed", t.key(), t.requestedAt(), t.netns().isEmpty() ? a.get().netns()
-                            : t.netns(), a.get().rdmaDevice());
+                            + " record removed", LogText.escape(t.key()), t.requestedAt(),
+                            LogText.escape(t.netns().isEmpty() ? a.get().netns() : t.netns()), a.get().rdmaDevice());
                 }
                 forgetTombstone(t.key());
             } catch (CniError e) {
-                LOG.warn("CNI {}: cannot finish the DEL requested while the agent was down: {}", t.key(),
-                        e.getMessage());
+                LOG.warn("CNI {}: cannot finish the DEL requested while the agent was down: {}",
+                        LogText.escape(t.key()), LogText.escape(e.getMessage(), 1024));
             }
         }
         return finished;
