@@ -228,7 +228,17 @@ final class CniHandler {
 
     private String del(Map<String, String> env, JsonNode conf) throws CniError {
         String key = Attachment.key(CniInput.networkName(conf), CniInput.containerId(env), CniInput.ifname(env));
-        Optional<Attachment> a = store.read(key);
+        Optional<Attachment> a;
+        try {
+            a = store.read(key);
+        } catch (InvalidPathException e) {
+            // This agent cannot name such a record (its locale's file-name encoding), so it cannot have written
+            // one: nothing to release. DEL must not fail forever, or the runtime's cleanup of the chain stops here.
+            REFUSALS.warn("cni-del-path-encoding", "CNI DEL {}: no record can exist for it under this agent's"
+                    + " file-name encoding {}; nothing to release", LogText.escape(key),
+                    System.getProperty("sun.jnu.encoding"));
+            return "";
+        }
         if (a.isPresent()) {
             String netns = env.getOrDefault("CNI_NETNS", "");
             release(a.get(), netns.isEmpty() ? a.get().netns() : netns);

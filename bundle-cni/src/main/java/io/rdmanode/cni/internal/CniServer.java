@@ -30,6 +30,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
@@ -265,7 +266,11 @@ final class CniServer implements AutoCloseable {
             return;
         }
         if (n < 0) {
-            dispatch(c);
+            if (c.size == 0) {
+                close(c); // connected and left without a word (a probe, a client that gave up): nothing to answer
+            } else {
+                dispatch(c);
+            }
             return;
         }
         if ((long) c.size + n > limits.maxRequestBytes()) {
@@ -306,11 +311,16 @@ final class CniServer implements AutoCloseable {
         c.key.interestOps(0);
         byte[] request = c.data;
         int size = c.size;
-        workers.execute(() -> {
-            c.answer = ByteBuffer.wrap(respond(request, size));
-            answered.add(c);
-            selector.wakeup();
-        });
+        try {
+            workers.execute(() -> {
+                c.answer = ByteBuffer.wrap(respond(request, size));
+                answered.add(c);
+                selector.wakeup();
+            });
+        } catch (RejectedExecutionException stopping) {
+            c.handling = false;
+            close(c); // the server is closing: the client reports the agent as stopped (error 11)
+        }
     }
 
     /** Runs on a worker: the answer's bytes, whatever happens. */
