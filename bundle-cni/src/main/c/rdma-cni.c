@@ -362,7 +362,7 @@ int main(void) {
     }
     size_t cap = env_bytes < (size_t) max_request ? (size_t) max_request - env_bytes : 0;
     int over = read_stdin(cap);
-    if (over < 0) return fail(TRY_AGAIN, "the rdma CNI executable is out of memory reading stdin; try again later", NULL);
+    if (over < 0) return fail(TRY_AGAIN, "the rdma executable ran out of memory reading stdin; try again later", NULL);
     if (over) {
         char msg[512];
         snprintf(msg, sizeof msg, "the CNI request is larger than the agent's limit of %ld bytes"

@@ -35,8 +35,7 @@ final class CniHandler {
     private static final Logger LOG = LoggerFactory.getLogger(CniHandler.class);
     static final List<String> SUPPORTED = List.of("1.0.0", "1.1.0");
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** One line per command and error code a minute: a runtime retrying a bad ADD in a loop logs once. */
-    private static final RefusalLog REFUSALS = new RefusalLog(LOG, Duration.ofSeconds(60));
+    private static final Set<String> COMMANDS = Set.of("ADD", "DEL", "CHECK", "STATUS", "GC", "VERSION");
 
     /** Test seam: called between the steps of ADD and DEL; a test throws there to simulate a crash. */
     interface Steps {
@@ -53,6 +52,8 @@ final class CniHandler {
     private final CniStats stats;
     private final Clock clock;
     private volatile Steps steps = s -> { };
+    /** One line per command and error code a minute: a runtime retrying a bad ADD in a loop logs once. */
+    private final RefusalLog refusals = new RefusalLog(LOG, Duration.ofSeconds(60));
 
     CniHandler(AttachmentStore store, RdmaNetlink rdma, NetworkNamespaces namespaces, DeviceResolver devices,
                CniStats stats, Clock clock) {
@@ -99,7 +100,8 @@ final class CniHandler {
             return new Response(0, out);
         } catch (CniError e) {
             stats.request(command, "error", System.nanoTime() - t0);
-            REFUSALS.warn("cni-" + LogText.escape(command, 16) + "-" + e.code, "CNI {} {}: error {}: {}",
+            refusals.warn("cni-" + (COMMANDS.contains(command) ? command : "other") + "-" + e.code,
+                    "CNI {} {}: error {}: {}",
                     LogText.escape(command, 16), LogText.escape(env.getOrDefault("CNI_CONTAINERID", ""), 128), e.code,
                     LogText.escape(e.getMessage(), 1024));
             return new Response(1, error(version, e));
@@ -110,7 +112,7 @@ final class CniHandler {
                     + " name by rdma-node-agent: its file-name encoding is " + System.getProperty("sun.jnu.encoding")
                     + " (from its locale) and the value is not; run the agent with a UTF-8 locale (LANG=C.UTF-8)");
             stats.request(command, "error", System.nanoTime() - t0);
-            REFUSALS.warn("cni-path-encoding", "CNI {} {}: error {}: {}", LogText.escape(command, 16),
+            refusals.warn("cni-path-encoding", "CNI {} {}: error {}: {}", LogText.escape(command, 16),
                     LogText.escape(env.getOrDefault("CNI_CONTAINERID", ""), 128), refusal.code,
                     LogText.escape(refusal.getMessage(), 1024));
             return new Response(1, error(version, refusal));
@@ -234,7 +236,7 @@ final class CniHandler {
         } catch (InvalidPathException e) {
             // This agent cannot name such a record (its locale's file-name encoding), so it cannot have written
             // one: nothing to release. DEL must not fail forever, or the runtime's cleanup of the chain stops here.
-            REFUSALS.warn("cni-del-path-encoding", "CNI DEL {}: no record can exist for it under this agent's"
+            refusals.warn("cni-del-path-encoding", "CNI DEL {}: no record can exist for it under this agent's"
                     + " file-name encoding {}; nothing to release", LogText.escape(key),
                     System.getProperty("sun.jnu.encoding"));
             return "";

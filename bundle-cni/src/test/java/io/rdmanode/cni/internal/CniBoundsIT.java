@@ -152,7 +152,8 @@ class CniBoundsIT {
 
         // A raw client doing the same, as the agent sees it: the answer, then the connection closed.
         SocketChannel raw = openIdle(1).get(0);
-        raw.write(ByteBuffer.wrap(("RDMACNI1\nCNI_COMMAND=ADD\0\0" + "y".repeat(70_000)).getBytes(StandardCharsets.US_ASCII)));
+        raw.write(ByteBuffer.wrap(("RDMACNI1\nCNI_COMMAND=ADD\0\0" + "y".repeat(70_000))
+                .getBytes(StandardCharsets.US_ASCII)));
         String answer = readAll(raw);
         assertThat(answer).startsWith("1\n");
         assertThat(JSON.readTree(answer.substring(2)).path("code").asInt()).isEqualTo(6);
@@ -255,8 +256,8 @@ class CniBoundsIT {
     private double gauge(String name) {
         for (MetricSnapshot s : new CniCollector(agent.component).collect()) {
             if (s.getMetadata().getName().equals(name)) {
-                return ((GaugeSnapshot) s).getDataPoints().stream().mapToDouble(GaugeSnapshot.GaugeDataPointSnapshot::getValue)
-                        .sum();
+                return ((GaugeSnapshot) s).getDataPoints().stream()
+                        .mapToDouble(GaugeSnapshot.GaugeDataPointSnapshot::getValue).sum();
             }
         }
         throw new AssertionError("no " + name);

@@ -44,8 +44,8 @@ public final class CniIdleBench {
             Path client = Path.of(fields[0]);
             Map<String, String> env = new HashMap<>(Map.of("CNI_CONTAINERID", "bench1", "CNI_IFNAME", "net1",
                     "CNI_NETNS", fields[1], "CNI_PATH", client.getParent().toString()));
-            String conf = "{\"cniVersion\":\"1.0.0\",\"name\":\"bench\",\"type\":\"rdma\",\"deviceID\":\"0000:3b:02.1\","
-                    + "\"prevResult\":{}}";
+            String conf = "{\"cniVersion\":\"1.0.0\",\"name\":\"bench\",\"type\":\"rdma\","
+                    + "\"deviceID\":\"0000:3b:02.1\",\"prevResult\":{}}";
             pairs(client, env, conf, 20, null); // warm-up
             List<Double> none = new ArrayList<>();
             List<Double> idle = new ArrayList<>();

@@ -118,7 +118,8 @@ class CniPosixLocaleIT {
         String conf = "{\"cniVersion\":\"1.0.0\",\"name\":\"rdmanet\",\"type\":\"rdma\",\"deviceID\":\"0000:3b:02.1\","
                 + "\"prevResult\":{}}";
         Netns.Exec add = Netns.execScript(client(), env("ADD", "x"),
-                "export CNI_CONTAINERID=$'c9\\n[main] INFO io.rdmanode.cni.internal.CniHandler - CNI ADD forged\\x1b[2K'",
+                "export CNI_CONTAINERID=$'c9\\n[main] INFO io.rdmanode.cni.internal.CniHandler - CNI ADD"
+                        + " forged\\x1b[2K'",
                 conf);
         assertCniError(add, 4, "CNI_CONTAINERID");
 

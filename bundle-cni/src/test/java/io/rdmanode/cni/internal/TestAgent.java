@@ -84,8 +84,9 @@ final class TestAgent implements AutoCloseable {
         Map<String, Object> values = new java.util.HashMap<>(Map.of("binDir", root.resolve("bin").toString(),
                 "socket", root.resolve("cni.sock").toString(), "stateDir", root.resolve("state").toString()));
         values.putAll(overrides);
-        return (CniComponent.Config) java.lang.reflect.Proxy.newProxyInstance(CniComponent.Config.class.getClassLoader(),
-                new Class<?>[] {CniComponent.Config.class}, (proxy, method, args) -> switch (method.getName()) {
+        return (CniComponent.Config) java.lang.reflect.Proxy.newProxyInstance(
+                CniComponent.Config.class.getClassLoader(), new Class<?>[] {CniComponent.Config.class},
+                (proxy, method, args) -> switch (method.getName()) {
                     case "annotationType" -> CniComponent.Config.class;
                     case "toString" -> "Config" + values;
                     case "hashCode" -> values.hashCode();
