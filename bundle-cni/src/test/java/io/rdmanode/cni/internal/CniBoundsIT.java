@@ -86,7 +86,7 @@ class CniBoundsIT {
 
     @Test
     void aThousandIdleConnectionsHoldNoWorkerAnAddStillCompletesAndTheyAreCutAtTheDeadline() throws Exception {
-        agent.settings = Map.of("requestTimeout", 4_000L, "maxConnections", 2_048);
+        agent.settings = Map.of("requestTimeout", 8_000L, "maxConnections", 2_048);
         agent.start();
         List<SocketChannel> thousand = openIdle(1_000);
         Awaitility.await("1,000 connections accepted").atMost(Duration.ofSeconds(30))
@@ -98,7 +98,7 @@ class CniBoundsIT {
 
         assertThat(add.exit()).as(add.stdout()).isZero();
         assertThat(agent.kernel.linksIn(Netns.path(ns))).extracting(l -> l.name()).containsExactly("mlx5_7");
-        assertThat(addMillis).as("ADD with 1,000 idle connections open, ms").isLessThan(4_000);
+        assertThat(addMillis).as("ADD with 1,000 idle connections open, ms").isLessThan(8_000);
         assertThat(gauge("rdma_agent_cni_connections_open")).as("the idle ones are still open").isEqualTo(1_000);
         assertThat(Netns.exec(agent.client(), env("DEL", "c1"), rdmaConf()).exit()).isZero();
 
@@ -128,6 +128,24 @@ class CniBoundsIT {
         assertThat(error.path("code").asInt()).isEqualTo(11);
         assertThat(error.path("msg").asText()).contains("16 connections were open (cni.maxConnections)");
         assertThat(counter("rdma_agent_cni_connections_refused", "connection_limit")).isEqualTo(1);
+    }
+
+    @Test
+    void requestsHeldUnfinishedHaveAByteBudgetTheLargestGivesWay() throws Exception {
+        agent.start(); // 1 MiB per request, a budget of 8 MiB for unfinished ones
+        List<SocketChannel> senders = openIdle(9);
+        byte[] almost = ("RDMACNI1\nCNI_COMMAND=ADD\0\0" + "p".repeat(1_000_000)).getBytes(StandardCharsets.US_ASCII);
+        for (SocketChannel c : senders) {
+            c.write(ByteBuffer.wrap(almost)); // and never finishes: no EOF
+        }
+        Awaitility.await("the budget enforced").atMost(Duration.ofSeconds(30))
+                .until(() -> counter("rdma_agent_cni_connections_refused", "buffer_limit") >= 1);
+
+        Netns.Exec version = Netns.exec(agent.client(), env("VERSION", "c1"), "{\"cniVersion\":\"1.1.0\"}");
+        assertThat(version.exit()).as(version.stdout()).isZero();
+        // The largest unfinished one goes, the oldest of equals: the first (the ninth had not all arrived yet).
+        String refused = readAll(senders.get(0));
+        assertThat(refused).startsWith("1\n").contains("over its budget of 8388608 bytes");
     }
 
     @Test
