@@ -28,6 +28,18 @@ final class ClientInstaller {
     static final int SLOT = 108;
     static final String STATE_DIR_MARKER = "@@RDMA_AGENT_CNI_STATE_DIR@@";
     static final int STATE_DIR_SLOT = 256;
+    static final String LIMITS_MARKER = "@@RDMA_AGENT_CNI_LIMITS@@";
+    static final int LIMITS_SLOT = 64;
+
+    /** What the executable learns from cni.clientTimeout and cni.maxRequestBytes, written into its limits slot. */
+    record Limits(long timeoutMillis, long maxRequestBytes) {
+
+        static final Limits DEFAULTS = new Limits(30_000, 1 << 20);
+
+        String slotValue() {
+            return "timeout_ms=" + timeoutMillis + " max_request=" + maxRequestBytes;
+        }
+    }
 
     record Result(Path target, String action, String installedVersion) {
     }
@@ -41,11 +53,17 @@ final class ClientInstaller {
         }
     }
 
-    /** The client with {@code socket} and {@code stateDir} in their slots. */
+    /** The client with {@code socket} and {@code stateDir} in their slots, and the default limits. */
     static byte[] patched(byte[] client, String socket, String stateDir) throws IOException {
+        return patched(client, socket, stateDir, Limits.DEFAULTS);
+    }
+
+    /** The client with {@code socket}, {@code stateDir} and {@code limits} in their slots. */
+    static byte[] patched(byte[] client, String socket, String stateDir, Limits limits) throws IOException {
         byte[] out = client.clone();
         patch(out, SOCKET_MARKER, SLOT, socket, "socket path");
         patch(out, STATE_DIR_MARKER, STATE_DIR_SLOT, stateDir, "CNI state dir");
+        patch(out, LIMITS_MARKER, LIMITS_SLOT, limits.slotValue(), "limits");
         return out;
     }
 
@@ -84,7 +102,11 @@ final class ClientInstaller {
     }
 
     static Result install(Path binDir, String socket, String stateDir) throws IOException {
-        byte[] wanted = patched(bundled(), socket, stateDir);
+        return install(binDir, socket, stateDir, Limits.DEFAULTS);
+    }
+
+    static Result install(Path binDir, String socket, String stateDir, Limits limits) throws IOException {
+        byte[] wanted = patched(bundled(), socket, stateDir, limits);
         Path target = binDir.resolve("rdma");
         if (Files.isRegularFile(target) && Arrays.equals(Files.readAllBytes(target), wanted)) {
             return new Result(target, "up to date", version(wanted));

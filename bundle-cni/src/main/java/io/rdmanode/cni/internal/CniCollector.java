@@ -13,6 +13,7 @@ import io.prometheus.metrics.model.snapshots.Unit;
 import io.rdmanode.cni.PodAttachment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -21,7 +22,8 @@ import org.osgi.service.component.annotations.Reference;
 
 /**
  * {@code rdma_agent_cni_*}, read at scrape time: requests by command and result, time spent per command,
- * reconciliation repairs, the installed client, and one series per RDMA device in a pod with the pod's identity.
+ * reconciliation repairs, the installed client, one series per RDMA device in a pod with the pod's identity, and
+ * the socket's bounds at work: connections open, refused and timed out, requests refused by size.
  */
 @Component(service = MultiCollector.class, configurationPid = CniComponent.PID,
            configurationPolicy = ConfigurationPolicy.REQUIRE)     // like the CNI: none waits unconfigured in /readyz
@@ -63,6 +65,18 @@ public final class CniCollector implements MultiCollector {
         }
         List<GaugeDataPointSnapshot> installed = List.of(new GaugeDataPointSnapshot(1,
                 Labels.of("version", installedVersion.get()), null));
+        List<CounterDataPointSnapshot> refusedConnections = new ArrayList<>();
+        for (String reason : List.of("connection_limit", "buffer_limit")) {
+            LongAdder n = stats.connectionsRefused.get(reason);
+            refusedConnections.add(new CounterDataPointSnapshot(n == null ? 0 : n.sum(), Labels.of("reason", reason),
+                    null, 0L));
+        }
+        List<CounterDataPointSnapshot> refusedRequests = new ArrayList<>();
+        for (String reason : List.of("size", "malformed")) {
+            LongAdder n = stats.requestsRefused.get(reason);
+            refusedRequests.add(new CounterDataPointSnapshot(n == null ? 0 : n.sum(), Labels.of("reason", reason),
+                    null, 0L));
+        }
         return new MetricSnapshots(
                 new CounterSnapshot(new MetricMetadata("rdma_agent_cni_requests",
                         "CNI invocations answered, by command and result (ok, error)"), requests),
@@ -73,6 +87,21 @@ public final class CniCollector implements MultiCollector {
                 new GaugeSnapshot(new MetricMetadata("rdma_agent_cni_pod_rdma_device",
                         "1 per RDMA device the CNI plugin has moved into a pod"), pods),
                 new GaugeSnapshot(new MetricMetadata("rdma_agent_cni_client_info",
-                        "The rdma CNI executable installed in the CNI bin dir (version, or none)"), installed));
+                        "The rdma CNI executable installed in the CNI bin dir (version, or none)"), installed),
+                new GaugeSnapshot(new MetricMetadata("rdma_agent_cni_connections_open",
+                        "Connections to the CNI socket open now"), List.of(new GaugeDataPointSnapshot(
+                                stats.connectionsOpen.get(), Labels.EMPTY, null))),
+                new CounterSnapshot(new MetricMetadata("rdma_agent_cni_connections_refused",
+                        "Connections to the CNI socket the agent closed unanswered (error 11 where it could), by"
+                                + " reason: cni.maxConnections reached (the oldest still sending went), or the"
+                                + " budget of buffered request bytes"), refusedConnections),
+                new CounterSnapshot(new MetricMetadata("rdma_agent_cni_connections_timed_out",
+                        "Connections to the CNI socket closed for not sending their whole request (or not reading"
+                                + " their answer) within cni.requestTimeout"), List.of(new CounterDataPointSnapshot(
+                                        stats.connectionsTimedOut.sum(), Labels.EMPTY, null, 0L))),
+                new CounterSnapshot(new MetricMetadata("rdma_agent_cni_requests_refused",
+                        "CNI requests refused before any command ran, by reason: size (over cni.maxRequestBytes,"
+                                + " error 6), malformed (not the rdma executable's wire format, error 6)"),
+                        refusedRequests));
     }
 }

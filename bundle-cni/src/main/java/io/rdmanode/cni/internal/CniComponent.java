@@ -56,6 +56,25 @@ public final class CniComponent implements PodAttachments, HealthCheck, StatusSe
 
         @AttributeDefinition(description = "install (or update) the rdma executable in binDir at start")
         boolean installClient() default true;
+
+        @AttributeDefinition(description = "how long the rdma executable waits for the agent (connect, send, answer)"
+                + " before it answers CNI error 11 naming the socket, in milliseconds; well below the runtime's own"
+                + " limit (kubelet's runtime-request-timeout, 2 minutes, for the whole pod sandbox)", min = "100",
+                max = "600000")
+        long clientTimeout() default 30_000;
+
+        @AttributeDefinition(description = "time a connection to the CNI socket has to send its whole request (and"
+                + " later to read its answer) before the agent closes it, in milliseconds", min = "100",
+                max = "600000")
+        long requestTimeout() default 10_000;
+
+        @AttributeDefinition(description = "largest CNI request (network configuration on stdin plus the CNI_*"
+                + " environment), in bytes; larger ones are CNI error 6", min = "4096", max = "67108864")
+        long maxRequestBytes() default 1 << 20;
+
+        @AttributeDefinition(description = "connections open at once on the CNI socket; past it the oldest one"
+                + " still sending its request is closed", min = "4", max = "65536")
+        int maxConnections() default 256;
     }
 
     private final CniHandler handler;
@@ -79,7 +98,8 @@ public final class CniComponent implements PodAttachments, HealthCheck, StatusSe
                 stats, Clock.systemUTC());
         int repaired = handler.reconcile();
         this.installState = install(config);
-        this.server = new CniServer(Path.of(config.socket()), handler::handle);
+        this.server = new CniServer(Path.of(config.socket()), handler::handle, new CniServer.Limits(
+                config.maxRequestBytes(), config.requestTimeout(), config.maxConnections()), stats);
         // A DEL that found no socket just before it opened left its tombstone after the first pass.
         this.reconciled = repaired + handler.finishDeletesRequestedWhileDown();
         LOG.info("rdma CNI serving on {}; client {}; {} attachment(s), {} repaired at start", config.socket(),
@@ -97,7 +117,7 @@ public final class CniComponent implements PodAttachments, HealthCheck, StatusSe
         }
         try {
             ClientInstaller.Result r = ClientInstaller.install(Path.of(config.binDir()), config.socket(),
-                    config.stateDir());
+                    config.stateDir(), new ClientInstaller.Limits(config.clientTimeout(), config.maxRequestBytes()));
             return r.action() + ": " + r.target() + " version " + r.installedVersion();
         } catch (IOException e) {
             LOG.error("cannot install the rdma CNI executable into {}: {}", config.binDir(), e.getMessage());

@@ -8,9 +8,13 @@ import io.rdmanode.netlink.NetlinkException;
 import io.rdmanode.netlink.NetworkNamespaces;
 import io.rdmanode.netlink.RdmaNetlink;
 import io.rdmanode.netlink.RdmaNetnsMode;
+import io.rdmanode.agent.LogText;
+import io.rdmanode.agent.RefusalLog;
 import java.io.IOException;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -31,6 +35,7 @@ final class CniHandler {
     private static final Logger LOG = LoggerFactory.getLogger(CniHandler.class);
     static final List<String> SUPPORTED = List.of("1.0.0", "1.1.0");
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Set<String> COMMANDS = Set.of("ADD", "DEL", "CHECK", "STATUS", "GC", "VERSION");
 
     /** Test seam: called between the steps of ADD and DEL; a test throws there to simulate a crash. */
     interface Steps {
@@ -47,6 +52,8 @@ final class CniHandler {
     private final CniStats stats;
     private final Clock clock;
     private volatile Steps steps = s -> { };
+    /** One line per command and error code a minute: a runtime retrying a bad ADD in a loop logs once. */
+    private final RefusalLog refusals = new RefusalLog(LOG, Duration.ofSeconds(60));
 
     CniHandler(AttachmentStore store, RdmaNetlink rdma, NetworkNamespaces namespaces, DeviceResolver devices,
                CniStats stats, Clock clock) {
@@ -93,9 +100,22 @@ final class CniHandler {
             return new Response(0, out);
         } catch (CniError e) {
             stats.request(command, "error", System.nanoTime() - t0);
-            LOG.info("CNI {} {}: error {}: {}", command, env.getOrDefault("CNI_CONTAINERID", ""), e.code,
-                    e.getMessage());
+            refusals.warn("cni-" + (COMMANDS.contains(command) ? command : "other") + "-" + e.code,
+                    "CNI {} {}: error {}: {}",
+                    LogText.escape(command, 16), LogText.escape(env.getOrDefault("CNI_CONTAINERID", ""), 128), e.code,
+                    LogText.escape(e.getMessage(), 1024));
             return new Response(1, error(version, e));
+        } catch (InvalidPathException e) {
+            // A path from the request this JVM cannot name: its file-name encoding (sun.jnu.encoding, from the
+            // locale) is ASCII under LANG=C/POSIX, and the value is not.
+            CniError refusal = new CniError(CniError.INVALID_ENV, "'" + e.getInput() + "' cannot be used as a file"
+                    + " name by rdma-node-agent: its file-name encoding is " + System.getProperty("sun.jnu.encoding")
+                    + " (from its locale) and the value is not; run the agent with a UTF-8 locale (LANG=C.UTF-8)");
+            stats.request(command, "error", System.nanoTime() - t0);
+            refusals.warn("cni-path-encoding", "CNI {} {}: error {}: {}", LogText.escape(command, 16),
+                    LogText.escape(env.getOrDefault("CNI_CONTAINERID", ""), 128), refusal.code,
+                    LogText.escape(refusal.getMessage(), 1024));
+            return new Response(1, error(version, refusal));
         }
     }
 
@@ -152,8 +172,8 @@ final class CniHandler {
         steps.reached("add:moved");
         persist(a.with(Attachment.Phase.ADDED), true);
         steps.reached("add:committed");
-        LOG.info("CNI ADD {}: {} ({}) moved into {} for pod {}/{}", key, device, pci, netns, a.podNamespace(),
-                a.podName());
+        LOG.info("CNI ADD {}: {} ({}) moved into {} for pod {}/{}", key, device, pci, LogText.escape(netns),
+                LogText.escape(a.podNamespace()), LogText.escape(a.podName()));
         JsonNode prev = conf.get("prevResult");
         ObjectNode result = prev != null && prev.isObject() ? ((ObjectNode) prev).deepCopy() : JSON.createObjectNode();
         result.put("cniVersion", version);
@@ -210,7 +230,17 @@ final class CniHandler {
 
     private String del(Map<String, String> env, JsonNode conf) throws CniError {
         String key = Attachment.key(CniInput.networkName(conf), CniInput.containerId(env), CniInput.ifname(env));
-        Optional<Attachment> a = store.read(key);
+        Optional<Attachment> a;
+        try {
+            a = store.read(key);
+        } catch (InvalidPathException e) {
+            // This agent cannot name such a record (its locale's file-name encoding), so it cannot have written
+            // one: nothing to release. DEL must not fail forever, or the runtime's cleanup of the chain stops here.
+            refusals.warn("cni-del-path-encoding", "CNI DEL {}: no record can exist for it under this agent's"
+                    + " file-name encoding {}; nothing to release", LogText.escape(key),
+                    System.getProperty("sun.jnu.encoding"));
+            return "";
+        }
         if (a.isPresent()) {
             String netns = env.getOrDefault("CNI_NETNS", "");
             release(a.get(), netns.isEmpty() ? a.get().netns() : netns);
@@ -224,18 +254,19 @@ final class CniHandler {
         if (namespaces.exists(Path.of(netns))) {
             try {
                 rdma.returnFromNetns(a.rdmaDevice(), Path.of(netns));
-                LOG.info("CNI {}: {} returned from {}", a.key(), a.rdmaDevice(), netns);
+                LOG.info("CNI {}: {} returned from {}", a.key(), a.rdmaDevice(), LogText.escape(netns));
             } catch (NetlinkException e) {
                 if (e.errno() != NetlinkException.ENODEV && e.errno() != NetlinkException.ENOENT) {
                     throw new CniError(CniError.MOVE_FAILED, "failed to return RDMA device " + a.rdmaDevice()
                             + " from " + netns + ": " + e.getMessage(), NetlinkException.errnoName(e.errno()));
                 }
-                LOG.info("CNI {}: {} is no longer in {} ({}); nothing to return", a.key(), a.rdmaDevice(), netns,
+                LOG.info("CNI {}: {} is no longer in {} ({}); nothing to return", a.key(), a.rdmaDevice(),
+                        LogText.escape(netns),
                         NetlinkException.errnoName(e.errno()));
             }
         } else {
             // The kernel returns a namespace's RDMA devices to init_net when the namespace is destroyed.
-            LOG.info("CNI {}: {} is gone, the kernel has returned {}", a.key(), netns, a.rdmaDevice());
+            LOG.info("CNI {}: {} is gone, the kernel has returned {}", a.key(), LogText.escape(netns), a.rdmaDevice());
         }
         steps.reached("del:returned");
         forget(a.key());
@@ -321,7 +352,7 @@ final class CniHandler {
                     repaired++;
                 }
             } catch (CniError e) {
-                LOG.warn("CNI reconcile {}: {}", a.key(), e.getMessage());
+                LOG.warn("CNI reconcile {}: {}", a.key(), LogText.escape(e.getMessage(), 1024));
             }
         }
         return repaired;
@@ -344,13 +375,13 @@ final class CniHandler {
                     stats.reconciled("del_while_down");
                     finished++;
                     LOG.info("CNI {}: DEL requested at {} while the agent was down (netns {}) finished: {} released,"
-                            + " record removed", t.key(), t.requestedAt(), t.netns().isEmpty() ? a.get().netns()
-                            : t.netns(), a.get().rdmaDevice());
+                            + " record removed", LogText.escape(t.key()), t.requestedAt(),
+                            LogText.escape(t.netns().isEmpty() ? a.get().netns() : t.netns()), a.get().rdmaDevice());
                 }
                 forgetTombstone(t.key());
             } catch (CniError e) {
-                LOG.warn("CNI {}: cannot finish the DEL requested while the agent was down: {}", t.key(),
-                        e.getMessage());
+                LOG.warn("CNI {}: cannot finish the DEL requested while the agent was down: {}",
+                        LogText.escape(t.key()), LogText.escape(e.getMessage(), 1024));
             }
         }
         return finished;

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +17,8 @@ final class CniInput {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern CONTAINER_ID = Pattern.compile("[a-zA-Z0-9][a-zA-Z0-9_.\\-]*");
     private static final Pattern NETWORK_NAME = CONTAINER_ID;
-    private static final Pattern IFNAME_BAD = Pattern.compile("[/:\\s]");
+    /** What the kernel refuses in a link name ('/', ':', whitespace), and control characters (log lines). */
+    private static final Pattern IFNAME_BAD = Pattern.compile("[/:\\s\\p{Cntrl}\\u0080-\\u009f\\u2028\\u2029]");
 
     private CniInput() {
     }
@@ -67,7 +69,9 @@ final class CniInput {
 
     static String ifname(Map<String, String> env) throws CniError {
         String name = required(env, "CNI_IFNAME");
-        if (name.length() > 15 || name.equals(".") || name.equals("..") || ifnameBad(name)) {
+        // IFNAMSIZ is 16 bytes with the NUL: the limit is in UTF-8 bytes, as the kernel counts.
+        if (name.getBytes(StandardCharsets.UTF_8).length > 15 || name.equals(".") || name.equals("..")
+                || ifnameBad(name)) {
             throw new CniError(CniError.INVALID_ENV, "CNI_IFNAME '" + name + "' is invalid");
         }
         return name;

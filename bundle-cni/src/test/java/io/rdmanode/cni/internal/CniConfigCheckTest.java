@@ -51,33 +51,8 @@ class CniConfigCheckTest {
 
     @Test
     void activationRunsTheSameCheck() {
-        CniComponent.Config config = TestAgent.config(java.nio.file.Path.of("/tmp/x"));
-        CniComponent.Config bad = new CniComponent.Config() {
-            @Override
-            public Class<? extends java.lang.annotation.Annotation> annotationType() {
-                return CniComponent.Config.class;
-            }
-
-            @Override
-            public String binDir() {
-                return config.binDir();
-            }
-
-            @Override
-            public String socket() {
-                return "relative.sock";
-            }
-
-            @Override
-            public String stateDir() {
-                return config.stateDir();
-            }
-
-            @Override
-            public boolean installClient() {
-                return false;
-            }
-        };
+        CniComponent.Config bad = TestAgent.config(java.nio.file.Path.of("/tmp/x"), Map.of("socket", "relative.sock",
+                "installClient", false));
         assertThatThrownBy(() -> CniConfigCheck.require(bad)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("socket: 'relative.sock' is relative");
     }

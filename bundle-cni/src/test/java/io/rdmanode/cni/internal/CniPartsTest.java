@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 class CniPartsTest {
 
     @Test
-    void wireRequestDecodes() {
+    void wireRequestDecodes() throws Exception {
         byte[] req = "RDMACNI1\nCNI_COMMAND=ADD\0CNI_ARGS=A=1;B=2\0\0{\"x\":1}".getBytes(StandardCharsets.UTF_8);
         Map<String, String> env = new HashMap<>();
         assertThat(new String(CniServer.decode(req, env), StandardCharsets.UTF_8)).isEqualTo("{\"x\":1}");
@@ -117,7 +117,9 @@ class CniPartsTest {
                 .forEach(s -> out.put(s.getMetadata().getName(), s));
 
         assertThat(out).containsOnlyKeys("rdma_agent_cni_requests", "rdma_agent_cni_request_seconds",
-                "rdma_agent_cni_reconciled", "rdma_agent_cni_pod_rdma_device", "rdma_agent_cni_client_info");
+                "rdma_agent_cni_reconciled", "rdma_agent_cni_pod_rdma_device", "rdma_agent_cni_client_info",
+                "rdma_agent_cni_connections_open", "rdma_agent_cni_connections_refused",
+                "rdma_agent_cni_connections_timed_out", "rdma_agent_cni_requests_refused");
         MetricSnapshot pods = out.get("rdma_agent_cni_pod_rdma_device");
         assertThat(pods.getDataPoints().get(0).getLabels().get("pod_name")).isEqualTo("trainer-0");
         assertThat(pods.getDataPoints().get(0).getLabels().get("pod_namespace")).isEqualTo("team-a");

@@ -31,14 +31,30 @@ final class Netns {
 
     /** Execs {@code plugin} with a clean environment plus {@code env}, the config on stdin; stdout captured. */
     static Exec exec(Path plugin, Map<String, String> env, String stdin) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(plugin.toString());
+        return run(new ProcessBuilder(plugin.toString()), env, stdin);
+    }
+
+    /**
+     * As {@link #exec}, after {@code script} (bash, e.g. {@code export CNI_IFNAME=$'n\xc3\xa9t1'}): for
+     * environment values given as bytes, which a Java string would pass through the test JVM's locale.
+     */
+    static Exec execScript(Path plugin, Map<String, String> env, String script, String stdin)
+            throws IOException, InterruptedException {
+        return run(new ProcessBuilder("bash", "-c", script + "; exec \"$0\"", plugin.toString()), env, stdin);
+    }
+
+    private static Exec run(ProcessBuilder pb, Map<String, String> env, String stdin)
+            throws IOException, InterruptedException {
         pb.environment().clear();
         pb.environment().put("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
         pb.environment().putAll(env);
         pb.redirectError(ProcessBuilder.Redirect.DISCARD);
         Process p = pb.start();
-        p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
-        p.getOutputStream().close();
+        try (var in = p.getOutputStream()) {
+            in.write(stdin.getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            // the plugin stopped reading (it refused an oversize stdin): its answer says so
+        }
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         return new Exec(p.waitFor(), out);
     }

@@ -3,7 +3,6 @@ package io.rdmanode.cni.internal;
 
 import io.rdmanode.netlink.Netlink;
 import java.io.IOException;
-import java.lang.annotation.Annotation;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -40,9 +39,16 @@ final class TestAgent implements AutoCloseable {
         return root.resolve("state");
     }
 
+    /** Overrides of the component's configuration for the next {@link #start()}. */
+    Map<String, Object> settings = Map.of();
+
     TestAgent start() throws IOException {
-        component = new CniComponent(config(root), resolver(), kernel, Netlink.namespaces());
+        component = new CniComponent(config(root, settings), resolver(), kernel, Netlink.namespaces());
         return this;
+    }
+
+    Path socket() {
+        return root.resolve("cni.sock");
     }
 
     void stop() {
@@ -67,32 +73,27 @@ final class TestAgent implements AutoCloseable {
     }
 
     static CniComponent.Config config(Path root) {
-        return new CniComponent.Config() {
-            @Override
-            public Class<? extends Annotation> annotationType() {
-                return CniComponent.Config.class;
-            }
+        return config(root, Map.of());
+    }
 
-            @Override
-            public String binDir() {
-                return root.resolve("bin").toString();
-            }
-
-            @Override
-            public String socket() {
-                return root.resolve("cni.sock").toString();
-            }
-
-            @Override
-            public String stateDir() {
-                return root.resolve("state").toString();
-            }
-
-            @Override
-            public boolean installClient() {
-                return true;
-            }
-        };
+    /**
+     * The component's configuration for an agent under {@code root}: bin dir, socket and state dir there, every
+     * other property its annotation default unless {@code overrides} has it (by method name).
+     */
+    static CniComponent.Config config(Path root, Map<String, Object> overrides) {
+        Map<String, Object> values = new java.util.HashMap<>(Map.of("binDir", root.resolve("bin").toString(),
+                "socket", root.resolve("cni.sock").toString(), "stateDir", root.resolve("state").toString()));
+        values.putAll(overrides);
+        return (CniComponent.Config) java.lang.reflect.Proxy.newProxyInstance(
+                CniComponent.Config.class.getClassLoader(), new Class<?>[] {CniComponent.Config.class},
+                (proxy, method, args) -> switch (method.getName()) {
+                    case "annotationType" -> CniComponent.Config.class;
+                    case "toString" -> "Config" + values;
+                    case "hashCode" -> values.hashCode();
+                    case "equals" -> proxy == args[0];
+                    default -> values.containsKey(method.getName()) ? values.get(method.getName())
+                            : method.getDefaultValue();
+                });
     }
 
     @Override
