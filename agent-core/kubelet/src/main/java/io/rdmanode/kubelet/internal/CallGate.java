@@ -58,7 +58,7 @@ final class CallGate implements ServerInterceptor {
         boolean stream = call.getMethodDescriptor().getType() == MethodType.SERVER_STREAMING;
         Runnable release = stream ? admitStream() : admitCall();
         if (release == null) {
-            stats.callsRefused.increment();
+            stats.refusedBusy.increment();
             String why = stream
                     ? "too many ListAndWatch streams open for resource " + resource + " (limit "
                       + limits.streamsPerResource() + ")"
@@ -91,7 +91,7 @@ final class CallGate implements ServerInterceptor {
                     return;
                 }
                 if (message instanceof WireMessages.Request r && r.oversize()) {
-                    stats.callsRefused.increment();
+                    stats.refusedOversize.increment();
                     refuse(guarded, Status.RESOURCE_EXHAUSTED, "size-" + method, method + " request of "
                             + (r.size() < 0 ? "more than " + r.limit() : r.size()) + " bytes exceeds the limit of "
                             + r.limit() + " bytes for resource " + resource);
@@ -100,7 +100,7 @@ final class CallGate implements ServerInterceptor {
                 try {
                     super.onMessage(message);       // parses: the wire bytes become the method's message here
                 } catch (RuntimeException e) {
-                    stats.callsRefused.increment();
+                    stats.refusedMalformed.increment();
                     refuse(guarded, Status.INVALID_ARGUMENT, "garbage-" + method, method + " request for resource "
                             + resource + " is not a valid protobuf message: " + describe(e));
                 }

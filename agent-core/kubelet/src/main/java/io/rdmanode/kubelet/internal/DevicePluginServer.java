@@ -381,8 +381,8 @@ final class DevicePluginServer implements ServedResource {
         m.put("healthy", f.devicesHealthy());
         m.put("allocations", f.allocations());
         m.put("requestLimitBytes", requestLimit.bytes());
-        m.put("callsRefused", stats.callsRefused.sum());
-        m.put("callsTimedOut", stats.callsTimedOut.sum());
+        m.put("callsRefused", Map.of("busy", stats.refusedBusy.sum(), "oversize", stats.refusedOversize.sum(),
+                "malformed", stats.refusedMalformed.sum(), "timeout", stats.callsTimedOut.sum()));
         ListAndWatchStreams s = streams;
         m.put("listAndWatchStreams", s == null ? 0 : s.size());
         if (!lastError.isEmpty()) {

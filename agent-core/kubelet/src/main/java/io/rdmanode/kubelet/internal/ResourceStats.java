@@ -15,8 +15,12 @@ final class ResourceStats {
     final LongAdder allocateNanos = new LongAdder();
     final LongAdder listAndWatchUpdates = new LongAdder();
     final LongAdder kubeletRestarts = new LongAdder();
-    /** Calls refused before their handler ran: no slot free, request too large or not protobuf. */
-    final LongAdder callsRefused = new LongAdder();
+    /** Calls refused before their handler ran because no slot was free (RESOURCE_EXHAUSTED). */
+    final LongAdder refusedBusy = new LongAdder();
+    /** Requests over the resource's size limit (RESOURCE_EXHAUSTED). */
+    final LongAdder refusedOversize = new LongAdder();
+    /** Requests that are not the method's protobuf message (INVALID_ARGUMENT). */
+    final LongAdder refusedMalformed = new LongAdder();
     /** Unary calls answered DEADLINE_EXCEEDED by the host's call timeout. */
     final LongAdder callsTimedOut = new LongAdder();
     /** Upper bounds (seconds) of the Allocate latency histogram; an Allocate is a map lookup plus I/O-free work. */
