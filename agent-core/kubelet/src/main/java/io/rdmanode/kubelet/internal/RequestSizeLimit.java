@@ -43,7 +43,7 @@ final class RequestSizeLimit {
      * Takes the device list in force; returns true when the limit grew past the ceiling (the caller warns: a
      * pool this large has legitimate requests the transport refuses).
      */
-    boolean update(List<Device> devices) {
+    synchronized boolean update(List<Device> devices) {
         int longest = devices.stream().mapToInt(d -> d.id().getBytes(StandardCharsets.UTF_8).length).max().orElse(0);
         long wanted = derived(devices.size(), longest);
         int next = (int) Math.min(ceiling, Math.max(limit, wanted));
