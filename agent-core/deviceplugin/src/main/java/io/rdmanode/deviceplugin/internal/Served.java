@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.deviceplugin.internal;
 
+import io.rdmanode.agent.LogText;
+import io.rdmanode.agent.RefusalLog;
 import io.rdmanode.deviceplugin.Ownership;
 import io.rdmanode.deviceplugin.PoolStatus;
 import io.rdmanode.deviceplugin.PoolView;
@@ -14,6 +16,7 @@ import io.rdmanode.kubelet.DevicePluginException;
 import io.rdmanode.kubelet.DevicePluginHost;
 import io.rdmanode.kubelet.PluginOptions;
 import io.rdmanode.kubelet.ServedResource;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,6 +37,8 @@ import org.slf4j.LoggerFactory;
 final class Served implements ServedPool, DevicePlugin {
 
     private static final Logger LOG = LoggerFactory.getLogger(Served.class);
+    /** A client repeating a refused Allocate (an unknown ID in a loop wrote 62 MB of WARN) logs one line a minute. */
+    private static final RefusalLog REFUSALS = new RefusalLog(LOG, Duration.ofMinutes(1));
 
     private final ResourcePool pool;
     private final ServedSet set;
@@ -191,8 +196,10 @@ final class Served implements ServedPool, DevicePlugin {
         List<String> preferred = pool.preferredAllocation(view, available, mustInclude, size);
         List<String> answer = PreferredAnswer.of(preferred, available, mustInclude, size);
         if (!answer.containsAll(preferred)) {
-            LOG.warn("preferred allocation corrected pool={} resource={}: the pool preferred {}, answered {}",
-                    pool.name(), pool.resourceName(), preferred, answer);
+            REFUSALS.warn("preferred:" + pool.resourceName(),
+                    "preferred allocation corrected pool={} resource={}: the pool preferred {}, answered {}",
+                    pool.name(), pool.resourceName(), LogText.escape(preferred.toString()),
+                    LogText.escape(answer.toString()));
         }
         return answer;
     }
@@ -229,8 +236,9 @@ final class Served implements ServedPool, DevicePlugin {
         } catch (RuntimeException e) {
             held.forget(mine, recorded);
             allocationFailures.incrementAndGet();
-            LOG.warn("allocate refused pool={} resource={} ids={}: {}", pool.name(), pool.resourceName(),
-                    deviceIds, e.getMessage());
+            REFUSALS.warn("allocate:" + pool.resourceName(), "allocate refused pool={} resource={} ids={}: {}",
+                    pool.name(), pool.resourceName(), LogText.escape(deviceIds.toString()),
+                    LogText.escape(String.valueOf(e.getMessage())));
             throw e;
         }
     }

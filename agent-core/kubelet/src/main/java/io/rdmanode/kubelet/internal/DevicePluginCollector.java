@@ -43,6 +43,7 @@ public final class DevicePluginCollector implements MultiCollector {
         List<CounterDataPointSnapshot> restarts = new ArrayList<>();
         List<CounterDataPointSnapshot> allocations = new ArrayList<>();
         List<CounterDataPointSnapshot> updates = new ArrayList<>();
+        List<CounterDataPointSnapshot> refused = new ArrayList<>();
         List<HistogramDataPointSnapshot> latency = new ArrayList<>();
         List<GaugeDataPointSnapshot> devices = new ArrayList<>();
         List<GaugeDataPointSnapshot> registered = new ArrayList<>();
@@ -56,6 +57,10 @@ public final class DevicePluginCollector implements MultiCollector {
             allocations.add(counter(f.allocations(), Labels.of("resource", r, "result", "ok")));
             allocations.add(counter(f.allocationFailures(), Labels.of("resource", r, "result", "error")));
             updates.add(counter(f.listAndWatchUpdates(), Labels.of("resource", r)));
+            refused.add(counter(stats.refusedBusy.sum(), Labels.of("resource", r, "reason", "busy")));
+            refused.add(counter(stats.refusedOversize.sum(), Labels.of("resource", r, "reason", "oversize")));
+            refused.add(counter(stats.refusedMalformed.sum(), Labels.of("resource", r, "reason", "malformed")));
+            refused.add(counter(stats.callsTimedOut.sum(), Labels.of("resource", r, "reason", "timeout")));
             latency.add(histogram(stats, f.allocateSeconds(), Labels.of("resource", r)));
             devices.add(new GaugeDataPointSnapshot(f.devicesHealthy(), Labels.of("resource", r, "health", "healthy"),
                     null));
@@ -74,6 +79,9 @@ public final class DevicePluginCollector implements MultiCollector {
                     "Allocate container requests answered (ok) and Allocate calls refused (error)"), allocations));
             out.add(new CounterSnapshot(new MetricMetadata("rdma_agent_deviceplugin_list_and_watch_updates",
                     "Device lists sent to kubelet on ListAndWatch streams"), updates));
+            out.add(new CounterSnapshot(new MetricMetadata("rdma_agent_deviceplugin_calls_refused",
+                    "gRPC calls the host answered itself: no call slot free (busy), request over the resource's"
+                    + " size limit (oversize), not protobuf (malformed), past the call timeout (timeout)"), refused));
             out.add(new HistogramSnapshot(new MetricMetadata("rdma_agent_deviceplugin_allocate_duration_seconds",
                     "Time to answer an Allocate call", Unit.SECONDS), latency));
             out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_deviceplugin_devices",

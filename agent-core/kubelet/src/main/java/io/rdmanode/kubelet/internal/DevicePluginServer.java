@@ -3,6 +3,8 @@ package io.rdmanode.kubelet.internal;
 
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
+import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.StatusRuntimeException;
 import io.rdmanode.kubelet.Device;
 import io.rdmanode.kubelet.DevicePlugin;
@@ -43,6 +45,8 @@ final class DevicePluginServer implements ServedResource {
     private final UdsTransport transport;
     private final Path socket;
     private final Runnable onClose;
+    private final HostBounds bounds;
+    private final RequestSizeLimit requestLimit;
     private final ResourceStats stats = new ResourceStats();
     private final Object lock = new Object();          // guards server, socketId, registeredWith
     private final Object pushLock = new Object();      // orders device-list reads with their sends
@@ -58,7 +62,7 @@ final class DevicePluginServer implements ServedResource {
     private volatile int failureStreak;
 
     DevicePluginServer(DevicePlugin plugin, Supplier<HostSettings> tuning, UdsTransport transport,
-                       Runnable onClose) {
+                       HostBounds bounds, Runnable onClose) {
         this.plugin = plugin;
         this.resource = plugin.resourceName();
         this.tuning = tuning;
@@ -66,6 +70,8 @@ final class DevicePluginServer implements ServedResource {
         this.transport = transport;
         this.socket = settings.socketDir().resolve(ResourceNames.socketFileName(resource));
         this.onClose = onClose;
+        this.bounds = bounds;
+        this.requestLimit = new RequestSizeLimit(bounds.limits().messageCeiling());
     }
 
     /**
@@ -254,6 +260,15 @@ final class DevicePluginServer implements ServedResource {
     public void devicesChanged() {
         synchronized (pushLock) {
             List<Device> devices = plugin.devices();
+            int before = requestLimit.bytes();
+            if (requestLimit.update(devices) && before < requestLimit.bytes()) {
+                LOG.warn("resource={} has {} devices: its largest requests may exceed the {} byte ceiling and be"
+                        + " refused", resource, devices.size(), bounds.limits().messageCeiling());
+            }
+            if (before != requestLimit.bytes()) {
+                LOG.debug("request limit resource={} bytes={} devices={}", resource, requestLimit.bytes(),
+                        devices.size());
+            }
             stats.devices(devices.size(), (int) devices.stream().filter(Device::healthy).count());
             ListAndWatchStreams current = streams;
             if (current != null && current.push(ProtoMapping.devices(devices)) > 0) {
@@ -266,10 +281,18 @@ final class DevicePluginServer implements ServedResource {
     private void bind() throws IOException {
         Files.deleteIfExists(socket);                     // a stale socket of ours from an earlier run
         streams = new ListAndWatchStreams();
-        DevicePluginService service = new DevicePluginService(plugin, streams, stats);
+        requestLimit.update(plugin.devices());
+        CallLimits limits = bounds.limits();
+        CallGate gate = new CallGate(resource, bounds, stats);
+        ServerServiceDefinition service = ServerInterceptors.intercept(ServerInterceptors.useMarshalledMessages(
+                new DevicePluginService(plugin, streams, stats).bindService(),
+                WireMessages.requests(requestLimit::bytes), WireMessages.responses()), gate);
+        // The transport reads up to the ceiling; the resource's own limit is checked on each request's size.
+        int perConnection = limits.callsPerResource() + limits.streamsPerResource();
         server = settings.watcher()
-                ? transport.serve(socket, service, new PluginWatcherService(resource, socket, this::watcherStatus))
-                : transport.serve(socket, service);
+                ? transport.serve(socket, limits.messageCeiling(), perConnection, service,
+                        new PluginWatcherService(resource, socket, this::watcherStatus).bindService())
+                : transport.serve(socket, limits.messageCeiling(), perConnection, service);
         // Nothing but kubelet (root) may talk to the plugin. The directory is kubelet's and not world-writable,
         // so the short window between bind and chmod exposes nothing.
         Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
@@ -357,6 +380,9 @@ final class DevicePluginServer implements ServedResource {
         m.put("devices", f.devicesAdvertised());
         m.put("healthy", f.devicesHealthy());
         m.put("allocations", f.allocations());
+        m.put("requestLimitBytes", requestLimit.bytes());
+        m.put("callsRefused", Map.of("busy", stats.refusedBusy.sum(), "oversize", stats.refusedOversize.sum(),
+                "malformed", stats.refusedMalformed.sum(), "timeout", stats.callsTimedOut.sum()));
         ListAndWatchStreams s = streams;
         m.put("listAndWatchStreams", s == null ? 0 : s.size());
         if (!lastError.isEmpty()) {

@@ -3,6 +3,8 @@ package io.rdmanode.kubelet.internal;
 
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
+import io.rdmanode.agent.LogText;
+import io.rdmanode.agent.RefusalLog;
 import io.rdmanode.kubelet.DevicePlugin;
 import io.rdmanode.kubelet.DevicePluginException;
 import io.rdmanode.kubelet.internal.v1beta1.AllocateRequest;
@@ -18,6 +20,7 @@ import io.rdmanode.kubelet.internal.v1beta1.PreStartContainerRequest;
 import io.rdmanode.kubelet.internal.v1beta1.PreStartContainerResponse;
 import io.rdmanode.kubelet.internal.v1beta1.PreferredAllocationRequest;
 import io.rdmanode.kubelet.internal.v1beta1.PreferredAllocationResponse;
+import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +29,8 @@ import org.slf4j.LoggerFactory;
 final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
 
     private static final Logger LOG = LoggerFactory.getLogger(DevicePluginService.class);
+    /** One line per resource and kind a minute: a client retrying an unknown ID in a loop wrote 62 MB of WARN. */
+    private static final RefusalLog REFUSALS = new RefusalLog(LOG, Duration.ofMinutes(1));
 
     private final DevicePlugin plugin;
     private final ListAndWatchStreams streams;
@@ -74,7 +79,8 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
                 ids = plugin.preferredAllocation(r.getAvailableDeviceIDsList(), r.getMustIncludeDeviceIDsList(),
                         r.getAllocationSize());
             } catch (DevicePluginException e) {
-                LOG.warn("GetPreferredAllocation refused resource={}: {}", resource, e.getMessage());
+                REFUSALS.warn("preferred:" + resource + ":" + e.code(), "GetPreferredAllocation refused resource={}: {}",
+                        resource, LogText.escape(e.getMessage()));
                 fail(out, status(e.code()), e.getMessage());
                 return;
             }
@@ -100,13 +106,17 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
                 }
                 response.addContainerResponses(ProtoMapping.allocation(plugin.allocate(r.getDevicesIdsList())));
             }
-            LOG.debug("Allocate resource={} ids={}", resource, request.getContainerRequestsList());
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("Allocate resource={} ids={}", resource, LogText.escape(request.getContainerRequestsList()
+                        .stream().map(ContainerAllocateRequest::getDevicesIdsList).toList().toString()));
+            }
             stats.allocations.add(request.getContainerRequestsCount());
             out.onNext(response.build());
             out.onCompleted();
         } catch (DevicePluginException e) {
             stats.allocationFailures.increment();
-            LOG.warn("Allocate refused resource={}: {}", resource, e.getMessage());
+            REFUSALS.warn("allocate:" + resource + ":" + e.code(), "Allocate refused resource={}: {}", resource,
+                    LogText.escape(e.getMessage()));
             fail(out, status(e.code()), e.getMessage());
         } catch (RuntimeException e) {
             LOG.error("Allocate failed resource={}", resource, e);
@@ -124,7 +134,8 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
             out.onNext(PreStartContainerResponse.getDefaultInstance());
             out.onCompleted();
         } catch (DevicePluginException e) {
-            LOG.warn("PreStartContainer refused resource={}: {}", resource, e.getMessage());
+            REFUSALS.warn("prestart:" + resource + ":" + e.code(), "PreStartContainer refused resource={}: {}",
+                    resource, LogText.escape(e.getMessage()));
             fail(out, status(e.code()), e.getMessage());
         }
     }

@@ -19,6 +19,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,6 +44,8 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
     private final ExecutorService rpc;
     private final ScheduledExecutorService registrar;    // timers only: the work runs on `workers`
     private final ExecutorService workers;
+    private final HostBounds bounds;
+    private final TransportRefusals transportRefusals = new TransportRefusals();
     private volatile ScheduledFuture<?> resync;
     private final UdsTransport transport;
     private final PluginDirWatcher watcher;
@@ -55,6 +60,14 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
      * @throws IOException when no file watch can be created
      */
     public KubeletDevicePluginHost(HostSettings settings) throws IOException {
+        this(settings, CallLimits.DEFAULTS);
+    }
+
+    /**
+     * @param limits bounds on the calls every server admits; the RPC threads are sized from them
+     * @throws IOException when no file watch can be created
+     */
+    public KubeletDevicePluginHost(HostSettings settings, CallLimits limits) throws IOException {
         this.settings = settings.resolved();
         this.tuning = this.settings;
         LOG.info("device-plugin host registration={} sockets in {}", this.settings.registration(),
@@ -64,8 +77,16 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
         if (problem.isEmpty()) {
             StaleSockets.clean(this.settings.socketDir());
         }
-        this.rpc = Executors.newCachedThreadPool(named("rdma-agent-kubelet-rpc-"));
-        this.registrar = Executors.newSingleThreadScheduledExecutor(named("rdma-agent-kubelet-registrar"));
+        // Bounded threads; the queue holds only what admitted calls and streams opening post (each connection
+        // opens at most callsPerResource + streamsPerResource streams at once, refused ones end at once).
+        ThreadPoolExecutor handlers = new ThreadPoolExecutor(limits.rpcThreads(), limits.rpcThreads(), 30,
+                TimeUnit.SECONDS, new LinkedBlockingQueue<>(), named("rdma-agent-kubelet-rpc-"));
+        handlers.allowCoreThreadTimeOut(true);           // idle threads (and their stacks) go
+        this.rpc = handlers;
+        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, named("rdma-agent-kubelet-registrar"));
+        timers.setRemoveOnCancelPolicy(true);            // every answered call cancels its deadline
+        this.registrar = timers;
+        this.bounds = new HostBounds(limits, registrar);
         this.workers = Executors.newCachedThreadPool(named("rdma-agent-kubelet-register-"));
         this.transport = new UdsTransport(this.settings.ioThreads(), "rdma-agent-kubelet-io", rpc);
         this.watcher = new PluginDirWatcher(this.settings.socketDir(), this::reconcileAllSoon);
@@ -118,7 +139,7 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
             throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, resource,
                     "cannot serve resource " + resource + ": " + problem.get());
         }
-        DevicePluginServer server = new DevicePluginServer(plugin, this::tuning, transport,
+        DevicePluginServer server = new DevicePluginServer(plugin, this::tuning, transport, bounds,
                 () -> servers.remove(resource));
         if (servers.putIfAbsent(resource, server) != null) {
             throw new IllegalArgumentException("resource " + resource + " is already served");
@@ -251,6 +272,7 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
         rpc.shutdown();
         transport.close(timeout);
         rpc.shutdownNow();
+        transportRefusals.close();
     }
 
     private static ThreadFactory named(String prefix) {

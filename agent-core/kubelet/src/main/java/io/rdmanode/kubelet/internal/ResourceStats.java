@@ -15,6 +15,14 @@ final class ResourceStats {
     final LongAdder allocateNanos = new LongAdder();
     final LongAdder listAndWatchUpdates = new LongAdder();
     final LongAdder kubeletRestarts = new LongAdder();
+    /** Calls refused before their handler ran because no slot was free (RESOURCE_EXHAUSTED). */
+    final LongAdder refusedBusy = new LongAdder();
+    /** Requests over the resource's size limit (RESOURCE_EXHAUSTED). */
+    final LongAdder refusedOversize = new LongAdder();
+    /** Requests that are not the method's protobuf message (INVALID_ARGUMENT). */
+    final LongAdder refusedMalformed = new LongAdder();
+    /** Unary calls answered DEADLINE_EXCEEDED by the host's call timeout. */
+    final LongAdder callsTimedOut = new LongAdder();
     /** Upper bounds (seconds) of the Allocate latency histogram; an Allocate is a map lookup plus I/O-free work. */
     static final double[] ALLOCATE_BUCKETS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1};
     /** Non-cumulative counts per bucket; the last one is +Inf. */

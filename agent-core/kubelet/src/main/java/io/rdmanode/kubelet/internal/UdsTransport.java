@@ -4,6 +4,7 @@ package io.rdmanode.kubelet.internal;
 import io.grpc.BindableService;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.NettyServerBuilder;
 import io.netty.channel.ChannelOption;
@@ -44,14 +45,33 @@ public final class UdsTransport implements AutoCloseable {
     }
 
     public Server serve(Path socket, BindableService... services) throws IOException {
-        NettyServerBuilder builder = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
-                .channelType(EpollServerDomainSocketChannel.class)
-                .bossEventLoopGroup(group).workerEventLoopGroup(group).executor(executor)
-                .withChildOption(ChannelOption.SO_KEEPALIVE, null);     // else a WARN per accepted connection
+        NettyServerBuilder builder = builder(socket);
         for (BindableService service : services) {
             builder.addService(service);
         }
         return builder.build().start();
+    }
+
+    /**
+     * A server that reads at most {@code maxInboundBytes} of a message (grpc-java answers a longer one
+     * {@code RESOURCE_EXHAUSTED} from its length prefix, before buffering it) and lets one connection open at most
+     * {@code maxCallsPerConnection} streams at once (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS).
+     */
+    public Server serve(Path socket, int maxInboundBytes, int maxCallsPerConnection,
+                        ServerServiceDefinition... services) throws IOException {
+        NettyServerBuilder builder = builder(socket).maxInboundMessageSize(maxInboundBytes)
+                .maxConcurrentCallsPerConnection(maxCallsPerConnection);
+        for (ServerServiceDefinition service : services) {
+            builder.addService(service);
+        }
+        return builder.build().start();
+    }
+
+    private NettyServerBuilder builder(Path socket) {
+        return NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+                .channelType(EpollServerDomainSocketChannel.class)
+                .bossEventLoopGroup(group).workerEventLoopGroup(group).executor(executor)
+                .withChildOption(ChannelOption.SO_KEEPALIVE, null);     // else a WARN per accepted connection
     }
 
     public ManagedChannel dial(Path socket) {

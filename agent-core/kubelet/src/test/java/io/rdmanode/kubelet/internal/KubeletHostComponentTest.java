@@ -69,7 +69,7 @@ class KubeletHostComponentTest {
             assertThat(byName).containsKeys("rdma_agent_deviceplugin_registrations",
                     "rdma_agent_deviceplugin_kubelet_restarts", "rdma_agent_deviceplugin_allocations",
                     "rdma_agent_deviceplugin_allocate_duration_seconds", "rdma_agent_deviceplugin_devices",
-                    "rdma_agent_deviceplugin_registered");
+                    "rdma_agent_deviceplugin_registered", "rdma_agent_deviceplugin_calls_refused");
             var registrations = (io.prometheus.metrics.model.snapshots.CounterSnapshot) byName.get(
                     "rdma_agent_deviceplugin_registrations");
             assertThat(registrations.getDataPoints()).extracting(p -> p.getLabels().get("result") + "=" + p.getValue())

@@ -10,6 +10,7 @@ import io.rdmanode.kubelet.internal.v1beta1.Empty;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
 
 /**
@@ -45,6 +46,17 @@ public final class PluginClients implements AutoCloseable {
                 .newBuilder().addAllDevicesIds(List.of(deviceIds))).build();
         DevicePluginGrpc.DevicePluginBlockingStub stub = DevicePluginGrpc.newBlockingStub(channels.get(connection));
         return () -> stub.allocate(request);
+    }
+
+    /**
+     * One blocking Allocate of one container asking for {@code deviceId}, sent as exactly {@code bytes} bytes (the
+     * valid request padded with an unknown field, which protobuf parsers skip), on connection {@code connection};
+     * the call returns the gRPC status code's name ({@code OK}, {@code RESOURCE_EXHAUSTED}, ...).
+     */
+    public Callable<String> allocateOfSize(int connection, String deviceId, int bytes) {
+        byte[] request = RawCalls.allocateOfSize(deviceId, bytes);
+        ManagedChannel channel = channels.get(connection);
+        return () -> RawCalls.code(() -> RawCalls.allocate(channel, request));
     }
 
     /** One blocking GetDevicePluginOptions (the no-op RPC, a baseline) on connection {@code connection}. */
