@@ -33,8 +33,10 @@ record LaunchOptions(Path home, Optional<Path> config, boolean demo, boolean exi
               JAVA_HOME               the JDK to run (default: java on PATH)
               JAVA_OPTS               extra JVM flags, after the script's own (so they win)
               RDMA_AGENT_JIT          c1 (default: smallest, fastest start) | c2 (more Freeflow router throughput)
-              RDMA_AGENT_MEMORY_LIMIT the memory the agent may use (bytes, or k/m/g), from which heap and direct
-                                      memory are sized (default: the cgroup's memory.max, else 64m of heap)
+              RDMA_AGENT_MEMORY_LIMIT the memory the agent may use (bytes, or K/M/G, Ki/Mi/Gi), from which heap
+                                      and direct memory are sized (default: the cgroup's memory limit, else a
+                                      64 MiB heap); bin/rdma-node-agent --print-jvm-flags shows the result
+              RDMA_AGENT_CGROUP_ROOT  where the script reads that cgroup limit (default /sys/fs/cgroup)
               RDMA_AGENT_CDS_DIR      where the agent makes its class-data archive (default <stateDir>/cds; the
                                       demo: $XDG_CACHE_HOME or ~/.cache/rdma-node-agent/cds); empty: none
               RDMA_AGENT_CDS_TRAIN    set: a build-time training run writing the packaged archive
