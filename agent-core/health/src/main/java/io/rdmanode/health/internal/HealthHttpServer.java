@@ -9,14 +9,12 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.rdmanode.agent.LogText;
-import io.rdmanode.agent.RefusalLog;
 import io.rdmanode.health.HttpEndpoint;
 import io.rdmanode.health.StatusSection;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -41,10 +39,6 @@ import org.slf4j.LoggerFactory;
 final class HealthHttpServer implements AutoCloseable, HttpConnection.Router {
 
     static final Set<String> BUILT_IN_PATHS = Set.of("/healthz", "/readyz", "/status");
-
-    /** Refusals of clients (bound, timeouts, oversize, busy): one line per kind and minute, with a count. */
-    static final RefusalLog REFUSALS = new RefusalLog(LoggerFactory.getLogger(HealthHttpServer.class),
-            Duration.ofMinutes(1));
 
     private static final Logger LOG = LoggerFactory.getLogger(HealthHttpServer.class);
 
@@ -176,7 +170,7 @@ final class HealthHttpServer implements AutoCloseable, HttpConnection.Router {
             handlers.execute(task);
         } catch (RejectedExecutionException e) {
             stats.busy.increment();
-            REFUSALS.warn("busy", "answered 503: {} handler threads busy and {} requests waiting",
+            stats.refusals.warn("busy", "answered 503: {} handler threads busy and {} requests waiting",
                     settings.threads(), settings.queue());
             FullHttpResponse busy = HttpConnection.text(503, "busy: every handler thread is taken; retry later");
             busy.headers().set(HttpHeaderNames.RETRY_AFTER, "1");
@@ -188,13 +182,13 @@ final class HealthHttpServer implements AutoCloseable, HttpConnection.Router {
         if (cause instanceof TooLongHttpHeaderException || cause instanceof TooLongHttpLineException) {
             stats.oversizeHeads.increment();
             boolean line = cause instanceof TooLongHttpLineException;
-            REFUSALS.warn("oversize-head", "refused http request(s) with a request {} over {} bytes, latest from {}",
+            stats.refusals.warn("oversize-head", "refused http request(s) with a request {} over {} bytes, latest from {}",
                     line ? "line" : "head", settings.maxHeaderSize(), connection.context().channel().remoteAddress());
             connection.respond(line ? 414 : 431, (line ? "request line" : "request header fields") + " larger than "
                     + settings.maxHeaderSize() + " bytes", false);
         } else {
             stats.badRequests.increment();
-            REFUSALS.warn("bad-request", "refused malformed http request(s), latest from {}: {}",
+            stats.refusals.warn("bad-request", "refused malformed http request(s), latest from {}: {}",
                     connection.context().channel().remoteAddress(), LogText.escape(String.valueOf(cause.getMessage())));
             connection.respond(400, "bad request", false);
         }

@@ -170,7 +170,7 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         }
         if (what == Waiting.HEAD) {
             stats.cutAtHeaderTimeout.increment();
-            HealthHttpServer.REFUSALS.warn("header-timeout", "closed http connection(s) that sent no complete"
+            stats.refusals.warn("header-timeout", "closed http connection(s) that sent no complete"
                     + " request head within {} ms, latest from {}", settings.headerTimeout().toMillis(),
                     ctx.channel().remoteAddress());
         } else {

@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.health.internal;
 
+import io.rdmanode.agent.RefusalLog;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP server's own figures, shown as the {@code http} member of {@code /status}: connections open now,
- * and totals of what the bounds turned away. Thread-safe.
+ * and totals of what the bounds turned away; and the log of those refusals, one line per kind and minute with a
+ * count. Thread-safe.
  */
 final class HttpServerStats {
+
+    final RefusalLog refusals = new RefusalLog(LoggerFactory.getLogger(HealthHttpServer.class), Duration.ofMinutes(1));
 
     final AtomicInteger open = new AtomicInteger();
     final LongAdder accepted = new LongAdder();

@@ -43,7 +43,7 @@ final class NettyHttpExchange extends HttpExchange {
     private final HttpConnection connection;
     private final HttpRequest request;
     private final URI uri;
-    private final boolean keepAlive;
+    private boolean keepAlive;
     private final long writeTimeoutMillis;
     private final HttpContext context;
     private final Headers requestHeaders = new Headers();
@@ -136,6 +136,8 @@ final class NettyHttpExchange extends HttpExchange {
         copyHeaders(response);
         if (responseLength > 0) {
             response.headers().set(HttpHeaderNames.CONTENT_LENGTH, responseLength);
+        } else if (request.protocolVersion().equals(HttpVersion.HTTP_1_0)) {
+            keepAlive = false;                                  // no chunks in HTTP/1.0: the close ends the body
         } else {
             response.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
         }

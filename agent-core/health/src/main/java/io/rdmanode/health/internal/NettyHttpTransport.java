@@ -6,6 +6,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -34,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 final class NettyHttpTransport implements AutoCloseable {
 
     private final EventLoopGroup loop;
+    private final ChannelGroup connections;
     private final Channel server;
 
     NettyHttpTransport(InetSocketAddress address, HttpSettings settings, HttpServerStats stats,
@@ -43,6 +46,7 @@ final class NettyHttpTransport implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         }, NioIoHandler.newFactory());
+        this.connections = new DefaultChannelGroup("rdma-agent-health-http", loop.next());
         HttpDecoderConfig decoder = new HttpDecoderConfig()
                 .setMaxInitialLineLength(settings.maxHeaderSize())
                 .setMaxHeaderSize(settings.maxHeaderSize())
@@ -58,13 +62,14 @@ final class NettyHttpTransport implements AutoCloseable {
                         if (stats.open.incrementAndGet() > settings.maxConnections()) {
                             stats.open.decrementAndGet();
                             stats.refusedAtBound.increment();
-                            HealthHttpServer.REFUSALS.warn("connection-bound", "refused http connection(s): {}"
+                            stats.refusals.warn("connection-bound", "refused http connection(s): {}"
                                     + " open, the bound; latest from {}", settings.maxConnections(),
                                     channel.remoteAddress());
                             channel.close();
                             return;
                         }
                         stats.accepted.increment();
+                        connections.add(channel);
                         channel.closeFuture().addListener(f -> stats.open.decrementAndGet());
                         HttpConnection connection = new HttpConnection(router, settings, stats);
                         channel.pipeline().addLast(connection.rawBytesWatcher(), new HttpServerCodec(decoder),
@@ -86,10 +91,15 @@ final class NettyHttpTransport implements AutoCloseable {
         return ((InetSocketAddress) server.localAddress()).getPort();
     }
 
-    /** Closes the listening socket at once (the port is free again on return) and every connection. */
+    /**
+     * Closes the listening socket (the port is free again on return) and every connection, explicitly: a
+     * connection left open by a loop that shut down would take a kept-alive client's next request and never
+     * answer it.
+     */
     @Override
     public void close() {
         server.close().syncUninterruptibly();
+        connections.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
         loop.shutdownGracefully(0, 500, TimeUnit.MILLISECONDS).awaitUninterruptibly(1, TimeUnit.SECONDS);
     }
 }

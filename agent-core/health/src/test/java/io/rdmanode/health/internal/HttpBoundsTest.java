@@ -84,6 +84,21 @@ class HttpBoundsTest {
     }
 
     @Test
+    void closingTheServerClosesKeptAliveConnections() throws Exception {
+        start(HealthHttpServerTest.SETTINGS);
+        try (Socket socket = RawHttp.connect(server.port())) {
+            RawHttp.send(socket, "GET /healthz HTTP/1.1\r\nHost: agent\r\n\r\n");
+            byte[] answer = new byte[4096];
+            assertThat(new String(answer, 0, socket.getInputStream().read(answer), StandardCharsets.ISO_8859_1))
+                    .startsWith("HTTP/1.1 200 OK").endsWith("ok\n");
+
+            server.close();
+
+            assertThat(RawHttp.closedByServer(socket, 2_000)).as("no connection outlives the server").isTrue();
+        }
+    }
+
+    @Test
     void requestBodiesAreRefusedWith413() throws Exception {
         start(HealthHttpServerTest.SETTINGS);
         try (Socket socket = RawHttp.connect(server.port())) {
@@ -201,5 +216,13 @@ class HttpBoundsTest {
         assertThat(client.send(java.net.http.HttpRequest.newBuilder(server.uri().resolve("/metrics")).build(),
                 java.net.http.HttpResponse.BodyHandlers.ofString()).body()).as("the kept-alive connection again")
                 .isEqualTo(page);
+        try (Socket old = RawHttp.connect(server.port())) {
+            RawHttp.send(old, "GET /metrics HTTP/1.0\r\n\r\n");
+            RawHttp.Answer answer = RawHttp.parse(RawHttp.readAll(old.getInputStream()));
+
+            assertThat(answer.head()).as("no chunks for HTTP/1.0: the close ends the body")
+                    .doesNotContainIgnoringCase("transfer-encoding");
+            assertThat(answer.body()).isEqualTo(page);
+        }
     }
 }
