@@ -99,6 +99,18 @@ class HttpBoundsTest {
     }
 
     @Test
+    void aTakenPortFailsTheConstructorAsBefore() {
+        start(HealthHttpServerTest.SETTINGS);
+        InetSocketAddress taken = new InetSocketAddress("127.0.0.1", server.port());
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new HealthHttpServer(taken,
+                        HealthHttpServerTest.SETTINGS, sources, Clock.systemUTC()))
+                .isInstanceOf(java.io.UncheckedIOException.class)
+                .hasMessage("cannot bind http endpoint to 127.0.0.1:" + server.port() + ": Address already in use");
+        assertThat(server.stats().get("connections")).isEqualTo(0);
+    }
+
+    @Test
     void requestBodiesAreRefusedWith413() throws Exception {
         start(HealthHttpServerTest.SETTINGS);
         try (Socket socket = RawHttp.connect(server.port())) {
