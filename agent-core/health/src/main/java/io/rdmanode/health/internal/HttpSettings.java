@@ -54,6 +54,11 @@ record HttpSettings(int threads, int queue, Duration headerTimeout, Duration idl
                 checkTimeout, refreshInterval);
     }
 
+    HttpSettings withWriteTimeout(Duration value) {
+        return new HttpSettings(threads, queue, headerTimeout, idleTimeout, maxConnections, maxHeaderSize, value,
+                checkTimeout, refreshInterval);
+    }
+
     HttpSettings withChecks(Duration timeout, Duration interval) {
         return new HttpSettings(threads, queue, headerTimeout, idleTimeout, maxConnections, maxHeaderSize,
                 writeTimeout, timeout, interval);

@@ -191,6 +191,36 @@ class HttpBoundsTest {
     }
 
     @Test
+    void aClientThatStopsReadingALargeBodyIsCutAtTheWriteTimeoutAndFreesTheThread() throws Exception {
+        start(HealthHttpServerTest.SETTINGS.withThreads(1).withWriteTimeout(Duration.ofMillis(500)));
+        byte[] block = new byte[64 * 1024];
+        server.addEndpoint(new HttpEndpoint() {
+            @Override
+            public String path() {
+                return "/metrics";
+            }
+
+            @Override
+            public void handle(HttpExchange exchange) throws IOException {
+                exchange.sendResponseHeaders(200, 0);
+                try (OutputStream out = exchange.getResponseBody()) {
+                    for (int i = 0; i < 1_000; i++) {               // 64 MB: far more than the socket buffers
+                        out.write(block);
+                    }
+                }
+            }
+        }, "test");
+        try (Socket reader = RawHttp.connect(server.port())) {
+            RawHttp.send(reader, "GET /metrics HTTP/1.1\r\nHost: agent\r\n\r\n");   // and never reads
+
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(server.stats().get("cutAtWriteTimeoutTotal")).isEqualTo(1L));
+        }
+        assertThat(RawHttp.get(server.port(), "/status").code()).as("the one handler thread is free again")
+                .isEqualTo(200);
+    }
+
+    @Test
     void aChunkedEndpointBodyArrivesWholeAndHeadGetsNone() throws Exception {
         start(HealthHttpServerTest.SETTINGS);
         String line = "rdma_agent_infiniband_port_data_received_bytes_total{device=\"mlx5_0\",port=\"1\"} 1\n";
