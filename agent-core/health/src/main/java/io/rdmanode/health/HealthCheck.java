@@ -6,10 +6,10 @@ import org.osgi.annotation.versioning.ConsumerType;
 /**
  * One long-running part of the agent reporting whether it works. {@link Kind#ALIVE} checks feed
  * {@code /healthz} (a failing one means "restart me"), {@link Kind#READY} checks feed {@code /readyz}
- * (a failing one means "do not rely on me yet"). {@link #check()} is called per HTTP request on the health
- * bundle's check threads (Felix's health-check model): the request waits for it within a bound (2 s), and a
- * check still running then is reported failing as timed out, so it should be cheap and report state kept by the
- * component; a hung check never holds the HTTP thread.
+ * (a failing one means "do not rely on me yet"). {@link #check()} is called on the health bundle's check threads
+ * (Felix's health-check model) by a background refresh, about once a second, whose result the endpoints serve:
+ * a check still running after a bound (2 s) is reported failing as timed out, so it should be cheap and report
+ * state kept by the component; a hung check never holds an HTTP request.
  */
 @ConsumerType
 public interface HealthCheck {

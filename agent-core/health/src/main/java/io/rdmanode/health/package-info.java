@@ -3,8 +3,9 @@
  * Whiteboard contracts of the agent's HTTP endpoint: health checks behind {@code /healthz} and {@code /readyz},
  * sections of the {@code /status} document, and extra endpoints such as {@code /metrics}.
  * Register implementations as OSGi services; the health bundle picks them up and drops them when they go.
- * Checks run on the bundle's own threads with a timeout (Felix's health-check model): a hung check is reported
- * as timed out and never holds the HTTP thread.
+ * Checks run on the bundle's own threads with a timeout (Felix's health-check model), refreshed in the
+ * background: a hung check is reported as timed out, and {@code /healthz} and {@code /readyz} answer from the
+ * last result without waiting.
  *
  * @since 1.0
  */

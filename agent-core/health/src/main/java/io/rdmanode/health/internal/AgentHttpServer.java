@@ -10,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Hashtable;
 import java.util.List;
@@ -61,8 +62,33 @@ public final class AgentHttpServer {
                 min = "0", max = "65535")
         int port() default 9456;
 
-        @AttributeDefinition(description = "Request threads", min = "1", max = "16")
+        @AttributeDefinition(description = "Threads for /status and contributed endpoints such as /metrics;"
+                + " /healthz and /readyz answer from the event loop", min = "1", max = "16")
         int threads() default 2;
+
+        @AttributeDefinition(description = "Milliseconds a client has to send a complete request head, from"
+                + " connecting; past it the connection is closed", min = "100", max = "600000")
+        long headerTimeout() default 5000;
+
+        @AttributeDefinition(description = "Milliseconds a kept-alive connection may sit between requests",
+                min = "100", max = "3600000")
+        long idleTimeout() default 30000;
+
+        @AttributeDefinition(description = "Connections open at once; past it a new one is closed at once",
+                min = "1", max = "65536")
+        int maxConnections() default 512;
+
+        @AttributeDefinition(description = "Bytes of request line, and of request headers, accepted (414, 431"
+                + " past it)", min = "1024", max = "65536")
+        int maxHeaderSize() default 8192;
+    }
+
+    /** The configured bounds over {@link HttpSettings#DEFAULTS}. */
+    static HttpSettings settings(Config config) {
+        return HttpSettings.DEFAULTS.withThreads(config.threads())
+                .withTimeouts(Duration.ofMillis(config.headerTimeout()), Duration.ofMillis(config.idleTimeout()))
+                .withMaxConnections(config.maxConnections())
+                .withMaxHeaderSize(config.maxHeaderSize());
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
@@ -83,10 +109,13 @@ public final class AgentHttpServer {
                 context.getProperty(STARTED_AT_PROPERTY), Instant.now())
                 .withCds(context.getProperty(AgentInfo.CDS_PROPERTY));
         HealthSources sources = new OsgiHealthSources(context, () -> checks, () -> scr, agent);
-        this.server = new HealthHttpServer(new InetSocketAddress(config.host(), config.port()), config.threads(),
-                sources, Clock.systemUTC());
+        HttpSettings settings = settings(config);
+        this.server = new HealthHttpServer(new InetSocketAddress(config.host(), config.port()), settings, sources,
+                Clock.systemUTC());
         URI uri = server.uri();
-        LOG.info("http endpoint listening on {} port={} threads={}", uri, server.port(), config.threads());
+        LOG.info("http endpoint listening on {} port={} threads={} maxConnections={} headerTimeout={}ms"
+                + " idleTimeout={}ms", uri, server.port(), settings.threads(), settings.maxConnections(),
+                settings.headerTimeout().toMillis(), settings.idleTimeout().toMillis());
         this.urlFile = Optional.ofNullable(context.getProperty(STATE_DIR_PROPERTY)).map(d -> new UrlFile(Path.of(d)));
         urlFile.ifPresent(file -> writeUrl(file, uri));
         Hashtable<String, Object> properties = new Hashtable<>();

@@ -16,11 +16,11 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Runs health checks on their own threads, never on the HTTP thread, as Felix's health-check executor does: a
- * request starts a run of every check that is not already running, waits for them all up to one bound, and
- * answers with what finished in time. A check still running then is reported failing as timed out, with its
- * last finished result; it keeps running, and the next request waits for that same run rather than starting
- * another, so a hung check holds one thread, not one per request. Thread-safe.
+ * Runs health checks on their own threads, never on the HTTP threads, as Felix's health-check executor does: a
+ * run (by {@link HealthCache}'s refresher) starts every check that is not already running, waits for them all up
+ * to one bound, and returns what finished in time. A check still running then is reported failing as timed out,
+ * with its last finished result; it keeps running, and the next run waits for that same call rather than
+ * starting another, so a hung check holds one thread, not one per refresh. Thread-safe.
  */
 final class CheckRunner implements AutoCloseable {
 

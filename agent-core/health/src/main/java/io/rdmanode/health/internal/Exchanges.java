@@ -2,47 +2,48 @@
 package io.rdmanode.health.internal;
 
 import com.sun.net.httpserver.HttpExchange;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
-/** Writing answers on a JDK {@link HttpExchange}: status, headers and body, with HEAD getting no body. */
+/** Turning answers into HTTP: a built-in's {@link HealthResponses.Response}, or a line on an exchange. */
 final class Exchanges {
 
     private Exchanges() {
     }
 
-    static void send(HttpExchange exchange, HealthResponses.Response response) throws IOException {
+    /** The whole answer; a HEAD answer keeps the length header and drops the body (the codec knows it is HEAD). */
+    static FullHttpResponse full(HealthResponses.Response response, boolean head) {
         byte[] body = response.body().getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", response.contentType());
+        FullHttpResponse out = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                HttpResponseStatus.valueOf(response.code()), head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body));
+        out.headers().set(HttpHeaderNames.CONTENT_TYPE, response.contentType())
+                .set(HttpHeaderNames.CACHE_CONTROL, "no-store")
+                .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+        return out;
+    }
+
+    static void sendText(HttpExchange exchange, int code, String line) throws IOException {
+        byte[] body = (line + "\n").getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", HealthResponses.TEXT);
         exchange.getResponseHeaders().set("Cache-Control", "no-store");
-        if ("HEAD".equals(exchange.getRequestMethod()) || body.length == 0) {
-            // -1: no body. Zero would mean "chunked, length unknown" to this server.
-            exchange.sendResponseHeaders(response.code(), -1);
-            return;
-        }
-        exchange.sendResponseHeaders(response.code(), body.length);
+        exchange.sendResponseHeaders(code, body.length);
         try (OutputStream out = exchange.getResponseBody()) {
             out.write(body);
         }
     }
 
-    static void sendText(HttpExchange exchange, int code, String line) throws IOException {
-        send(exchange, new HealthResponses.Response(code, HealthResponses.TEXT, line + "\n"));
-    }
-
-    static void notFound(HttpExchange exchange) throws IOException {
-        try {
-            sendText(exchange, 404, "not found: " + exchange.getRequestURI().getPath());
-        } finally {
-            exchange.close();
-        }
-    }
-
     /** Whether the query has a parameter of that name, with or without a value ({@code ?verbose}). */
-    static boolean hasQueryParameter(HttpExchange exchange, String name) {
-        String query = exchange.getRequestURI().getRawQuery();
+    static boolean hasQueryParameter(URI uri, String name) {
+        String query = uri.getRawQuery();
         return query != null && Arrays.stream(query.split("&")).anyMatch(p -> p.split("=", 2)[0].equals(name));
     }
 

@@ -1,74 +1,86 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.health.internal;
 
-import com.sun.net.httpserver.HttpServer;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.rdmanode.agent.LogText;
 import io.rdmanode.health.HttpEndpoint;
 import io.rdmanode.health.StatusSection;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Clock;
-import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The agent's HTTP endpoint on the JDK's {@link HttpServer}: the built-in {@code /healthz}, {@code /readyz} and
- * {@code /status}, whiteboard {@link HttpEndpoint}s added and removed while it runs, and the
- * {@link StatusSection}s of {@code /status}. Binds in the constructor; {@link #close()} returns within about a
- * second. Unknown paths answer 404.
+ * The agent's HTTP endpoint (on Netty, see {@link NettyHttpTransport} for why): the built-in {@code /healthz},
+ * {@code /readyz} and {@code /status}, whiteboard {@link HttpEndpoint}s added and removed while it runs, and the
+ * {@link StatusSection}s of {@code /status}. {@code /healthz} and {@code /readyz} answer on the event loop from
+ * the cached health result ({@link HealthCache}), so neither slow clients nor slow handlers nor hung checks delay
+ * them; {@code /status} and endpoints run on a bounded pool of handler threads (503 with {@code Retry-After} when
+ * its queue is full). Requests with a body are refused (413): every path is read-only. Binds in the constructor;
+ * {@link #close()} returns within about a second. Unknown paths answer 404.
  */
-final class HealthHttpServer implements AutoCloseable {
+final class HealthHttpServer implements AutoCloseable, HttpConnection.Router {
 
     static final Set<String> BUILT_IN_PATHS = Set.of("/healthz", "/readyz", "/status");
 
     private static final Logger LOG = LoggerFactory.getLogger(HealthHttpServer.class);
 
-    private final HttpServer server;
-    private final ExecutorService executor;
+    private final HttpSettings settings;
+    private final HttpServerStats stats = new HttpServerStats();
+    private final ThreadPoolExecutor handlers;
+    private final NettyHttpTransport transport;
     private final URI uri;
     private final NamedWhiteboard<HttpEndpoint> endpoints = new NamedWhiteboard<>("http endpoint", BUILT_IN_PATHS);
     private final NamedWhiteboard<StatusSection> sections =
             new NamedWhiteboard<>("status section", StatusDocument.MEMBERS);
+    private final HealthCache cache;
     private final HealthResponses responses;
+    private volatile Map<String, EndpointHandler> routes = Map.of();
     private boolean closed;
 
-    /** Binds and starts serving; port 0 in {@code address} picks a free port, see {@link #uri()}. */
+    /** Binds and starts serving with the default bounds and {@code threads} handler threads. */
     HealthHttpServer(InetSocketAddress address, int threads, HealthSources sources, Clock clock) {
-        this(address, threads, sources, clock, CheckRunner.DEFAULT_TIMEOUT);
+        this(address, HttpSettings.DEFAULTS.withThreads(threads), sources, clock);
     }
 
-    /** @param checkTimeout the bound within which {@code /healthz} and {@code /readyz} answer, hung checks or not */
-    HealthHttpServer(InetSocketAddress address, int threads, HealthSources sources, Clock clock,
-                     Duration checkTimeout) {
-        HealthResponses responses = new HealthResponses(sources, sections, clock, checkTimeout);
-        this.responses = responses;
-        try {
-            this.server = HttpServer.create(address, 0);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot bind http endpoint to " + address.getHostString() + ":"
-                    + address.getPort() + ": " + e.getMessage(), e);
-        }
+    /** Binds and starts serving; port 0 in {@code address} picks a free port, see {@link #uri()}. */
+    HealthHttpServer(InetSocketAddress address, HttpSettings settings, HealthSources sources, Clock clock) {
+        this.settings = settings;
+        WarnOnce warnOnce = new WarnOnce();
+        this.cache = new HealthCache(sources, settings.checkTimeout(), settings.refreshInterval(), warnOnce);
+        this.responses = new HealthResponses(sources, sections, clock, warnOnce, () -> stats.status(settings));
         AtomicInteger count = new AtomicInteger();
-        this.executor = Executors.newFixedThreadPool(threads, task -> {
-            Thread thread = new Thread(task, "rdma-agent-health-http-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
-        server.setExecutor(executor);
-        server.createContext("/", Exchanges::notFound);
-        server.createContext("/healthz", new BuiltInHandler("/healthz",
-                exchange -> responses.healthz(Exchanges.hasQueryParameter(exchange, "verbose"))));
-        server.createContext("/readyz", new BuiltInHandler("/readyz", exchange -> responses.readyz()));
-        server.createContext("/status", new BuiltInHandler("/status", exchange -> responses.status()));
-        server.start();
-        this.uri = uri(address.getHostString(), server.getAddress().getPort());
+        this.handlers = new ThreadPoolExecutor(settings.threads(), settings.threads(), 0, TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(settings.queue()), task -> {
+                    Thread thread = new Thread(task, "rdma-agent-health-http-" + count.incrementAndGet());
+                    thread.setDaemon(true);
+                    return thread;
+                });
+        try {
+            this.transport = new NettyHttpTransport(address, settings, stats, this);
+        } catch (RuntimeException e) {
+            handlers.shutdownNow();
+            cache.close();
+            throw e;
+        }
+        this.uri = uri(address.getHostString(), transport.port());
     }
 
     /** The base URL actually bound, e.g. {@code http://127.0.0.1:40123}. */
@@ -78,6 +90,124 @@ final class HealthHttpServer implements AutoCloseable {
 
     int port() {
         return uri.getPort();
+    }
+
+    /** The server's own figures (the {@code http} member of {@code /status}). */
+    Map<String, Object> stats() {
+        return stats.status(settings);
+    }
+
+    @Override
+    public void route(HttpConnection connection, HttpRequest request) {
+        DecoderResult decoded = request.decoderResult();
+        if (decoded.isFailure()) {
+            refuseHead(connection, decoded.cause());
+            return;
+        }
+        URI target;
+        try {
+            target = new URI(request.uri());
+        } catch (URISyntaxException e) {
+            stats.badRequests.increment();
+            connection.respond(400, "bad request target: " + e.getReason(), false);
+            return;
+        }
+        String path = target.getPath() == null || target.getPath().isEmpty() ? "/" : target.getPath();
+        String method = request.method().name();
+        boolean body = hasBody(request);
+        boolean keepAlive = HttpUtil.isKeepAlive(request) && !body;  // an unread body leaves the stream unusable
+        if (BUILT_IN_PATHS.contains(path)) {
+            builtIn(connection, path, target, method, body, keepAlive);
+            return;
+        }
+        EndpointHandler handler = routes.get(path);
+        if (handler == null) {
+            connection.respond(404, "not found: " + path, keepAlive);
+        } else if (body) {
+            refuseBody(connection, path);
+        } else {
+            offload(connection, () -> handler.handle(new NettyHttpExchange(connection, request, target, keepAlive,
+                    settings.writeTimeout().toMillis(), handler)));
+        }
+    }
+
+    private void builtIn(HttpConnection connection, String path, URI target, String method, boolean body,
+                         boolean keepAlive) {
+        boolean head = "HEAD".equals(method);
+        if (!head && !"GET".equals(method)) {
+            FullHttpResponse refused = HttpConnection.text(405, "method " + method + " not allowed on " + path);
+            refused.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD");
+            connection.respond(refused, keepAlive);
+            return;
+        }
+        if (body) {
+            refuseBody(connection, path);
+            return;
+        }
+        switch (path) {
+            case "/healthz" -> cache.whenReady(s -> connection.respond(Exchanges.full(
+                    responses.healthz(s, Exchanges.hasQueryParameter(target, "verbose")), head), keepAlive));
+            case "/readyz" -> cache.whenReady(s -> connection.respond(Exchanges.full(responses.readyz(s), head),
+                    keepAlive));
+            default -> cache.whenReady(s -> offload(connection, () -> connection.respond(
+                    Exchanges.full(answer(path, () -> responses.status(s)), head), keepAlive)));
+        }
+    }
+
+    /** A failure while computing the answer becomes a one-line 500, with the stack trace in the log. */
+    private static HealthResponses.Response answer(String path, Supplier<HealthResponses.Response> compute) {
+        try {
+            return compute.get();
+        } catch (RuntimeException e) {
+            LOG.warn("request failed path={}", path, e);
+            return new HealthResponses.Response(500, HealthResponses.TEXT,
+                    "internal error on " + path + ": " + Exchanges.describe(e) + "\n");
+        }
+    }
+
+    private void offload(HttpConnection connection, Runnable task) {
+        try {
+            handlers.execute(task);
+        } catch (RejectedExecutionException e) {
+            stats.busy.increment();
+            stats.refusals.warn("busy", "answered 503: {} handler threads busy and {} requests waiting",
+                    settings.threads(), settings.queue());
+            FullHttpResponse busy = HttpConnection.text(503, "busy: every handler thread is taken; retry later");
+            busy.headers().set(HttpHeaderNames.RETRY_AFTER, "1");
+            connection.respond(busy, false);
+        }
+    }
+
+    private void refuseHead(HttpConnection connection, Throwable cause) {
+        if (cause instanceof TooLongHttpHeaderException || cause instanceof TooLongHttpLineException) {
+            stats.oversizeHeads.increment();
+            boolean line = cause instanceof TooLongHttpLineException;
+            stats.refusals.warn("oversize-head", "refused http request(s) with a request {} over {} bytes, latest from {}",
+                    line ? "line" : "head", settings.maxHeaderSize(), connection.context().channel().remoteAddress());
+            connection.respond(line ? 414 : 431, (line ? "request line" : "request header fields") + " larger than "
+                    + settings.maxHeaderSize() + " bytes", false);
+        } else {
+            stats.badRequests.increment();
+            stats.refusals.warn("bad-request", "refused malformed http request(s), latest from {}: {}",
+                    connection.context().channel().remoteAddress(), LogText.escape(String.valueOf(cause.getMessage())));
+            connection.respond(400, "bad request", false);
+        }
+    }
+
+    private void refuseBody(HttpConnection connection, String path) {
+        stats.bodiesRefused.increment();
+        connection.respond(413, "request bodies are not accepted on " + path, false);
+    }
+
+    private static boolean hasBody(HttpRequest request) {
+        if (HttpUtil.isTransferEncodingChunked(request)) {
+            return true;
+        }
+        try {
+            return HttpUtil.getContentLength(request, 0L) > 0;
+        } catch (NumberFormatException e) {
+            return true;
+        }
     }
 
     /** Serves the endpoint on its path unless the path is taken (then it waits, see {@link NamedWhiteboard}). */
@@ -95,7 +225,9 @@ final class HealthHttpServer implements AutoCloseable {
     synchronized void removeEndpoint(HttpEndpoint endpoint) {
         endpoints.remove(endpoint).ifPresent(removal -> {
             if (removal.wasActive() && !closed) {
-                server.removeContext(removal.removed().name());
+                Map<String, EndpointHandler> next = new HashMap<>(routes);
+                next.remove(removal.removed().name());
+                routes = Map.copyOf(next);
                 LOG.info("http endpoint removed path={} owner={}", removal.removed().name(), removal.removed().owner());
                 removal.successor().ifPresent(this::serve);
             }
@@ -115,7 +247,9 @@ final class HealthHttpServer implements AutoCloseable {
     }
 
     private void serve(NamedWhiteboard.Entry<HttpEndpoint> entry) {
-        server.createContext(entry.name(), new EndpointHandler(entry.service(), entry.name(), entry.owner()));
+        Map<String, EndpointHandler> next = new HashMap<>(routes);
+        next.put(entry.name(), new EndpointHandler(entry.service(), entry.name(), entry.owner()));
+        routes = Map.copyOf(next);
         LOG.info("http endpoint added url={}{} owner={}", uri, entry.name(), entry.owner());
     }
 
@@ -133,26 +267,22 @@ final class HealthHttpServer implements AutoCloseable {
         sections.remove(section);
     }
 
-    /**
-     * Stops at once rather than with a grace delay: on JDK 17 {@code HttpServer.stop(n)} waits the full n
-     * seconds even when idle, and every configuration change or bundle update goes through here. Requests in
-     * flight get up to a second to finish on the executor.
-     */
+    /** Closes the port and every connection at once; requests in flight get up to half a second to finish. */
     @Override
     public synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
-        server.stop(0);
-        responses.close();
-        executor.shutdown();
+        handlers.shutdown();
+        transport.close();
+        cache.close();
         try {
-            if (!executor.awaitTermination(1, TimeUnit.SECONDS)) {
-                executor.shutdownNow();
+            if (!handlers.awaitTermination(500, TimeUnit.MILLISECONDS)) {
+                handlers.shutdownNow();
             }
         } catch (InterruptedException e) {
-            executor.shutdownNow();
+            handlers.shutdownNow();
             Thread.currentThread().interrupt();
         }
     }

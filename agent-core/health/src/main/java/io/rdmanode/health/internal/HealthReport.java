@@ -25,6 +25,17 @@ final class HealthReport {
         this.lines = List.copyOf(lines);
     }
 
+    static HealthReport of(String endpoint, List<Line> lines) {
+        return new HealthReport(endpoint, lines);
+    }
+
+    /** This report with one more line (for example the refresher's own staleness). */
+    HealthReport with(Line line) {
+        List<Line> more = new ArrayList<>(lines);
+        more.add(line);
+        return new HealthReport(endpoint, more);
+    }
+
     static HealthReport liveness(List<CheckResult> checks) {
         return new HealthReport("healthz", checkLines(checks, HealthCheck.Kind.ALIVE));
     }

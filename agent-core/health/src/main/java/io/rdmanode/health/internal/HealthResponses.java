@@ -5,15 +5,24 @@ import io.rdmanode.health.StatusSection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
 
 /**
- * The bodies of the built-in paths, computed from the sources on each request; no HTTP in here. The health
- * checks run on {@link CheckRunner}'s threads, so a hung one delays an answer by the check timeout at most.
+ * The bodies of the built-in paths; no HTTP in here. {@code /healthz} and {@code /readyz} are rendered from the
+ * cached result ({@link HealthCache}) and never block; {@code /status} also reads the framework and the status
+ * sections, so it runs on a handler thread.
  */
 final class HealthResponses {
 
     static final String TEXT = "text/plain; charset=utf-8";
     static final String JSON = "application/json";
+
+    /**
+     * A cached result older than this means the refresher itself is stuck (a refresh normally ends within the
+     * check timeout): liveness then fails, rather than answering "ok" from a cache nobody refreshes any more.
+     */
+    static final Duration STALE_AFTER = Duration.ofSeconds(30);
 
     record Response(int code, String contentType, String body) {
     }
@@ -21,47 +30,46 @@ final class HealthResponses {
     private final HealthSources sources;
     private final NamedWhiteboard<StatusSection> sections;
     private final Clock clock;
-    private final WarnOnce warnOnce = new WarnOnce();
-    private final StatusDocument statusDocument = new StatusDocument(warnOnce);
-    private final CheckRunner checks;
+    private final WarnOnce warnOnce;
+    private final StatusDocument statusDocument;
+    private final Supplier<Map<String, Object>> server;
 
-    /** @param checkTimeout how long a request waits for the checks (they run on their own threads) */
-    HealthResponses(HealthSources sources, NamedWhiteboard<StatusSection> sections, Clock clock,
-                    Duration checkTimeout) {
+    /** @param server the {@code http} member of {@code /status}: the server's own figures */
+    HealthResponses(HealthSources sources, NamedWhiteboard<StatusSection> sections, Clock clock, WarnOnce warnOnce,
+                    Supplier<Map<String, Object>> server) {
         this.sources = sources;
         this.sections = sections;
         this.clock = clock;
-        this.checks = new CheckRunner(checkTimeout, warnOnce);
-    }
-
-    /** Stops the check threads (a hung check's included). */
-    void close() {
-        checks.close();
+        this.warnOnce = warnOnce;
+        this.statusDocument = new StatusDocument(warnOnce);
+        this.server = server;
     }
 
     /** {@code ok} alone when alive, as kube-apiserver answers; the listing when asked or when failing. */
-    Response healthz(boolean verbose) {
-        HealthReport report = HealthReport.liveness(runChecks());
+    Response healthz(HealthCache.Snapshot snapshot, boolean verbose) {
+        HealthReport report = snapshot.liveness();
+        long age = System.nanoTime() - snapshot.nanos();
+        if (age > STALE_AFTER.toNanos()) {
+            report = report.with(new HealthReport.Line("health-refresh", false,
+                    "checks last refreshed " + age / 1_000_000_000L + " s ago: the refresh is stuck"));
+        }
         String body = report.ok() && !verbose ? "ok\n" : report.verbose();
         return new Response(report.ok() ? 200 : 503, TEXT, body);
     }
 
     /** Always the listing: the point of a failing readiness answer is naming the culprit. */
-    Response readyz() {
-        HealthReport report = HealthReport.readiness(runChecks(), sources.components());
+    Response readyz(HealthCache.Snapshot snapshot) {
+        HealthReport report = snapshot.readiness();
         return new Response(report.ok() ? 200 : 503, TEXT, report.verbose());
     }
 
-    Response status() {
-        List<CheckResult> checks = runChecks();
+    /** The checks as last refreshed, with the bundles, components and sections read now. */
+    Response status(HealthCache.Snapshot snapshot) {
+        List<CheckResult> checks = snapshot.checks();
         List<ComponentInfo> components = sources.components();
         HealthReport readiness = HealthReport.readiness(checks, components);
         Object document = statusDocument.build(sources.agent(), clock.instant(), readiness, checks,
-                sources.bundles(), components, sections.active());
+                sources.bundles(), components, server.get(), sections.active());
         return new Response(200, JSON, JsonWriter.write(document));
-    }
-
-    private List<CheckResult> runChecks() {
-        return checks.run(sources.checks());
     }
 }

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
 final class StatusDocument {
 
     /** Members a {@link StatusSection} may not take. */
-    static final Set<String> MEMBERS = Set.of("agent", "ready", "health", "bundles", "components");
+    static final Set<String> MEMBERS = Set.of("agent", "ready", "health", "bundles", "components", "http");
 
     private static final Logger LOG = LoggerFactory.getLogger(StatusDocument.class);
 
@@ -26,7 +26,7 @@ final class StatusDocument {
     }
 
     Map<String, Object> build(AgentInfo agent, Instant now, HealthReport readiness, List<CheckResult> checks,
-                              List<BundleInfo> bundles, List<ComponentInfo> components,
+                              List<BundleInfo> bundles, List<ComponentInfo> components, Map<String, Object> http,
                               List<NamedWhiteboard.Entry<StatusSection>> sections) {
         Map<String, Object> document = new LinkedHashMap<>();
         document.put("agent", agent(agent, now));
@@ -34,6 +34,7 @@ final class StatusDocument {
         document.put("health", checks.stream().map(StatusDocument::check).toList());
         document.put("bundles", bundles.stream().map(StatusDocument::bundle).toList());
         document.put("components", components.stream().map(StatusDocument::component).toList());
+        document.put("http", http);
         for (NamedWhiteboard.Entry<StatusSection> section : sections) {
             document.put(section.name(), section(section));
         }
