@@ -3,6 +3,7 @@ package io.rdmanode.freeflow.internal.router;
 
 import io.rdmanode.freeflow.internal.posix.UnixConnection;
 import io.rdmanode.freeflow.internal.wire.RequestHeader;
+import io.rdmanode.freeflow.internal.wire.Wire;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -14,7 +15,7 @@ final class ControlConnection {
     final UnixConnection conn;
     /** Over its tenant's connection cap: its request is answered EAGAIN, then it is closed. */
     final boolean refused;
-    final ByteBuffer header = ByteBuffer.allocate(RequestHeader.SIZE);
+    final ByteBuffer header = Wire.allocate(RequestHeader.SIZE);
     ByteBuffer body;
     RequestHeader request;
     /** GET_CQ_EVENT's body was peeked, not read: closing now resets the client's read (ECONNRESET). */
