@@ -20,13 +20,16 @@ import org.slf4j.LoggerFactory;
 /**
  * The control server's one I/O thread: poll(2) over an eventfd (wake-ups), the listening socket (while under the
  * total cap) and every connection waiting for a request; reads without blocking (MSG_DONTWAIT), and passes each
- * complete request to a worker, taking the connection out of the poll set until the worker hands it back. Cuts
- * connections idle past the timeout, except completion channels' connections.
+ * complete request to a worker, taking the connection out of the poll set until the worker hands it back.
+ * Connections quiet between requests move to the {@link IdleSet}, so this poll covers the connections in use only;
+ * a request stalled half-way is cut at the idle timeout, except on a completion channel's connection.
  */
 final class ControlLoop {
     private static final Logger LOG = LoggerFactory.getLogger(ControlLoop.class);
-    /** Longest poll without a wake-up: idle deadlines are checked at least this often. */
-    private static final int MAX_WAIT_MS = 1000;
+    /** Longest poll without a wake-up while connections are in the set: quiet ones are looked for this often. */
+    private static final int MAX_WAIT_MS = 50;
+    /** A connection quiet this long between requests leaves the loop's poll set for the {@link IdleSet}'s. */
+    private static final long QUIET_NANOS = 50_000_000L;
 
     private final UnixServer server;
     private final ControlServer owner;
@@ -35,6 +38,7 @@ final class ControlLoop {
     private final LayoutTable table = LayoutTable.standard();
     private final ConcurrentLinkedQueue<ControlConnection> returning = new ConcurrentLinkedQueue<>();
     private final Thread thread;
+    private final IdleSet idleSet;
     private List<ControlConnection> polled = new ArrayList<>();
     private volatile boolean running = true;
     private boolean paused;
@@ -45,9 +49,11 @@ final class ControlLoop {
         this.wakeFd = posix.eventfd(0, Posix.EFD_CLOEXEC | Posix.EFD_NONBLOCK);
         this.thread = new Thread(this::run, "freeflow-control-loop");
         thread.setDaemon(true);
+        this.idleSet = new IdleSet(owner, this::resume);
     }
 
     void start() {
+        idleSet.start();
         thread.start();
     }
 
@@ -75,6 +81,10 @@ final class ControlLoop {
         for (ControlConnection cc : polled) {
             owner.close(cc);
         }
+        for (ControlConnection cc; (cc = returning.poll()) != null; ) {
+            owner.close(cc);
+        }
+        idleSet.stop();
         posix.close(wakeFd);
     }
 
@@ -109,7 +119,7 @@ final class ControlLoop {
         for (int i = 0; i < polled.size(); i++) {
             fds[fixed + i] = polled.get(i).conn.fd();
         }
-        short[] rev = posix.poll(fds, Posix.POLLIN, MAX_WAIT_MS);
+        short[] rev = posix.poll(fds, Posix.POLLIN, polled.isEmpty() ? 1000 : MAX_WAIT_MS);
         if (!running) {
             return;
         }
@@ -199,7 +209,9 @@ final class ControlLoop {
         long idle = s.idleTimeoutMillis() * 1_000_000L;
         List<ControlConnection> kept = new ArrayList<>(list.size());
         for (ControlConnection cc : list) {
-            if (!cc.eventMode && now - cc.lastActivityNanos > idle) {
+            if (cc.request == null && cc.header.position() == 0 && now - cc.lastActivityNanos > QUIET_NANOS) {
+                idleSet.add(cc);
+            } else if (!cc.eventMode && now - cc.lastActivityNanos > idle) {
                 owner.idleCuts.increment();
                 LOG.debug("freeflow connection of pid {} idle for {} ms: closed", cc.pid(), s.idleTimeoutMillis());
                 owner.close(cc);

@@ -41,6 +41,7 @@ public final class IdleConnectionsBench {
                 while (fx.server.openConnections() < 1000) {
                     Thread.onSpinWait();
                 }
+                Thread.sleep(200);                  // idle, as idle connections are: past the loop's 50 ms quiet mark
                 measure(c, pd, setups, idle);
                 for (SocketChannel ch : held) {
                     ch.close();
