@@ -53,7 +53,7 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
         String shmDir() default "/dev/shm";
 
         @AttributeDefinition(description = "workers executing complete control requests; no worker waits for a"
-                + " client's bytes or for a CQ event (one control thread polls every connection)", min = "1",
+                + " client's bytes or for a CQ event (one control thread polls every connection)", min = "2",
                 max = "1024")
         int controlThreads() default 8;
 
