@@ -3,14 +3,13 @@ package io.rdmanode.freeflow.internal.router;
 
 import io.rdmanode.freeflow.internal.posix.UnixConnection;
 import io.rdmanode.freeflow.internal.posix.UnixServer;
-import io.rdmanode.freeflow.internal.wire.FuncSpec;
 import io.rdmanode.freeflow.internal.wire.Func;
+import io.rdmanode.freeflow.internal.wire.FuncSpec;
 import io.rdmanode.freeflow.internal.wire.LayoutTable;
 import io.rdmanode.freeflow.internal.wire.RequestHeader;
 import io.rdmanode.freeflow.internal.wire.Wire;
 import io.rdmanode.posix.Posix;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;

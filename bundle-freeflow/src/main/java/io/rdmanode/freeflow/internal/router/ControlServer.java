@@ -4,7 +4,6 @@ package io.rdmanode.freeflow.internal.router;
 import io.rdmanode.agent.RefusalLog;
 import io.rdmanode.freeflow.internal.posix.UnixConnection;
 import io.rdmanode.freeflow.internal.posix.UnixServer;
-import io.rdmanode.posix.Posix;
 import io.rdmanode.posix.PosixException;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,7 +13,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -265,9 +263,5 @@ public final class ControlServer implements AutoCloseable {
             close(c);
         }
         LOG.info("freeflow router stopped listening on {}", server.path());
-    }
-
-    Posix posix() {
-        return Posix.libc();
     }
 }

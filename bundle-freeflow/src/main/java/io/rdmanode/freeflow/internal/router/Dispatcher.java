@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal.router;
 
+import io.rdmanode.agent.LogText;
 import io.rdmanode.freeflow.internal.posix.UnixConnection;
 import io.rdmanode.freeflow.internal.wire.AckCqEventRequest;
-import io.rdmanode.agent.LogText;
 import io.rdmanode.freeflow.internal.wire.CompChannelResponse;
 import io.rdmanode.freeflow.internal.wire.CqEventResponse;
 import io.rdmanode.freeflow.internal.wire.CreateCqRequest;
@@ -39,6 +39,7 @@ import io.rdmanode.freeflow.internal.wire.WireException;
 import io.rdmanode.freeflow.internal.wire.WorkCompletion;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -155,7 +156,7 @@ final class Dispatcher {
     /** A GET_CQ_EVENT parked on its channel: the answer is written by a worker when the event comes. */
     private final class ParkedEvent implements CqEventWaiter {
         private final ControlConnection cc;
-        private final java.util.concurrent.atomic.AtomicBoolean claimed = new java.util.concurrent.atomic.AtomicBoolean();
+        private final AtomicBoolean claimed = new AtomicBoolean();
 
         ParkedEvent(ControlConnection cc) {
             this.cc = cc;
