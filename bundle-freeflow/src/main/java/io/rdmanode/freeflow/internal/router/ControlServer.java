@@ -174,7 +174,11 @@ public final class ControlServer implements AutoCloseable {
     /** A new connection: counted for its process; past the process's cap it is only answered EAGAIN. */
     ControlConnection admit(UnixConnection c) {
         ControlSettings s = settings;
-        c.sendTimeout(s.writeTimeoutMillis());
+        try {
+            c.sendTimeout(s.writeTimeoutMillis());
+        } catch (PosixException e) {
+            LOG.debug("freeflow SO_SNDTIMEO for pid {}: {}", c.peer().pid(), e.getMessage());
+        }
         router.stats().connections.increment();
         int pid = c.peer().pid();
         AtomicInteger n = perPid.computeIfAbsent(pid, p -> new AtomicInteger());

@@ -92,6 +92,9 @@ final class Dispatcher {
         } catch (IOException e) {
             LOG.debug("freeflow connection of pid {} ended: {}", c.peer().pid(), LogText.escape(e.getMessage()));
             return Outcome.CLOSE;
+        } catch (RuntimeException e) {
+            LOG.error("freeflow request {} of pid {} failed", h.func(), c.peer().pid(), e);
+            return Outcome.CLOSE;
         }
     }
 
