@@ -17,6 +17,7 @@ import io.rdmanode.freeflow.internal.router.RouterStats;
 import io.rdmanode.freeflow.internal.router.TenantFigures;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -77,8 +78,20 @@ public final class FreeflowCollector implements MultiCollector {
         List<GaugeDataPointSnapshot> srqs = new ArrayList<>();
         List<GaugeDataPointSnapshot> mrs = new ArrayList<>();
         List<GaugeDataPointSnapshot> bytes = new ArrayList<>();
+        List<GaugeDataPointSnapshot> cqs = new ArrayList<>();
+        List<GaugeDataPointSnapshot> channels = new ArrayList<>();
+        List<GaugeDataPointSnapshot> shm = new ArrayList<>();
+        List<GaugeDataPointSnapshot> conns = new ArrayList<>();
+        List<CounterDataPointSnapshot> refused = new ArrayList<>();
+        Map<Integer, Integer> connections = server.connectionsByPid();
         for (TenantFigures t : router.tenants()) {
             Labels l = Labels.of("pid", Integer.toString(t.pid()), "uid", Integer.toString(t.uid()));
+            cqs.add(new GaugeDataPointSnapshot(t.cqs(), l, null));
+            channels.add(new GaugeDataPointSnapshot(t.channels(), l, null));
+            shm.add(new GaugeDataPointSnapshot(t.shmBytes(), l, null));
+            conns.add(new GaugeDataPointSnapshot(connections.getOrDefault(t.pid(), 0), l, null));
+            t.refusals().forEach((r, n) -> refused.add(point(n, "pid", Integer.toString(t.pid()), "uid",
+                    Integer.toString(t.uid()), "resource", r.label())));
             qps.add(new GaugeDataPointSnapshot(t.qps(), l, null));
             srqs.add(new GaugeDataPointSnapshot(t.srqs(), l, null));
             mrs.add(new GaugeDataPointSnapshot(t.mrs(), l, null));
@@ -89,6 +102,21 @@ public final class FreeflowCollector implements MultiCollector {
         out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_tenant_mrs", "MRs per client process"), mrs));
         out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_tenant_mr_bytes",
                 "Registered bytes per client process", Unit.BYTES), bytes));
+        out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_tenant_cqs", "CQs per client process"), cqs));
+        out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_tenant_channels",
+                "Completion channels per client process"), channels));
+        out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_tenant_shm_bytes",
+                "Shared memory (MR files and mailboxes) per client process", Unit.BYTES), shm));
+        out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_tenant_connections",
+                "Control connections open per client process"), conns));
+        out.add(new CounterSnapshot(new MetricMetadata("rdma_agent_freeflow_tenant_refusals",
+                "Requests refused by a per-tenant cap, by client process and resource"), refused));
+        out.add(counter("rdma_agent_freeflow_idle_cuts", "Control connections closed for sending nothing within"
+                + " the idle timeout", point(server.idleCuts())));
+        out.add(counter("rdma_agent_freeflow_accept_pauses", "Times the control socket stopped accepting at its"
+                + " total connection cap", point(server.acceptPauses())));
+        out.add(counter("rdma_agent_freeflow_parked_cq_events", "GET_CQ_EVENT requests that waited for their event"
+                + " without a thread", point(server.parkedEvents())));
         out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_tenants", "Client processes known"),
                 List.of(new GaugeDataPointSnapshot(router.tenants().size(), Labels.EMPTY, null))));
         out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_shm_files", "Shared-memory files of the router"),

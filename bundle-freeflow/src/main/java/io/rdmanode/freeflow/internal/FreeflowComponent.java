@@ -2,6 +2,7 @@
 package io.rdmanode.freeflow.internal;
 
 import io.rdmanode.freeflow.internal.router.ControlServer;
+import io.rdmanode.freeflow.internal.router.ControlSettings;
 import io.rdmanode.freeflow.internal.router.Limits;
 import io.rdmanode.freeflow.internal.router.PollerSettings;
 import io.rdmanode.freeflow.internal.router.Router;
@@ -27,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * (configuration policy REQUIRE), because it opens a socket every container on the host may connect to and creates
  * shared memory on their behalf; an operator turns that on deliberately. A configuration splits into its
  * {@link Identity} (the socket and the shm directory: a change means a new router, which ends every client's
- * resources) and its {@link Tuning} (limits, poller, control threads, reap interval), which @Modified applies to the
+ * resources) and its {@link Tuning} (limits, poller, control server bounds, reap interval), which @Modified applies to the
  * running router in place: the socket stays the same file and connected clients keep their objects.
  */
 @Component(service = {StatusSection.class, HealthCheck.class, FreeflowFigures.class}, configurationPid = FreeflowComponent.PID,
@@ -51,9 +52,36 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
                 + " it must be their /dev/shm (shared IPC namespace)")
         String shmDir() default "/dev/shm";
 
-        @AttributeDefinition(description = "control connections served at once (GET_CQ_EVENT holds one)",
-                min = "2", max = "1024")
-        int controlThreads() default 32;
+        @AttributeDefinition(description = "workers executing complete control requests; no worker waits for a"
+                + " client's bytes or for a CQ event (one control thread polls every connection)", min = "2",
+                max = "1024")
+        int controlThreads() default 8;
+
+        @AttributeDefinition(description = "control connections open at once, all clients; past it the router"
+                + " stops accepting and new clients wait in the listen backlog", min = "16", max = "65536")
+        int maxConnections() default 4096;
+
+        @AttributeDefinition(description = "control connections open at once per client process (each"
+                + " event-mode completion channel keeps one); past it a request is answered EAGAIN", min = "2",
+                max = "65536")
+        int maxConnectionsPerTenant() default 128;
+
+        @AttributeDefinition(description = "milliseconds a connection may stay open without sending a request"
+                + " before it is closed; never applied to a completion channel's connection (GET_CQ_EVENT)",
+                min = "100")
+        long idleTimeout() default 60_000;
+
+        @AttributeDefinition(description = "milliseconds an answer may wait for a client that does not read it",
+                min = "100", max = "600000")
+        long writeTimeout() default 5_000;
+
+        @AttributeDefinition(description = "completion channels per client process; past it"
+                + " ibv_create_comp_channel is refused (EMFILE)", min = "0", max = "10239")
+        int maxChannelsPerTenant() default 64;
+
+        @AttributeDefinition(description = "shared memory per client process, bytes: its MR files and its 2 MiB"
+                + " QP/CQ/SRQ mailboxes together; past it creation is refused (ENOMEM)", min = "0")
+        long maxShmBytesPerTenant() default 4L << 30;
 
         @AttributeDefinition(description = "registered memory per client process, bytes", min = "0")
         long maxMrBytesPerTenant() default 1L << 30;
@@ -112,12 +140,15 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
     }
 
     /** What the running router takes in place. */
-    record Tuning(Limits limits, PollerSettings poller, int controlThreads, long reapIntervalMillis) {
+    record Tuning(Limits limits, PollerSettings poller, ControlSettings control, long reapIntervalMillis) {
         static Tuning of(Config c) {
             return new Tuning(new Limits(c.maxMrBytesPerTenant(), c.maxMrsPerTenant(), c.maxQpsPerTenant(),
                     c.maxCqsPerTenant(), c.maxPdsPerTenant(), c.maxMailboxesPerTenant(), c.maxQpWr(), c.maxCqe(), 32,
-                    c.maxCompletionsPerPoll()), new PollerSettings(c.pollerSpins(), c.pollerSpinWaits(),
-                    c.pollerYields(), c.pollerParkMaxMicros() * 1000), c.controlThreads(), c.reapInterval());
+                    c.maxCompletionsPerPoll(), c.maxChannelsPerTenant(), c.maxShmBytesPerTenant()),
+                    new PollerSettings(c.pollerSpins(), c.pollerSpinWaits(), c.pollerYields(),
+                            c.pollerParkMaxMicros() * 1000),
+                    new ControlSettings(c.controlThreads(), c.maxConnections(), c.maxConnectionsPerTenant(),
+                            c.idleTimeout(), c.writeTimeout()), c.reapInterval());
         }
     }
 
@@ -140,7 +171,7 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
         Router r = new Router(new RouterSettings(id.shmDir(), Long.toHexString(ProcessHandle.current().pid()),
                 tuning.limits(), tuning.poller()));
         try {
-            this.server = new ControlServer(id.socket(), r, tuning.controlThreads(), tuning.reapIntervalMillis());
+            this.server = new ControlServer(id.socket(), r, tuning.control(), tuning.reapIntervalMillis());
         } catch (IOException | RuntimeException e) {
             r.close();
             throw e;
@@ -163,7 +194,7 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
         Tuning t = Tuning.of(c);
         router.limits(t.limits());
         router.poller().settings(t.poller());
-        server.threads(t.controlThreads());
+        server.settings(t.control());
         server.reapInterval(t.reapIntervalMillis());
         config = c;
         LOG.info("freeflow tuning applied in place: {}", t);

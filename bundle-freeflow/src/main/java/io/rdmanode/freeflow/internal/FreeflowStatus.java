@@ -2,6 +2,7 @@
 package io.rdmanode.freeflow.internal;
 
 import io.rdmanode.freeflow.internal.router.ControlServer;
+import io.rdmanode.freeflow.internal.router.ControlSettings;
 import io.rdmanode.freeflow.internal.router.Limits;
 import io.rdmanode.freeflow.internal.router.PollerSettings;
 import io.rdmanode.freeflow.internal.router.Router;
@@ -11,7 +12,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The {@code freeflow} member of /status: socket, limits, poller, and per tenant its objects and bytes. */
+/**
+ * The {@code freeflow} member of /status: socket, control bounds, limits, poller, and per tenant its objects,
+ * bytes, connections and refusals by cap.
+ */
 final class FreeflowStatus {
     private FreeflowStatus() {
     }
@@ -23,6 +27,16 @@ final class FreeflowStatus {
         m.put("backend", "software");
         m.put("openConnections", server.openConnections());
         m.put("controlThreads", server.threads());
+        ControlSettings cs = server.settings();
+        Map<String, Object> control = new LinkedHashMap<>();
+        control.put("maxConnections", cs.maxConnections());
+        control.put("maxConnectionsPerTenant", cs.maxConnectionsPerTenant());
+        control.put("idleTimeoutMillis", cs.idleTimeoutMillis());
+        control.put("writeTimeoutMillis", cs.writeTimeoutMillis());
+        control.put("idleCuts", server.idleCuts());
+        control.put("acceptPauses", server.acceptPauses());
+        control.put("parkedEvents", server.parkedEvents());
+        m.put("control", control);
         m.put("reapIntervalMillis", server.reapInterval());
         m.put("shmFiles", router.shmFiles());
         m.put("shmBytes", router.shmBytes());
@@ -33,6 +47,9 @@ final class FreeflowStatus {
         limits.put("maxQps", l.maxQps());
         limits.put("maxCqs", l.maxCqs());
         limits.put("maxMailboxes", l.maxMailboxes());
+        limits.put("maxPds", l.maxPds());
+        limits.put("maxChannels", l.maxChannels());
+        limits.put("maxShmBytes", l.maxShmBytes());
         m.put("limitsPerTenant", limits);
         m.put("maxCompletionsPerPoll", l.maxCompletionsPerPoll());
         Map<String, Object> poller = new LinkedHashMap<>();
@@ -47,6 +64,7 @@ final class FreeflowStatus {
         poller.put("parks", router.poller().parks());
         m.put("poller", poller);
         List<Object> tenants = new ArrayList<>();
+        Map<Integer, Integer> connections = server.connectionsByPid();
         for (TenantFigures t : router.tenants()) {
             Map<String, Object> e = new LinkedHashMap<>();
             e.put("pid", t.pid());
@@ -60,6 +78,12 @@ final class FreeflowStatus {
             e.put("mrBytes", t.mrBytes());
             e.put("requests", t.requests());
             e.put("errors", t.errors());
+            e.put("channels", t.channels());
+            e.put("shmBytes", t.shmBytes());
+            e.put("connections", connections.getOrDefault(t.pid(), 0));
+            Map<String, Object> refused = new LinkedHashMap<>();
+            t.refusals().forEach((r, n) -> refused.put(r.label(), n));
+            e.put("refusals", refused);
             tenants.add(e);
         }
         m.put("tenants", tenants);

@@ -23,15 +23,20 @@ import org.junit.jupiter.api.io.TempDir;
 class FreeflowCollectorTest {
 
     @Test
+    @SuppressWarnings("unchecked")
     void metrics_and_status_show_the_tenant_and_the_poller(@TempDir Path tmp) throws Exception {
         Path dir = Files.createTempDirectory(Path.of("/tmp"), "ffc");
-        Router router = new Router(new RouterSettings(tmp, "c", Limits.defaults(), PollerSettings.defaults()));
+        Limits d = Limits.defaults();
+        Limits onePd = new Limits(d.maxMrBytes(), d.maxMrs(), d.maxQps(), d.maxCqs(), 1, d.maxMailboxes(), d.maxQpWr(),
+                d.maxCqe(), d.maxSge());
+        Router router = new Router(new RouterSettings(tmp, "c", onePd, PollerSettings.defaults()));
         ControlServer server = new ControlServer(dir.resolve("r"), router, 4, 100);
         try {
             FfClient c = new FfClient(server.socket(), tmp, 3);
             int pd = c.allocPd();
             c.regMr(pd, 8192, 1);
             c.createCq(8);
+            assertThat(c.allocPd()).as("past a PD cap of 1").isZero();
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             new PrometheusTextFormatWriter(false).write(out, new FreeflowCollector(new FreeflowFigures() {
                 @Override
@@ -48,11 +53,20 @@ class FreeflowCollectorTest {
             assertThat(text).contains("rdma_agent_freeflow_control_requests_total{result=\"ok\"} 3.0")
                     .contains("rdma_agent_freeflow_tenant_mr_bytes{pid=\"" + ProcessHandle.current().pid() + "\",uid=\"0\"} 8192.0")
                     .contains("rdma_agent_freeflow_poller_cpu_seconds_total")
-                    .contains("rdma_agent_freeflow_shm_files 2.0");
+                    .contains("rdma_agent_freeflow_shm_files 2.0")
+                    .contains("rdma_agent_freeflow_tenant_refusals_total{pid=\"" + ProcessHandle.current().pid()
+                            + "\",resource=\"pds\",uid=\"0\"} 1.0")
+                    .contains("rdma_agent_freeflow_tenant_shm_bytes{pid=\"" + ProcessHandle.current().pid()
+                            + "\",uid=\"0\"} " + (8192.0 + 2097156.0))
+                    .contains("rdma_agent_freeflow_idle_cuts_total 0.0");
             @SuppressWarnings("unchecked")
             Map<String, Object> status = FreeflowStatus.of("/x/r", tmp.toString(), router, server);
             assertThat(status).containsEntry("shmFiles", 2L);
-            assertThat((List<?>) status.get("tenants")).hasSize(1);
+            assertThat((List<?>) status.get("tenants")).singleElement().satisfies(t -> assertThat((Map<String, Object>) t)
+                    .containsEntry("shmBytes", 8192L + 2097156L)
+                    .containsEntry("refusals", Map.of("connections", 0L, "channels", 0L, "pds", 1L, "cqs", 0L, "qps", 0L,
+                            "srqs", 0L, "mrs", 0L, "shm", 0L)));
+            assertThat((Map<String, Object>) status.get("control")).containsEntry("maxConnectionsPerTenant", 128);
         } finally {
             server.close();
             router.close();

@@ -100,6 +100,10 @@ class FreeflowComponentTest {
         props.put("reapInterval", 50L);
         props.put("maxQpsPerTenant", 2);
         props.put("maxCompletionsPerPoll", 0);
+        props.put("maxConnectionsPerTenant", 16);
+        props.put("idleTimeout", 2_000L);
+        props.put("maxChannelsPerTenant", 3);
+        props.put("maxShmBytesPerTenant", 1L << 30);
         component.modified(config());
 
         assertThat(inode(socket)).isEqualTo(ino);
@@ -108,6 +112,10 @@ class FreeflowComponentTest {
                 .containsEntry("maxCompletionsPerPoll", 0);
         assertThat((Map<String, Object>) status.get("poller")).containsEntry("spins", 10).containsEntry("spinWaits", 100)
                 .containsEntry("yields", 3).containsEntry("parkMaxMicros", 500L);
+        assertThat((Map<String, Object>) status.get("control")).containsEntry("maxConnectionsPerTenant", 16)
+                .containsEntry("idleTimeoutMillis", 2_000L);
+        assertThat((Map<String, Object>) status.get("limitsPerTenant")).containsEntry("maxChannels", 3)
+                .containsEntry("maxShmBytes", 1L << 30);
         assertThat(tenants()).singleElement().satisfies(t -> assertThat(t).containsEntry("pid", before.get(0).get("pid"))
                 .containsEntry("qps", 2).containsEntry("cqs", 2).containsEntry("mrs", 2));
         // The QPs created before the edit still move data, over the same mailboxes and MR files.

@@ -27,7 +27,8 @@ public final class FfClient {
     public static final int IBV_GET_CONTEXT = 1, QUERY_DEV = 2, QUERY_PORT = 4, ALLOC_PD = 5, DEALLOC_PD = 6,
             CREATE_QP = 7, MODIFY_QP = 8, QUERY_QP = 9, DESTROY_QP = 10, CREATE_CQ = 15, DESTROY_CQ = 16,
             POLL_CQ = 17, REG_MR = 21, REG_MR_MAPPING = 22, DEREG_MR = 23, POST_SEND = 25, POST_RECV = 26,
-            CREATE_SRQ = 11, MODIFY_SRQ = 12, POST_SRQ_RECV = 13, DESTROY_SRQ = 14;
+            CREATE_SRQ = 11, MODIFY_SRQ = 12, POST_SRQ_RECV = 13, DESTROY_SRQ = 14, GET_CQ_EVENT = 18,
+            REQ_NOTIFY_CQ = 20, CREATE_COMP_CHANNEL = 27;
     private static final VarHandle STATE = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final Path socket;
@@ -73,6 +74,51 @@ public final class FfClient {
             }
             return rsp.clear();
         }
+    }
+
+    /** CREATE_COMP_CHANNEL: the router's fd number for the channel, -1 when refused (the passed fd is dropped). */
+    public int createCompChannel() throws IOException {
+        ByteBuffer r = call(CREATE_COMP_CHANNEL, null, 2 + 4);
+        return r.getInt(2);
+    }
+
+    /** CREATE_CQ on a completion channel (router fd number). */
+    public Cq createCq(int depth, int channelFd) throws IOException {
+        Layout rq = l("create_cq_req");
+        Layout rs = l("create_cq_rsp");
+        ByteBuffer b = buf(rq.size()).putInt(rq.off("channel_fd"), channelFd).putInt(rq.off("cqe"), depth);
+        ByteBuffer r = call(CREATE_CQ, b, rs.size());
+        int handle = r.getInt(rs.off("handle"));
+        return handle == 0 ? null : new Cq(handle, mailbox(cstring(r, rs.off("shm_name"))));
+    }
+
+    /** REQ_NOTIFY_CQ (not solicited-only); returns ret. */
+    public int reqNotifyCq(Cq cq) throws IOException {
+        return call(REQ_NOTIFY_CQ, buf(8).putInt(0, cq.handle), 4).getInt(0);
+    }
+
+    /** A connection kept for a channel's GET_CQ_EVENT requests, as the genuine client keeps one per channel. */
+    public SocketChannel open() throws IOException {
+        return SocketChannel.open(UnixDomainSocketAddress.of(socket));
+    }
+
+    /** Sends GET_CQ_EVENT for the channel on ch without waiting for the answer. */
+    public void sendGetCqEvent(SocketChannel ch, int channelFd) throws IOException {
+        ByteBuffer h = buf(16).putInt(0, clientId).putInt(4, GET_CQ_EVENT).putInt(8, 4).putInt(12, channelFd);
+        while (h.hasRemaining()) {
+            ch.write(h);
+        }
+    }
+
+    /** Reads GET_CQ_EVENT's answer from ch: {cq_handle, comp_events_completed, async_events_completed}. */
+    public static int[] readCqEvent(SocketChannel ch) throws IOException {
+        ByteBuffer r = buf(12);
+        while (r.hasRemaining()) {
+            if (ch.read(r) < 0) {
+                throw new IOException("router closed after " + r.position() + " of 12 bytes");
+            }
+        }
+        return new int[] {r.getInt(0), r.getInt(4), r.getInt(8)};
     }
 
     public int allocPd() throws IOException {

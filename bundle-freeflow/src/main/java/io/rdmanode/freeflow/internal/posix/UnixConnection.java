@@ -11,11 +11,14 @@ import java.nio.ByteBuffer;
 
 /**
  * One accepted client connection. Reads go through recvmsg with room for descriptors so that any fd a client
- * sends (wanted or not) is taken out of the kernel queue and closed, never leaked into the router. Not thread-safe:
- * one connection belongs to one worker.
+ * sends (wanted or not) is taken out of the kernel queue and closed, never leaked into the router. The descriptor
+ * stays blocking (writes wait at most the send timeout, SO_SNDTIMEO); the control loop reads with MSG_DONTWAIT.
+ * Not thread-safe: one connection is handled by one thread at a time (the loop or a worker, handed over).
  */
 public final class UnixConnection implements AutoCloseable {
     private static final int BUF = 64 * 1024;
+    private static final int MSG_PEEK = 2;
+    private static final int SO_SNDTIMEO = 21;
 
     private final Posix posix;
     private final int fd;
@@ -37,10 +40,45 @@ public final class UnixConnection implements AutoCloseable {
         return fd;
     }
 
+    /**
+     * Reads what is there now into b (up to its remaining room) without waiting: the bytes read, -1 when nothing
+     * was waiting; end of stream is an EOFException.
+     */
+    public int readNow(ByteBuffer b) throws IOException {
+        int got = recv(Math.min(b.remaining(), BUF), Posix.MSG_DONTWAIT);
+        if (got == 0 && b.hasRemaining()) {
+            throw new EOFException("client pid " + peer.pid() + " closed the connection");
+        }
+        if (got > 0) {
+            b.put(data.flip());
+        }
+        return got;
+    }
+
+    /**
+     * Copies up to b's remaining bytes that are waiting, without taking them from the socket (MSG_PEEK): a
+     * connection closed with unread bytes resets the client's side (ECONNRESET on its read), a clean error where an
+     * end of stream would leave a client spinning. Returns how many bytes were there (0 when none, or at EOF).
+     */
+    public int peek(ByteBuffer b) throws IOException {
+        int got = recv(Math.min(b.remaining(), BUF), Posix.MSG_DONTWAIT | MSG_PEEK);
+        if (got > 0) {
+            b.put(data.flip());
+        }
+        return Math.max(got, 0);
+    }
+
+    /** Bounds every write: a client that stops reading fails the write after this long instead of holding a thread. */
+    public void sendTimeout(long millis) {
+        ByteBuffer tv = ByteBuffer.allocate(16).order(java.nio.ByteOrder.nativeOrder());
+        tv.putLong(0, millis / 1000).putLong(8, (millis % 1000) * 1000);
+        posix.setsockopt(fd, Posix.SOL_SOCKET, SO_SNDTIMEO, tv.array());
+    }
+
     /** Reads exactly {@code b.remaining()} bytes into b (from its position); EOF before that is an EOFException. */
     public void readFully(ByteBuffer b) throws IOException {
         while (b.hasRemaining()) {
-            int got = recv(Math.min(b.remaining(), BUF));
+            int got = recv(Math.min(b.remaining(), BUF), 0);
             if (got == 0) {
                 throw new EOFException("client pid " + peer.pid() + " closed the connection");
             }
@@ -51,7 +89,7 @@ public final class UnixConnection implements AutoCloseable {
     /** Reads and drops n bytes (the body of a request refused before reading it). */
     public void skip(long n) throws IOException {
         while (n > 0) {
-            int got = recv((int) Math.min(n, BUF));
+            int got = recv((int) Math.min(n, BUF), 0);
             if (got == 0) {
                 throw new EOFException("client pid " + peer.pid() + " closed the connection");
             }
@@ -59,16 +97,22 @@ public final class UnixConnection implements AutoCloseable {
         }
     }
 
-    /** Up to n bytes into {@link #data} (cleared first); descriptors that came with them are closed. */
-    private int recv(int n) throws IOException {
+    /**
+     * Up to n bytes into {@link #data} (cleared first); descriptors that came with them are closed. -1 when flags
+     * ask not to wait and nothing is there.
+     */
+    private int recv(int n, int flags) throws IOException {
         for (;;) {
             data.clear().limit(n);
             Received r;
             try {
-                r = posix.recvmsg(fd, data, 0);
+                r = posix.recvmsg(fd, data, flags);
             } catch (PosixException e) {
                 if (e.errno() == Errno.EINTR) {
                     continue;
+                }
+                if (e.errno() == Errno.EAGAIN && (flags & Posix.MSG_DONTWAIT) != 0) {
+                    return -1;
                 }
                 throw new IOException("recvmsg from pid " + peer.pid() + ": " + e.reason(), e);
             }

@@ -17,6 +17,8 @@ import java.nio.file.attribute.PosixFilePermissions;
  * peer's pid.
  */
 public final class UnixServer implements AutoCloseable {
+    /** A connection reset before it was accepted: try the next one. */
+    private static final int ECONNABORTED = 103;
     private final Posix posix;
     private final Path path;
     private final int fd;
@@ -55,6 +57,8 @@ public final class UnixServer implements AutoCloseable {
             Files.setPosixFilePermissions(path, PosixFilePermissions.fromString(mode));
             step = "cannot listen on " + path;
             posix.listen(fd, 128);
+            // Non-blocking: the control loop accepts every pending connection after poll says there is one.
+            posix.fcntl(fd, Posix.F_SETFL, posix.fcntl(fd, Posix.F_GETFL, 0) | Posix.O_NONBLOCK);
         } catch (PosixException e) {
             posix.close(fd);
             throw new IOException(step + ": " + e.reason(), e);
@@ -69,7 +73,15 @@ public final class UnixServer implements AutoCloseable {
         return path;
     }
 
-    /** Blocks for the next connection; an IOException once closed. */
+    /** The listening descriptor, for poll(2). */
+    public int fd() {
+        return fd;
+    }
+
+    /**
+     * The next pending connection, or null when none is waiting (the socket is non-blocking); an IOException once
+     * closed.
+     */
     public UnixConnection accept() throws IOException {
         for (;;) {
             int c;
@@ -81,6 +93,9 @@ public final class UnixServer implements AutoCloseable {
                 }
                 if (e.errno() == Errno.EINTR) {
                     continue;
+                }
+                if (e.errno() == Errno.EAGAIN || e.errno() == ECONNABORTED) {
+                    return null;
                 }
                 throw new IOException("accept on " + path + ": " + e.reason(), e);
             }

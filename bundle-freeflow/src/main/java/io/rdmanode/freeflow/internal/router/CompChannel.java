@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal.router;
 
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.ArrayDeque;
 
 /**
- * A completion channel: an eventfd (semaphore mode) whose duplicate the client holds and polls, and the queue of
- * CQ handles GET_CQ_EVENT hands out. Handle 0 in the queue wakes a blocked GET_CQ_EVENT when the channel goes.
+ * A completion channel: an eventfd (semaphore mode) whose duplicate the client holds and polls, the queue of CQ
+ * handles that fired, and the GET_CQ_EVENT requests parked until one does. Guarded by the router's monitor.
  */
 final class CompChannel {
     final Tenant tenant;
     final int fd;
-    final LinkedBlockingQueue<Integer> events = new LinkedBlockingQueue<>();
+    final ArrayDeque<Integer> events = new ArrayDeque<>();
+    final ArrayDeque<CqEventWaiter> waiters = new ArrayDeque<>();
     volatile boolean closed;
 
     CompChannel(Tenant tenant, int fd) {

@@ -14,13 +14,14 @@ import java.io.IOException;
 /**
  * Completion channels and CQ events: a channel is an eventfd (semaphore mode) the client waits on, plus the queue
  * of CQ handles that fired, which GET_CQ_EVENT takes from. A transport reports every completion through
- * {@link #completionAdded}; an armed CQ with a channel then fires one event. Guarded by the router's monitor
- * ({@code lock}); GET_CQ_EVENT waits outside it.
+ * {@link #completionAdded}; an armed CQ with a channel then fires one event. A GET_CQ_EVENT with no event queued
+ * parks as a {@link CqEventWaiter} and is answered when one comes: no thread blocks for it (a client may wait for
+ * hours). Guarded by the router's monitor ({@code lock}).
  */
 final class CompletionChannels {
-    private final Object lock;
+    private final Router lock;
 
-    CompletionChannels(Object lock) {
+    CompletionChannels(Router lock) {
         this.lock = lock;
     }
 
@@ -43,6 +44,10 @@ final class CompletionChannels {
     CompChannel create(Tenant t) throws IOException {
         synchronized (lock) {
             Router.live(t);
+            int cap = lock.limits().maxChannels();
+            if (t.channels.size() >= cap) {
+                throw lock.refuse(t, Resource.CHANNELS, "completion channels", cap);
+            }
             Posix posix = Posix.libc();
             int fd;
             try {
@@ -68,7 +73,12 @@ final class CompletionChannels {
             }
             t.channels.remove(fd);
             ch.closed = true;
-            ch.events.add(0);
+            ch.events.clear();
+            for (CqEventWaiter w; (w = ch.waiters.poll()) != null; ) {
+                if (w.claim()) {
+                    w.abandon();
+                }
+            }
             Posix.libc().close(fd);
         }
     }
@@ -83,18 +93,27 @@ final class CompletionChannels {
         }
     }
 
-    /** Blocks (outside the router lock) until a CQ of the channel has an event, as ibv_get_cq_event does. */
-    CqEventResponse await(Tenant t, int fd) throws InterruptedException {
-        CompChannel ch = get(t, fd);
-        int h = ch.events.take();
+    /**
+     * The channel's next event (ibv_get_cq_event), or null when none is queued: then {@code waiter} is parked on
+     * the channel and gets the next one. An unknown channel is a WireException (EINVAL).
+     */
+    CqEventResponse next(Tenant t, int fd, CqEventWaiter waiter) {
         synchronized (lock) {
-            if (h == 0 || ch.closed) {
-                throw new WireException(Errno.EINVAL, "channel " + fd + " destroyed");
+            CompChannel ch = get(t, fd);
+            if (ch.events.isEmpty()) {
+                ch.waiters.add(waiter);
+                return null;
             }
-            readEvent(fd);
-            CompletionQueue cq = t.cqs.get(h);
-            return cq == null ? new CqEventResponse(0, 0, 0) : new CqEventResponse(h, cq.compEvents, 0);
+            return take(ch);
         }
+    }
+
+    /** Takes the oldest event of ch: one count off its eventfd, the CQ's counters. Lock held, an event queued. */
+    private static CqEventResponse take(CompChannel ch) {
+        int h = ch.events.poll();
+        readEvent(ch.fd);
+        CompletionQueue cq = ch.tenant.cqs.get(h);
+        return cq == null ? new CqEventResponse(0, 0, 0) : new CqEventResponse(h, cq.compEvents, 0);
     }
 
     CqEventResponse ack(Tenant t, AckCqEventRequest r) {
@@ -110,9 +129,16 @@ final class CompletionChannels {
         if (cq.armed && cq.channel != null && !cq.channel.closed) {
             cq.armed = false;
             cq.compEvents++;
-            cq.channel.events.add(cq.handle);
+            CompChannel ch = cq.channel;
+            ch.events.add(cq.handle);
             byte[] one = {1, 0, 0, 0, 0, 0, 0, 0};
-            Posix.libc().write(cq.channel.fd, one, 8);
+            Posix.libc().write(ch.fd, one, 8);
+            while (!ch.events.isEmpty() && !ch.waiters.isEmpty()) {
+                CqEventWaiter w = ch.waiters.poll();
+                if (w.claim()) {
+                    w.deliver(take(ch));
+                }
+            }
         }
     }
 

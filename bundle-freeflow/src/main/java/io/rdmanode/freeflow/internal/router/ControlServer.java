@@ -1,25 +1,38 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal.router;
 
+import io.rdmanode.agent.RefusalLog;
 import io.rdmanode.freeflow.internal.posix.UnixConnection;
 import io.rdmanode.freeflow.internal.posix.UnixServer;
+import io.rdmanode.posix.PosixException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The Unix socket {@code <dir>/<routerName>} the Freeflow client connects to (a new connection per verb, a
- * persistent one per completion channel). One acceptor thread; connections are served by a bounded pool of
- * workers (GET_CQ_EVENT blocks a worker, as in the original). Closing stops accepting, wakes every worker and
- * removes the socket file.
+ * persistent one per completion channel). One control loop ({@link ControlLoop}) polls the listening socket and
+ * every connection waiting for a request and reads requests without blocking; a complete request goes to a small
+ * pool of workers, which execute and answer it and hand the connection back. A GET_CQ_EVENT with no event queued
+ * parks on its channel and holds no thread. So no idle, slow or waiting client holds a worker: idle connections
+ * cost a descriptor each, bounded per client process and in total ({@link ControlSettings}). Closing stops
+ * accepting, closes every connection and removes the socket file.
  */
 public final class ControlServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ControlServer.class);
@@ -27,42 +40,65 @@ public final class ControlServer implements AutoCloseable {
     private final Router router;
     private final Dispatcher dispatcher;
     private final ThreadPoolExecutor workers;
-    private final Set<UnixConnection> open = ConcurrentHashMap.newKeySet();
-    private final Thread acceptor;
-    private final java.util.concurrent.ScheduledExecutorService reaper;
-    private java.util.concurrent.ScheduledFuture<?> reaping;
+    private final ControlLoop loop;
+    private final Set<ControlConnection> open = ConcurrentHashMap.newKeySet();
+    private final Map<Integer, AtomicInteger> perPid = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService reaper;
+    private final RefusalLog refusals = new RefusalLog(LOG, Duration.ofMinutes(1));
+    final LongAdder idleCuts = new LongAdder();
+    final LongAdder acceptPauses = new LongAdder();
+    final LongAdder parked = new LongAdder();
+    private volatile ControlSettings settings;
+    private ScheduledFuture<?> reaping;
     private long reapIntervalMillis;
 
-    public ControlServer(Path socket, Router router, int threads, long reapIntervalMillis) throws IOException {
+    public ControlServer(Path socket, Router router, ControlSettings settings, long reapIntervalMillis) throws IOException {
         Files.createDirectories(socket.getParent());
         this.server = UnixServer.listen(socket, "rw-rw-rw-");
         this.router = router;
-        this.dispatcher = new Dispatcher(router);
+        this.settings = settings;
+        this.dispatcher = new Dispatcher(router, this);
         AtomicInteger n = new AtomicInteger();
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                r -> {
+        this.workers = new ThreadPoolExecutor(settings.workers(), settings.workers(), 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), r -> {
                     Thread t = new Thread(r, "freeflow-control-" + n.incrementAndGet());
                     t.setDaemon(true);
                     return t;
                 });
-        pool.allowCoreThreadTimeOut(true);
-        this.workers = pool;
-        this.acceptor = new Thread(this::acceptLoop, "freeflow-accept");
-        acceptor.setDaemon(true);
-        acceptor.start();
-        this.reaper = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        workers.allowCoreThreadTimeOut(true);
+        try {
+            this.loop = new ControlLoop(server, this);
+        } catch (PosixException e) {
+            server.close();
+            throw new IOException("freeflow control loop: " + e.getMessage(), e);
+        }
+        this.reaper = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "freeflow-reaper");
             t.setDaemon(true);
             return t;
         });
         reapInterval(reapIntervalMillis);
+        loop.start();
         LOG.info("freeflow router listening on {}", socket);
     }
 
-    /**
-     * Resizes the worker pool in place: connections being served keep their worker (a smaller pool shrinks as
-     * workers go idle), the socket stays open.
-     */
+    /** A server with default bounds and {@code threads} workers (tests, benchmarks). */
+    public ControlServer(Path socket, Router router, int threads, long reapIntervalMillis) throws IOException {
+        this(socket, router, ControlSettings.defaults().withWorkers(threads), reapIntervalMillis);
+    }
+
+    /** Applies new bounds in place: open connections stay (a lower cap refuses only new ones). */
+    public synchronized void settings(ControlSettings s) {
+        threads(s.workers());
+        this.settings = s;
+        loop.wake();
+    }
+
+    public ControlSettings settings() {
+        return settings;
+    }
+
+    /** Resizes the worker pool in place (a smaller pool shrinks as workers finish). */
     public synchronized void threads(int threads) {
         if (threads > workers.getMaximumPoolSize()) {
             workers.setMaximumPoolSize(threads);
@@ -101,6 +137,30 @@ public final class ControlServer implements AutoCloseable {
         return open.size();
     }
 
+    /** Open connections by client pid (refused ones not counted). */
+    public Map<Integer, Integer> connectionsByPid() {
+        Map<Integer, Integer> m = new HashMap<>();
+        perPid.forEach((pid, n) -> {
+            if (n.get() > 0) {
+                m.put(pid, n.get());
+            }
+        });
+        return m;
+    }
+
+    public long idleCuts() {
+        return idleCuts.sum();
+    }
+
+    public long acceptPauses() {
+        return acceptPauses.sum();
+    }
+
+    /** GET_CQ_EVENT requests parked so far (answered later, without a thread). */
+    public long parkedEvents() {
+        return parked.sum();
+    }
+
     private void reap() {
         try {
             router.reap();
@@ -109,51 +169,102 @@ public final class ControlServer implements AutoCloseable {
         }
     }
 
-    private void acceptLoop() {
-        for (;;) {
-            UnixConnection c;
-            try {
-                c = server.accept();
-            } catch (IOException e) {
-                return;
+    // ---- called by the loop
+
+    /** A new connection: counted for its process; past the process's cap it is only answered EAGAIN. */
+    ControlConnection admit(UnixConnection c) {
+        ControlSettings s = settings;
+        try {
+            c.sendTimeout(s.writeTimeoutMillis());
+        } catch (PosixException e) {
+            LOG.debug("freeflow SO_SNDTIMEO for pid {}: {}", c.peer().pid(), e.getMessage());
+        }
+        router.stats().connections.increment();
+        int pid = c.peer().pid();
+        AtomicInteger n = perPid.computeIfAbsent(pid, p -> new AtomicInteger());
+        boolean over = n.incrementAndGet() > s.maxConnectionsPerTenant();
+        if (over) {
+            n.decrementAndGet();
+            router.refuseConnection(c.peer(), s.maxConnectionsPerTenant());
+        }
+        ControlConnection cc = new ControlConnection(c, over);
+        open.add(cc);
+        return cc;
+    }
+
+    /** The loop stops accepting at the total cap (clients wait in the backlog); logged once a minute. */
+    void atCapacity(int limit) {
+        acceptPauses.increment();
+        refusals.warn("freeflow-capacity", "freeflow control socket at its limit of {} connections: new clients"
+                + " wait in the listen backlog until one closes", limit);
+    }
+
+    /** A complete request read: a worker executes and answers it. */
+    void dispatch(ControlConnection cc) {
+        try {
+            workers.execute(() -> {
+                switch (dispatcher.handle(cc)) {
+                    case RESUME -> resume(cc);
+                    case CLOSE -> close(cc);
+                    case PARKED -> parked.increment();
+                }
+            });
+        } catch (RejectedExecutionException stopped) {
+            close(cc);
+        }
+    }
+
+    /** Back to the loop for the next request on the same connection. */
+    void resume(ControlConnection cc) {
+        cc.next();
+        loop.resume(cc);
+    }
+
+    void close(ControlConnection cc) {
+        if (cc.markClosed()) {
+            cc.conn.close();
+            open.remove(cc);
+            if (!cc.refused) {
+                AtomicInteger n = perPid.get(cc.pid());
+                if (n != null && n.decrementAndGet() <= 0) {
+                    perPid.remove(cc.pid(), n);
+                }
             }
-            router.stats().connections.increment();
-            open.add(c);
-            try {
-                workers.execute(() -> {
-                    try {
-                        dispatcher.serve(c);
-                    } finally {
-                        open.remove(c);
-                    }
-                });
-            } catch (java.util.concurrent.RejectedExecutionException stopped) {
-                open.remove(c);
-                c.close();
-                return;
-            }
+            loop.wake();
+        }
+    }
+
+    /** A parked GET_CQ_EVENT's answer, written by a worker (the caller holds the router's lock). */
+    void answerLater(ControlConnection cc, Runnable answer) {
+        try {
+            workers.execute(answer);
+        } catch (RejectedExecutionException stopped) {
+            close(cc);
         }
     }
 
     @Override
     public void close() {
+        loop.stop();
         try {
             server.close();
         } catch (IOException e) {
             LOG.warn("cannot remove {}: {}", server.path(), e.toString());
         }
         reaper.shutdownNow();
-        for (UnixConnection c : open) {
-            c.shutdown();
+        for (ControlConnection c : open) {
+            c.conn.shutdown();
         }
         workers.shutdownNow();
         try {
             if (!workers.awaitTermination(5, TimeUnit.SECONDS)) {
                 LOG.warn("freeflow control workers still busy after 5 s");
             }
-            acceptor.join(5_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        for (ControlConnection c : open) {
+            close(c);
         }
         LOG.info("freeflow router stopped listening on {}", server.path());
     }

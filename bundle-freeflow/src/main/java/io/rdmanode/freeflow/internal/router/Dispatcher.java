@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal.router;
 
+import io.rdmanode.agent.LogText;
 import io.rdmanode.freeflow.internal.posix.UnixConnection;
 import io.rdmanode.freeflow.internal.wire.AckCqEventRequest;
 import io.rdmanode.freeflow.internal.wire.CompChannelResponse;
+import io.rdmanode.freeflow.internal.wire.CqEventResponse;
 import io.rdmanode.freeflow.internal.wire.CreateCqRequest;
 import io.rdmanode.freeflow.internal.wire.CreateQpRequest;
 import io.rdmanode.freeflow.internal.wire.CreateSrqRequest;
@@ -35,67 +37,158 @@ import io.rdmanode.freeflow.internal.wire.RetResponse;
 import io.rdmanode.freeflow.internal.wire.Wire;
 import io.rdmanode.freeflow.internal.wire.WireException;
 import io.rdmanode.freeflow.internal.wire.WorkCompletion;
-import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Serves one control connection: header, body of exactly body_size bytes, one answer, until the client closes.
- * Every request gets an answer of the size the client waits for, errors included (the genuine client spins
- * forever on a missing one); only a request whose framing cannot be trusted (unknown function, absurd size)
- * gets a 4-byte EINVAL and the connection closed.
+ * Executes one complete control request (read by the {@link ControlLoop}) and answers it. Every request gets an
+ * answer of the size the client waits for, errors included (the genuine client spins forever on a missing one);
+ * only a request whose framing cannot be trusted (unknown function, absurd size) gets a 4-byte EINVAL and the
+ * connection closed. GET_CQ_EVENT with no event queued parks on its channel ({@link Outcome#PARKED}); on an
+ * unknown channel the connection is closed with the request unread, which the client's read sees as ECONNRESET.
  */
 final class Dispatcher {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
     /** Largest body of any request: a slow-path post fills at most the 1 MiB a mailbox holds. */
     static final int MAX_BODY = 1 << 20;
 
+    /** What becomes of the connection after a request. */
+    enum Outcome { RESUME, CLOSE, PARKED }
+
     private final Router router;
+    private final ControlServer server;
     private final LayoutTable table = LayoutTable.standard();
 
-    Dispatcher(Router router) {
+    Dispatcher(Router router, ControlServer server) {
         this.router = router;
+        this.server = server;
     }
 
-    void serve(UnixConnection c) {
-        ByteBuffer header = Wire.allocate(RequestHeader.SIZE);
-        try (c) {
-            for (;;) {
-                header.clear();
-                try {
-                    c.readFully(header);
-                } catch (EOFException closed) {
-                    return;
-                }
-                RequestHeader h = RequestHeader.decode(header);
-                FuncSpec spec = table.func(h.func());
-                if (spec == null || h.bodySize() > MAX_BODY) {
-                    router.stats().controlErrors.increment();
-                    LOG.debug("freeflow pid {}: refused function {} with a {}-byte body", c.peer().pid(), h.func(), h.bodySize());
-                    c.write(new RetResponse(Errno.EINVAL).encode());
-                    return;
-                }
-                ByteBuffer body = Wire.allocate((int) h.bodySize());
-                c.readFully(body);
-                body.clear();
-                Tenant t = router.tenant(c.peer(), h.clientId());
-                router.stats().controlRequests.increment();
-                boolean keep = answer(c, t, spec, body);
-                if (!keep) {
-                    return;
-                }
+    Outcome handle(ControlConnection cc) {
+        UnixConnection c = cc.conn;
+        RequestHeader h = cc.request;
+        FuncSpec spec = table.func(h.func());
+        try {
+            if (spec == null || h.bodySize() > MAX_BODY) {
+                router.stats().controlErrors.increment();
+                LOG.debug("freeflow pid {}: refused function {} with a {}-byte body", c.peer().pid(), h.func(), h.bodySize());
+                c.write(new RetResponse(Errno.EINVAL).encode());
+                return Outcome.CLOSE;
             }
+            ByteBuffer body = cc.body.clear();
+            if (cc.refused) {
+                return refuse(cc, spec);
+            }
+            Tenant t = router.tenant(c.peer(), h.clientId());
+            router.stats().controlRequests.increment();
+            if (spec.id() == Func.GET_CQ_EVENT && body.capacity() == 4) {
+                return getCqEvent(cc, t, body);
+            }
+            answer(c, t, spec, body);
+            return spec.id() < Func.SOCKET_SOCKET ? Outcome.RESUME : Outcome.CLOSE;
         } catch (IOException e) {
-            LOG.debug("freeflow connection of pid {} ended: {}", c.peer().pid(), e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            LOG.debug("freeflow connection of pid {} ended: {}", c.peer().pid(), LogText.escape(e.getMessage()));
+            return Outcome.CLOSE;
+        } catch (RuntimeException e) {
+            LOG.error("freeflow request {} of pid {} failed", h.func(), c.peer().pid(), e);
+            return Outcome.CLOSE;
         }
     }
 
-    /** Answers one request; false when the connection is to be closed afterwards (SOCKET_* calls). */
-    private boolean answer(UnixConnection c, Tenant t, FuncSpec spec, ByteBuffer body) throws IOException, InterruptedException {
+    /** Over its tenant's connection cap: EAGAIN in the answer's errno field where it has one, then closed. */
+    private Outcome refuse(ControlConnection cc, FuncSpec spec) throws IOException {
+        router.stats().controlErrors.increment();
+        if (spec.id() == Func.GET_CQ_EVENT) {
+            return Outcome.CLOSE;                       // unread body: the client's read fails with ECONNRESET
+        }
+        if (Func.passesFdFirst(spec.id())) {
+            cc.conn.sendFd(-1);
+        }
+        cc.conn.write(spec.id() == Func.POLL_CQ ? Wire.allocate(4) : ErrorResponse.of(spec, Resource.CONNECTIONS.errno()));
+        return Outcome.CLOSE;
+    }
+
+    /**
+     * The next event of the channel now, or parked until one comes. An unknown channel (never created, destroyed,
+     * or refused at creation: the genuine client then asks for fd -1) closes the connection with the request
+     * unread: the client's read fails (ECONNRESET), where 12 zero bytes made the genuine client dereference a NULL
+     * CQ, and an end of stream would make it spin on read() for ever.
+     */
+    private Outcome getCqEvent(ControlConnection cc, Tenant t, ByteBuffer body) throws IOException {
+        int fd = body.getInt(0);
+        synchronized (router) {
+            t.requests++;
+        }
+        ParkedEvent waiter = new ParkedEvent(cc);
+        CqEventResponse now;
+        try {
+            now = router.channels().next(t, fd, waiter);
+        } catch (WireException e) {
+            router.stats().controlErrors.increment();
+            synchronized (router) {
+                t.errors++;
+            }
+            LOG.debug("freeflow {} GET_CQ_EVENT: {}; connection reset", t.id(), LogText.escape(e.getMessage()));
+            return Outcome.CLOSE;
+        }
+        if (now == null) {
+            return Outcome.PARKED;
+        }
+        waiter.claim();
+        return send(cc, now) ? Outcome.RESUME : Outcome.CLOSE;
+    }
+
+    /** Takes the request's body off the socket if it was only peeked, then writes the event. */
+    private static boolean send(ControlConnection cc, CqEventResponse event) {
+        try {
+            if (cc.bodyUnread) {
+                cc.conn.skip(4);
+                cc.bodyUnread = false;
+            }
+            cc.conn.write(event.encode());
+            return true;
+        } catch (IOException e) {
+            LOG.debug("freeflow connection of pid {} ended: {}", cc.pid(), LogText.escape(e.getMessage()));
+            return false;
+        }
+    }
+
+    /** A GET_CQ_EVENT parked on its channel: the answer is written by a worker when the event comes. */
+    private final class ParkedEvent implements CqEventWaiter {
+        private final ControlConnection cc;
+        private final AtomicBoolean claimed = new AtomicBoolean();
+
+        ParkedEvent(ControlConnection cc) {
+            this.cc = cc;
+        }
+
+        @Override
+        public boolean claim() {
+            return !cc.closed() && claimed.compareAndSet(false, true);
+        }
+
+        @Override
+        public void deliver(CqEventResponse event) {
+            server.answerLater(cc, () -> {
+                if (send(cc, event)) {
+                    server.resume(cc);
+                } else {
+                    server.close(cc);
+                }
+            });
+        }
+
+        @Override
+        public void abandon() {
+            server.close(cc);                           // body unread: the client's read fails with ECONNRESET
+        }
+    }
+
+    /** Answers one request. */
+    private void answer(UnixConnection c, Tenant t, FuncSpec spec, ByteBuffer body) throws IOException {
         ByteBuffer rsp;
         try {
             if (spec.requestSize() >= 0 && body.capacity() != spec.requestSize()) {
@@ -111,17 +204,16 @@ final class Dispatcher {
             synchronized (router) {
                 t.errors++;
             }
-            LOG.debug("freeflow {} {}: {} (errno {})", t.id(), spec.name(), e.getMessage(), e.errno());
+            LOG.debug("freeflow {} {}: {} (errno {})", t.id(), spec.name(), LogText.escape(e.getMessage()), e.errno());
             rsp = spec.id() == Func.POLL_CQ ? Wire.allocate(4) : ErrorResponse.of(spec, e.errno());
             if (Func.passesFdFirst(spec.id())) {
                 c.sendFd(-1);
             }
         }
         c.write(rsp);
-        return spec.id() < Func.SOCKET_SOCKET;
     }
 
-    private ByteBuffer execute(UnixConnection c, Tenant t, FuncSpec spec, ByteBuffer b) throws IOException, InterruptedException {
+    private ByteBuffer execute(UnixConnection c, Tenant t, FuncSpec spec, ByteBuffer b) throws IOException {
         return switch (spec.id()) {
             case Func.GET_CONTEXT -> new GetContextResponse(-1, 1).encode();
             case Func.QUERY_DEV -> new DeviceAttrResponse(router.device()).encode();
@@ -193,7 +285,6 @@ final class Dispatcher {
                 yield new CompChannelResponse(ch.fd).encode();
             }
             case Func.DESTROY_COMP_CHANNEL -> ok(() -> router.channels().destroy(t, FdRequest.decode(b).fd()));
-            case Func.GET_CQ_EVENT -> router.channels().await(t, FdRequest.decode(b).fd()).encode();
             case Func.ACK_CQ_EVENT -> router.channels().ack(t, AckCqEventRequest.decode(b)).encode();
             default -> throw new WireException(Errno.EOPNOTSUPP, spec.name() + " is not implemented by this router");
         };

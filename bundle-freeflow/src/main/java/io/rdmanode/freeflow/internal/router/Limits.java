@@ -9,11 +9,28 @@ package io.rdmanode.freeflow.internal.router;
  * completion after the first; answering one at a time is legal verbs behaviour and makes such applications work.
  */
 public record Limits(long maxMrBytes, int maxMrs, int maxQps, int maxCqs, int maxPds, int maxMailboxes,
-                     int maxQpWr, int maxCqe, int maxSge, int maxCompletionsPerPoll) {
+                     int maxQpWr, int maxCqe, int maxSge, int maxCompletionsPerPoll, int maxChannels,
+                     long maxShmBytes) {
+
+    /** Completion channels per tenant and shared memory per tenant (MR files and mailboxes) of {@link #defaults}. */
+    static final int DEFAULT_CHANNELS = 64;
+    static final long DEFAULT_SHM_BYTES = 8L << 30;
 
     public Limits(long maxMrBytes, int maxMrs, int maxQps, int maxCqs, int maxPds, int maxMailboxes,
                   int maxQpWr, int maxCqe, int maxSge) {
         this(maxMrBytes, maxMrs, maxQps, maxCqs, maxPds, maxMailboxes, maxQpWr, maxCqe, maxSge, 0);
+    }
+
+    public Limits(long maxMrBytes, int maxMrs, int maxQps, int maxCqs, int maxPds, int maxMailboxes,
+                  int maxQpWr, int maxCqe, int maxSge, int maxCompletionsPerPoll) {
+        this(maxMrBytes, maxMrs, maxQps, maxCqs, maxPds, maxMailboxes, maxQpWr, maxCqe, maxSge, maxCompletionsPerPoll,
+                DEFAULT_CHANNELS, DEFAULT_SHM_BYTES);
+    }
+
+    /** These limits with other channel and shared-memory caps. */
+    public Limits withChannels(int channels, long shmBytes) {
+        return new Limits(maxMrBytes, maxMrs, maxQps, maxCqs, maxPds, maxMailboxes, maxQpWr, maxCqe, maxSge,
+                maxCompletionsPerPoll, channels, shmBytes);
     }
 
     /**
@@ -21,7 +38,7 @@ public record Limits(long maxMrBytes, int maxMrs, int maxQps, int maxCqs, int ma
      * configuration caps polls at 1 by default, for the genuine client's exp-verbs applications.
      */
     public static Limits defaults() {
-        return new Limits(1L << 30, 4096, 1024, 1024, 256, 2048, 16384, 65536, 32, 0);
+        return new Limits(1L << 30, 4096, 1024, 1024, 256, 2048, 16384, 65536, 32, 0, DEFAULT_CHANNELS, DEFAULT_SHM_BYTES);
     }
 
     /** How many completions a poll asking for {@code ne} may return. */

@@ -16,8 +16,10 @@ import io.rdmanode.freeflow.internal.wire.RegMrMappingRequest;
 import io.rdmanode.freeflow.internal.wire.RegMrRequest;
 import io.rdmanode.freeflow.internal.wire.RegMrResponse;
 import io.rdmanode.freeflow.internal.wire.WireException;
+import io.rdmanode.agent.RefusalLog;
 import java.io.IOException;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -43,6 +45,7 @@ public final class Router implements AutoCloseable {
     private final QpnSpace qpns = new QpnSpace(2 + random.nextInt(0xfff000));
     private final MailboxPoller poller;
     private final CompletionChannels channels = new CompletionChannels(this);
+    private final RefusalLog refusals = new RefusalLog(LOG, Duration.ofMinutes(1));
     final Transport transport;
     private volatile Limits limits;
 
@@ -148,10 +151,29 @@ public final class Router implements AutoCloseable {
         }
     }
 
-    private WireException refuse(Tenant t, String what, long limit) {
+    /**
+     * Counts a refusal by a per-tenant cap (in total and for the tenant) and logs it once a minute per tenant and
+     * resource; the exception carries the resource's errno. Lock held.
+     */
+    WireException refuse(Tenant t, Resource r, String what, long limit) {
         stats.limitRefusals.increment();
-        LOG.warn("freeflow client {} refused: more than {} {}", t.id(), limit, what);
-        return new WireException(Errno.EDQUOT, "tenant limit of " + limit + " " + what + " reached");
+        t.refusals[r.ordinal()]++;
+        refusals.warn("freeflow-" + r.label() + ":" + t.cred.pid(), "freeflow client {} refused: more than {} {} (errno {})",
+                t.id(), limit, what, r.errno());
+        return new WireException(r.errno(), "tenant limit of " + limit + " " + what + " reached");
+    }
+
+    /** A connection refused by the per-tenant connection cap of the control server, counted for its tenant. */
+    synchronized void refuseConnection(PeerCred cred, int limit) {
+        refuse(tenants.of(cred), Resource.CONNECTIONS, "connections", limit);
+    }
+
+    /** Refuses what would take the tenant's shared memory (MR files and mailboxes) past its cap. */
+    private void shm(Tenant t, long more) {
+        long cap = limits.maxShmBytes();
+        if (t.shmBytes() + more > cap) {
+            throw refuse(t, Resource.SHM, "bytes of shared memory", cap);
+        }
     }
 
     // ---- PDs
@@ -159,7 +181,7 @@ public final class Router implements AutoCloseable {
     synchronized AllocPdResponse allocPd(Tenant t) {
         live(t);
         if (t.pds.size() >= limits.maxPds()) {
-            throw refuse(t, "PDs", limits.maxPds());
+            throw refuse(t, Resource.PDS, "PDs", limits.maxPds());
         }
         int h = t.pdHandles.take();
         if (h == 0) {
@@ -192,11 +214,12 @@ public final class Router implements AutoCloseable {
         live(t);
         Limits l = limits;
         if (t.cqs.size() >= l.maxCqs()) {
-            throw refuse(t, "CQs", l.maxCqs());
+            throw refuse(t, Resource.CQS, "CQs", l.maxCqs());
         }
         if (t.mailboxes() >= l.maxMailboxes()) {
-            throw refuse(t, "mailboxes", l.maxMailboxes());
+            throw refuse(t, Resource.SHM, "mailboxes", l.maxMailboxes());
         }
+        shm(t, Mailbox.SIZE);
         if (r.cqe() > l.maxCqe()) {
             throw new WireException(Errno.EINVAL, "CQ depth " + r.cqe() + " > " + l.maxCqe());
         }
@@ -257,11 +280,12 @@ public final class Router implements AutoCloseable {
         CompletionQueue scq = cq(t, r.sendCq());
         CompletionQueue rcq = cq(t, r.recvCq());
         if (t.qps.size() >= l.maxQps()) {
-            throw refuse(t, "QPs", l.maxQps());
+            throw refuse(t, Resource.QPS, "QPs", l.maxQps());
         }
         if (t.mailboxes() >= l.maxMailboxes()) {
-            throw refuse(t, "mailboxes", l.maxMailboxes());
+            throw refuse(t, Resource.SHM, "mailboxes", l.maxMailboxes());
         }
+        shm(t, Mailbox.SIZE);
         if (r.maxSendWr() < 1 || r.maxSendWr() > l.maxQpWr() || r.maxRecvWr() < 0 || r.maxRecvWr() > l.maxQpWr()
                 || r.maxSendSge() < 0 || r.maxSendSge() > l.maxSge() || r.maxRecvSge() < 0 || r.maxRecvSge() > l.maxSge()) {
             throw new WireException(Errno.EINVAL, "QP capacities out of range (wr 1.." + l.maxQpWr() + ", sge 0.."
@@ -335,11 +359,12 @@ public final class Router implements AutoCloseable {
         Limits l = limits;
         pd(t, r.pdHandle());
         if (t.srqs.size() >= l.maxQps()) {
-            throw refuse(t, "SRQs", l.maxQps());
+            throw refuse(t, Resource.SRQS, "SRQs", l.maxQps());
         }
         if (t.mailboxes() >= l.maxMailboxes()) {
-            throw refuse(t, "mailboxes", l.maxMailboxes());
+            throw refuse(t, Resource.SHM, "mailboxes", l.maxMailboxes());
         }
+        shm(t, Mailbox.SIZE);
         if (r.maxWr() > l.maxQpWr() || r.maxSge() > l.maxSge()) {
             throw new WireException(Errno.EINVAL, "SRQ capacities out of range (wr 1.." + l.maxQpWr() + ", sge 1.."
                     + l.maxSge() + ")");
@@ -402,11 +427,12 @@ public final class Router implements AutoCloseable {
             throw new WireException(Errno.EINVAL, "REMOTE_WRITE without LOCAL_WRITE");
         }
         if (t.mrs.size() >= l.maxMrs()) {
-            throw refuse(t, "MRs", l.maxMrs());
+            throw refuse(t, Resource.MRS, "MRs", l.maxMrs());
         }
         if (t.mrBytes + r.memSize() > l.maxMrBytes()) {
-            throw refuse(t, "MR bytes", l.maxMrBytes());
+            throw refuse(t, Resource.SHM, "registered bytes", l.maxMrBytes());
         }
+        shm(t, r.memSize());
         int h = t.mrHandles.take();
         if (h == 0) {
             throw new WireException(Errno.ENOMEM, "no MR handle left");

@@ -33,6 +33,8 @@ final class Tenant {
     long mrBytes;
     long requests;
     long errors;
+    /** Refusals by a per-tenant cap, indexed by {@link Resource#ordinal}. */
+    final long[] refusals = new long[Resource.values().length];
     boolean gone;
 
     Tenant(PeerCred cred, Pidfd liveness, int label) {
@@ -43,6 +45,11 @@ final class Tenant {
 
     int mailboxes() {
         return cqs.size() + qps.size() + srqs.size();
+    }
+
+    /** Shared memory made for this tenant: its MR files and its 2 MiB mailboxes. */
+    long shmBytes() {
+        return mrBytes + (long) mailboxes() * Mailbox.SIZE;
     }
 
     String id() {

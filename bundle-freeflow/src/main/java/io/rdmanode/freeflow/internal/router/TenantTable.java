@@ -4,6 +4,7 @@ package io.rdmanode.freeflow.internal.router;
 import io.rdmanode.freeflow.internal.posix.PeerCred;
 import io.rdmanode.freeflow.internal.posix.Pidfd;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,17 +29,23 @@ final class TenantTable {
 
     /** The tenant of a connection's peer; a new process (or a pid reused by another one) gets fresh tables. */
     Tenant of(PeerCred cred, int label) {
+        Tenant t = of(cred);
+        t.label = label;
+        return t;
+    }
+
+    /** The tenant of cred, its label kept (a new one starts with label 0). */
+    Tenant of(PeerCred cred) {
         Tenant t = byPid.get(cred.pid());
         if (t != null && (t.cred.uid() != cred.uid() || !t.liveness.alive())) {
             reclaimer.accept(t, "pid reused");
             t = null;
         }
         if (t == null) {
-            t = new Tenant(cred, Pidfd.open(cred.pid()), label);
+            t = new Tenant(cred, Pidfd.open(cred.pid()), 0);
             byPid.put(cred.pid(), t);
-            LOG.info("freeflow client connected pid={} uid={} gid={} ffr_id={}", cred.pid(), cred.uid(), cred.gid(), label);
+            LOG.info("freeflow client connected pid={} uid={} gid={}", cred.pid(), cred.uid(), cred.gid());
         }
-        t.label = label;
         return t;
     }
 
@@ -68,8 +75,13 @@ final class TenantTable {
     List<TenantFigures> figures() {
         List<TenantFigures> out = new ArrayList<>();
         for (Tenant t : byPid.values()) {
+            Map<Resource, Long> refused = new EnumMap<>(Resource.class);
+            for (Resource r : Resource.values()) {
+                refused.put(r, t.refusals[r.ordinal()]);
+            }
             out.add(new TenantFigures(t.cred.pid(), t.cred.uid(), t.label, t.pds.size(), t.cqs.size(), t.qps.size(),
-                    t.srqs.size(), t.mrs.size(), t.mrBytes, t.requests, t.errors));
+                    t.srqs.size(), t.mrs.size(), t.mrBytes, t.requests, t.errors, t.channels.size(), t.shmBytes(),
+                    refused));
         }
         return out;
     }

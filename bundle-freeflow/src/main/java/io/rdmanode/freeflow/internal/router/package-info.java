@@ -3,12 +3,16 @@
  * The Freeflow router, in parts (internal: nothing outside the bundle calls it).
  *
  * <ul>
- *   <li>{@link io.rdmanode.freeflow.internal.router.ControlServer}: the Unix control socket, its acceptor, a
- *       resizable pool of workers each running a {@link io.rdmanode.freeflow.internal.router.Dispatcher} (one
- *       connection: decode, call the router, answer), and the reaper of exited clients.</li>
+ *   <li>{@link io.rdmanode.freeflow.internal.router.ControlServer}: the Unix control socket; {@code ControlLoop},
+ *       the one thread that polls connections in use and reads requests without blocking; {@code IdleSet}, the
+ *       thread that polls quiet ones; a resizable pool of workers running the
+ *       {@link io.rdmanode.freeflow.internal.router.Dispatcher} on complete requests (call the router, answer);
+ *       GET_CQ_EVENT parked on its channel ({@code CqEventWaiter}); connection caps and timeouts
+ *       ({@link io.rdmanode.freeflow.internal.router.ControlSettings}); and the reaper of exited clients.</li>
  *   <li>{@link io.rdmanode.freeflow.internal.router.Router}: the control verbs (PD, CQ, completion channel, QP,
  *       SRQ, MR), checked against the caller's own tables and quotas ({@link
- *       io.rdmanode.freeflow.internal.router.Limits}, replaced live) before anything is created; it holds the
+ *       io.rdmanode.freeflow.internal.router.Limits}, replaced live; refusals counted by
+ *       {@link io.rdmanode.freeflow.internal.router.Resource}) before anything is created; it holds the
  *       parts below under its monitor.</li>
  *   <li>{@code TenantTable}: the client processes by peer pid, each a {@code Tenant} with its handle tables;
  *       {@code QpnSpace}: the QP numbers shared by every tenant, where a transport finds a QP's peer;
@@ -24,7 +28,7 @@
  * </ul>
  *
  * The component ({@code io.rdmanode.freeflow.internal.FreeflowComponent}) builds a router from a configuration's
- * identity (socket path, shm directory) and applies its tuning (limits, poller, control threads, reap interval)
+ * identity (socket path, shm directory) and applies its tuning (limits, poller, control bounds, reap interval)
  * in place.
  */
 package io.rdmanode.freeflow.internal.router;

@@ -10,6 +10,7 @@ public final class Errno {
     public static final int EACCES = 13;
     public static final int EBUSY = 16;
     public static final int EINVAL = 22;
+    public static final int EMFILE = 24;
     public static final int ENOSPC = 28;
     public static final int EMSGSIZE = 90;
     public static final int EOPNOTSUPP = 95;

@@ -23,13 +23,21 @@ final class RouterFixture implements AutoCloseable {
     }
 
     RouterFixture(Limits limits, PollerSettings poller) throws IOException {
+        this(limits, poller, ControlSettings.defaults());
+    }
+
+    RouterFixture(Limits limits, ControlSettings control) throws IOException {
+        this(limits, PollerSettings.defaults(), control);
+    }
+
+    RouterFixture(Limits limits, PollerSettings poller, ControlSettings control) throws IOException {
         Path base = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of("/tmp");
         this.dir = Files.createTempDirectory(base, "fft");
         this.shm = Files.createDirectory(dir.resolve("shm"));
         Router r = null;
         try {
             r = new Router(new RouterSettings(shm, "t", limits, poller));
-            this.server = new ControlServer(dir.resolve("ffrouter"), r, 8, 100);
+            this.server = new ControlServer(dir.resolve("ffrouter"), r, control, 100);
         } catch (IOException | RuntimeException | Error e) {
             if (r != null) {
                 r.close();
