@@ -59,6 +59,8 @@ class CheckConfigIT {
                 file + ":2:13: discovery.backend: 'verbz' is not one of [sysfs, verbs]",
                 file + ":4:19: deviceplugin.shared.pools[hca_a].rdmaHcaMax: 0 is not allowed: less than the minimum 1",
                 file + ": invalid (4 error(s), 0 warning(s))");
+        assertThat(result.out).contains("every key, its default and accepted values: ")
+                .containsPattern("accepted values: \\S+/config/agent\\.conf\n");
         assertThat(result.out).contains(file + ":2:30: discovery.rescanIntervall: unknown key (did you mean rescanInterval?)");
     }
 

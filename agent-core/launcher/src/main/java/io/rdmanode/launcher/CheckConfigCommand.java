@@ -106,6 +106,10 @@ final class CheckConfigCommand {
         boolean ok = result.valid() && (!strict || result.warnings().isEmpty());
         out.println(file + ": " + (ok ? "ok" : "invalid") + " (" + result.errors().size() + " error(s), "
                 + result.warnings().size() + " warning(s))");
+        if (!ok) {
+            // The reference: the shipped agent.conf documents every key in place, with its default and range.
+            out.println("every key, its default and accepted values: " + home.resolve("config").resolve("agent.conf"));
+        }
         return ok ? 0 : EXIT_INVALID;
     }
 
