@@ -64,6 +64,25 @@ class ExitCodesIT {
     }
 
     @Test
+    void aCniSocketOrFreeflowSocketThatCannotBeHadStopsTheStartWithFive() throws Exception {
+        Path file = Files.writeString(temp.resolve("a-file"), "");
+        String demo = Files.readString(AgentProcessIT.DIST.resolve("config/demo.conf"));
+        Path cni = Files.writeString(temp.resolve("cni.conf"), demo + "\ncni.socket = \"" + file + "/cni.sock\"\n");
+        Path freeflow = Files.writeString(temp.resolve("ff.conf"), demo + "\nfreeflow.socketDir = \"" + file + "/ff\"\n");
+        Map<String, String> env = Map.of("RDMA_AGENT_HTTP_PORT", "0", "RDMA_AGENT_CDS_DIR", "");
+
+        Run cniRun = run(env, "--demo", "--config", cni.toString());
+        Run freeflowRun = run(env, "--demo", "--config", freeflow.toString());
+
+        assertThat(cniRun.exit).as(cniRun.output).isEqualTo(5);
+        assertThat(cniRun.output).contains("rdma-node-agent: cannot serve the CNI socket " + file + "/cni.sock",
+                "change cni.socket", "(configuration " + cni + ")");
+        assertThat(freeflowRun.exit).as(freeflowRun.output).isEqualTo(5);
+        assertThat(freeflowRun.output).contains("rdma-node-agent: cannot open the Freeflow router socket " + file
+                + "/ff/ffrouter", "change freeflow.socketDir");
+    }
+
+    @Test
     void aMissingFileIsFourAndAnInvalidOneThree() throws Exception {
         Run missing = run(Map.of(), "--config", temp.resolve("none.conf").toString());
         Path broken = Files.writeString(temp.resolve("broken.conf"), "agent.runtime { stateDir = \n");

@@ -10,7 +10,8 @@
  *
  * <p>1.2: {@code SettingException} and {@code ConfigValidator.Refusal.of} are new.
  * <p>1.3: {@link io.rdmanode.agent.LogText} (untrusted text made safe for a log line) and
- * {@link io.rdmanode.agent.RefusalLog} (refusals logged once per key and interval, with a count) are new.
+ * {@link io.rdmanode.agent.RefusalLog} (refusals logged once per key and interval, with a count) and
+ * {@link io.rdmanode.agent.StartupGate} (a start-up resource a component cannot get stops the starting agent) are new.
  *
  * <p>In the distribution the system bundle exports this package (the jar is on the launcher's class path), so
  * the launcher and the bundles share one copy of every class here.

@@ -38,8 +38,19 @@ final class AgentFramework implements AutoCloseable {
     private final org.slf4j.event.Level logLevel;
     private final io.rdmanode.launcher.logging.LogFormat logFormat;
     private BundleDirectoryWatcher watcher;
+    private final Path configFile;
+    private final java.util.function.IntConsumer exit;
+    private volatile LauncherStartupGate startupGate;
 
     AgentFramework(Path configFile, Path bundlesDir, RuntimeSettings settings, String version) throws IOException {
+        this(configFile, bundlesDir, settings, version, System::exit);
+    }
+
+    /** @param exit how a component's unavailable start-up resource ends the process ({@link LauncherStartupGate}) */
+    AgentFramework(Path configFile, Path bundlesDir, RuntimeSettings settings, String version,
+                   java.util.function.IntConsumer exit) throws IOException {
+        this.configFile = configFile;
+        this.exit = exit;
         Files.createDirectories(settings.stateDir());
         Map<String, Object> properties = new HashMap<>();
         properties.put(Constants.FRAMEWORK_STORAGE, settings.stateDir().resolve("felix-cache").toString());
@@ -81,6 +92,7 @@ final class AgentFramework implements AutoCloseable {
         BundleDirectory directory = new BundleDirectory(bundlesDir, felix.getBundleContext(), disabledBundles);
         felix.start();
         LiveLogging.register(felix.getBundleContext(), logLevel, logFormat);
+        startupGate = LauncherStartupGate.register(felix.getBundleContext(), configFile, exit);
         BundleDirectory.Changes changes = directory.sync();
         // /readyz is served from the moment the health bundle starts; it answers 200 only after this, when
         // every enabled bundle has been started (and so its components are known to SCR).
@@ -90,6 +102,14 @@ final class AgentFramework implements AutoCloseable {
         watcher.start();
         LOG.info("framework started bundles={} failed={}", changes.installed().size(), changes.failed());
         return changes;
+    }
+
+    /** The agent was ready once: a resource a component cannot get no longer stops it ({@link LauncherStartupGate}). */
+    void ready() {
+        LauncherStartupGate gate = startupGate;
+        if (gate != null) {
+            gate.ready();
+        }
     }
 
     /** Stops every bundle (components deactivate, sockets close); false when it took longer than the bound. */

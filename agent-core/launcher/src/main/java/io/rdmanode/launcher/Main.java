@@ -27,6 +27,8 @@ public final class Main {
     private static final int EXIT_FAILURE = ExitCode.FAILURE.code;
     /** Set when start-up failed: the shutdown hook that then runs must not turn the exit into a success. */
     private static volatile boolean failedStart;
+    /** Set when a component's start-up resource was unavailable: the shutdown hook exits with it. */
+    private static volatile int requestedExit;
 
     private Main() {
     }
@@ -102,7 +104,10 @@ public final class Main {
                 settings.stateDir(), System.getProperty("java.version"));
         AgentFramework framework;
         try {
-            framework = new AgentFramework(configFile, options.bundlesDir(), settings, version());
+            framework = new AgentFramework(configFile, options.bundlesDir(), settings, version(), code -> {
+                requestedExit = code;
+                System.exit(code);
+            });
         } catch (Exception e) {
             log.error("cannot create the framework: {}", e.toString(), e);
             return EXIT_FAILURE;
@@ -119,7 +124,7 @@ public final class Main {
             failedStart = true;
             return EXIT_FAILURE;
         }
-        reportReadiness(settings, options, resolved);
+        reportReadiness(settings, options, resolved, framework);
         try {
             framework.awaitStop();
         } catch (InterruptedException e) {
@@ -146,6 +151,9 @@ public final class Main {
         if (failedStart) {
             code = EXIT_FAILURE;
         }
+        if (requestedExit != 0) {
+            code = requestedExit;
+        }
         CdsArchive.stopTraining();
         demoDir.ifPresent(Main::deleteTree);
         log.info("stopped in {} ms", Duration.ofNanos(System.nanoTime() - started).toMillis());
@@ -155,19 +163,21 @@ public final class Main {
     }
 
     private static void reportReadiness(RuntimeSettings settings, LaunchOptions options,
-                                        com.typesafe.config.Config config) {
+                                        com.typesafe.config.Config config, AgentFramework framework) {
         Thread reporter = new Thread(() -> {
             Logger log = LoggerFactory.getLogger(Main.class);
             ReadinessProbe probe = new ReadinessProbe(settings.stateDir());
             try {
                 Optional<String> base = probe.awaitReady(Duration.ofSeconds(60));
                 if (base.isEmpty()) {
+                    framework.ready(); // the start is over: what fails from now on is the components' to report
                     log.warn("agent not ready after 60 s; see {}/readyz", probe.baseUrl().orElse("the HTTP endpoint"));
                     if (options.exitWhenReady()) {
                         Runtime.getRuntime().halt(EXIT_FAILURE);
                     }
                     return;
                 }
+                framework.ready();
                 Instant now = Instant.now();
                 // The JVM's own start, and the process's: the start script execs java in the same process, so
                 // the second includes the script (and, in a build, whatever ran before the exec).

@@ -3,6 +3,7 @@ package io.rdmanode.cni.internal;
 
 import io.rdmanode.cni.PodAttachment;
 import io.rdmanode.cni.PodAttachments;
+import io.rdmanode.agent.StartupGate;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.health.HealthCheck;
 import io.rdmanode.health.HealthStatus;
@@ -21,6 +22,7 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
@@ -86,20 +88,36 @@ public final class CniComponent implements PodAttachments, HealthCheck, StatusSe
 
     @Activate
     public CniComponent(Config config, @Reference RdmaDiscovery discovery, @Reference RdmaNetlink rdma,
-                        @Reference NetworkNamespaces namespaces) throws IOException {
-        this(config, new DiscoveryResolver(discovery), rdma, namespaces);
+                        @Reference NetworkNamespaces namespaces,
+                        @Reference(cardinality = ReferenceCardinality.OPTIONAL) StartupGate startup)
+            throws IOException {
+        this(config, new DiscoveryResolver(discovery), rdma, namespaces, startup);
     }
 
     CniComponent(Config config, DeviceResolver devices, RdmaNetlink rdma, NetworkNamespaces namespaces)
             throws IOException {
+        this(config, devices, rdma, namespaces, null);
+    }
+
+    /** @param startup the launcher's, when there is one: a socket that cannot be served stops a starting agent */
+    CniComponent(Config config, DeviceResolver devices, RdmaNetlink rdma, NetworkNamespaces namespaces,
+                 StartupGate startup) throws IOException {
         CniConfigCheck.require(config);
         this.config = config;
         this.handler = new CniHandler(new AttachmentStore(Path.of(config.stateDir())), rdma, namespaces, devices,
                 stats, Clock.systemUTC());
         int repaired = handler.reconcile();
         this.installState = install(config);
-        this.server = new CniServer(Path.of(config.socket()), handler::handle, new CniServer.Limits(
-                config.maxRequestBytes(), config.requestTimeout(), config.maxConnections()), stats);
+        try {
+            this.server = new CniServer(Path.of(config.socket()), handler::handle, new CniServer.Limits(
+                    config.maxRequestBytes(), config.requestTimeout(), config.maxConnections()), stats);
+        } catch (IOException | RuntimeException e) {
+            if (startup != null) {
+                startup.unavailable("cannot serve the CNI socket " + config.socket() + ": " + e
+                        + "; change cni.socket (or set agent.bundles.cni.enabled = false)");
+            }
+            throw e;
+        }
         // A DEL that found no socket just before it opened left its tombstone after the first pass.
         this.reconciled = repaired + handler.finishDeletesRequestedWhileDown();
         LOG.info("rdma CNI serving on {}; client {}; {} attachment(s), {} repaired at start", config.socket(),

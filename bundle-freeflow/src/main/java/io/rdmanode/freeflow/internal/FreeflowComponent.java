@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal;
 
+import io.rdmanode.agent.StartupGate;
 import io.rdmanode.freeflow.internal.router.ControlServer;
 import io.rdmanode.freeflow.internal.router.ControlSettings;
 import io.rdmanode.freeflow.internal.router.Limits;
@@ -17,6 +18,8 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
@@ -158,9 +161,24 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
     private volatile ControlServer server;
 
     @Activate
-    public FreeflowComponent(Config config) throws IOException {
+    public FreeflowComponent(Config config,
+                             @Reference(cardinality = ReferenceCardinality.OPTIONAL) StartupGate startup)
+            throws IOException {
         FreeflowConfigCheck.require(config);
-        start(config);
+        try {
+            start(config);
+        } catch (IOException | RuntimeException e) {
+            // The launcher's gate, when there is one: a router socket that cannot be opened stops a starting agent.
+            if (startup != null) {
+                startup.unavailable("cannot open the Freeflow router socket " + Identity.of(config).socket() + ": "
+                        + e + "; change freeflow.socketDir (or remove the freeflow section)");
+            }
+            throw e;
+        }
+    }
+
+    FreeflowComponent(Config config) throws IOException {
+        this(config, null);
     }
 
     private void start(Config c) throws IOException {

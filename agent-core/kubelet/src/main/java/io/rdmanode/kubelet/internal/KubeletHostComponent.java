@@ -105,9 +105,18 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
 
     @Activate
     public KubeletHostComponent(Config config, Map<String, Object> properties,
-                                org.osgi.framework.BundleContext context) throws IOException {
+                                org.osgi.framework.BundleContext context,
+                                @org.osgi.service.component.annotations.Reference(cardinality =
+                                        org.osgi.service.component.annotations.ReferenceCardinality.OPTIONAL)
+                                io.rdmanode.agent.StartupGate startup) throws IOException {
         this.context = context;
         refusal = refusal(properties);
+        // A missing directory is kubelet's to create (the host waits for it); a file in its place never becomes one.
+        Path pluginDir = Path.of(config.pluginDir());
+        if (startup != null && java.nio.file.Files.exists(pluginDir) && !java.nio.file.Files.isDirectory(pluginDir)) {
+            startup.unavailable("cannot serve device plugins in " + pluginDir + ": it is not a directory; change"
+                    + " kubelet.pluginDir to kubelet's device-plugins directory");
+        }
         podDevices = new KubeletPodDevices(podResources(config));
         try {
             start(settings(config));
@@ -115,6 +124,11 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
             podDevices.close();
             throw e;
         }
+    }
+
+    KubeletHostComponent(Config config, Map<String, Object> properties, org.osgi.framework.BundleContext context)
+            throws IOException {
+        this(config, properties, context, null);
     }
 
     /**
