@@ -13,8 +13,8 @@ enum ExitCode {
     USAGE(2, "usage: an unknown option or a missing argument"),
     CONFIG_INVALID(3, "the configuration is invalid (syntax, type, range, a component's own check)"),
     CONFIG_UNREADABLE(4, "the configuration file is missing or unreadable"),
-    RESOURCE_UNAVAILABLE(5, "a resource is unavailable: at start, the HTTP port or state directory; "
-            + "for status, the agent is not reachable");
+    RESOURCE_UNAVAILABLE(5, "a resource is unavailable: at start, the HTTP port, state directory, CNI socket, "
+            + "Freeflow socket or device-plugin directory; for status, the agent is not reachable");
 
     static final String TABLE = table();
 
