@@ -2,6 +2,7 @@
 package io.rdmanode.cni.internal;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -21,8 +22,11 @@ final class CniStats {
     /** Requests refused before the handler saw them, by reason (size, malformed). */
     final Map<String, LongAdder> requestsRefused = new ConcurrentHashMap<>();
 
+    /** The label values a command can take: a client-chosen CNI_COMMAND must not add metric series. */
+    static final Set<String> COMMANDS = Set.of("ADD", "DEL", "CHECK", "STATUS", "GC", "VERSION");
+
     void request(String command, String result, long elapsedNanos) {
-        String c = command.isEmpty() ? "none" : command;
+        String c = command.isEmpty() ? "none" : COMMANDS.contains(command) ? command : "other";
         requests.computeIfAbsent(c + "|" + result, k -> new LongAdder()).increment();
         nanos.computeIfAbsent(c, k -> new LongAdder()).add(elapsedNanos);
     }

@@ -60,6 +60,11 @@ final class HoconFile {
             int line = e.origin() != null ? e.origin().lineNumber() : -1;
             return new Parsed(checksum, null, List.of(new Problem(name, line, Problem.SYNTAX,
                     explained(clean(e.getMessage(), name)))));
+        } catch (StackOverflowError e) {
+            // typesafe-config parses and resolves recursively: a few thousand nested { or [ (fuzzing, #21) would
+            // otherwise end the reload thread. The parser holds no shared state, so the refusal is clean.
+            return new Parsed(checksum, null, List.of(new Problem(name, -1, "",
+                    "objects or lists are nested too deeply to parse")));
         }
     }
 

@@ -83,6 +83,12 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
                         resource, LogText.escape(e.getMessage()));
                 fail(out, status(e.code()), e.getMessage());
                 return;
+            } catch (RuntimeException e) {
+                // A plugin bug answers INTERNAL, as in Allocate; thrown to gRPC it would be an undescribed UNKNOWN.
+                LOG.error("GetPreferredAllocation failed resource={}", resource, e);
+                fail(out, Status.INTERNAL, "preferred allocation failed for resource " + resource + ": "
+                        + e.getMessage());
+                return;
             }
             response.addContainerResponses(ContainerPreferredAllocationResponse.newBuilder().addAllDeviceIDs(ids));
         }
@@ -137,6 +143,9 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
             REFUSALS.warn("prestart:" + resource + ":" + e.code(), "PreStartContainer refused resource={}: {}",
                     resource, LogText.escape(e.getMessage()));
             fail(out, status(e.code()), e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.error("PreStartContainer failed resource={}", resource, e);
+            fail(out, Status.INTERNAL, "pre-start failed for resource " + resource + ": " + e.getMessage());
         }
     }
 
