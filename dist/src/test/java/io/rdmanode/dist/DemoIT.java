@@ -67,10 +67,14 @@ class DemoIT {
             assertThat(add.exit).as(add.output).isNotZero();
             assertThat(add.output).contains("\"code\"", "\"msg\"");
 
-            // freeflow: the router's socket answers a client's ALLOC_PD with a protection domain handle.
-            Matcher ff = Pattern.compile("freeflow: +router socket (\\S+):").matcher(banner);
+            // freeflow: the printed client, run as printed: the router answers its ALLOC_PD with a handle; and
+            // the same call from here, on the socket the line names.
+            Matcher ff = Pattern.compile("freeflow: +(python3 -c '.*?') .*router socket (\\S+);").matcher(banner);
             assertThat(ff.find()).as(banner).isTrue();
-            assertThat(allocPd(Path.of(ff.group(1)))).isGreaterThanOrEqualTo(0);
+            Run client = sh(ff.group(1), Map.of());
+            assertThat(client.exit).as(client.output).isZero();
+            assertThat(client.output).matches("(?s)ALLOC_PD -> \\d+\\s*");
+            assertThat(allocPd(Path.of(ff.group(2)))).isGreaterThanOrEqualTo(0);
 
             assertThat(agent.terminate(Duration.ofSeconds(15))).isZero();
         }

@@ -37,9 +37,14 @@ final class DemoBanner {
         }
         if (config.hasPath("freeflow.socketDir")) {
             String name = config.hasPath("freeflow.routerName") ? config.getString("freeflow.routerName") : "ffrouter";
-            lines.add("  freeflow:       router socket " + Path.of(config.getString("freeflow.socketDir")).resolve(name)
-                    + ": a Freeflow client with FFR_NAME=" + name + " and this directory as its /freeflow creates"
-                    + " verbs objects there (software transport, within this host)");
+            Path socket = Path.of(config.getString("freeflow.socketDir")).resolve(name);
+            // The smallest client: one ALLOC_PD as the genuine Freeflow library sends it (a 12-byte header:
+            // client id, function 5, body size 0; a 4-byte answer, the protection domain's handle).
+            lines.add("  freeflow:       python3 -c 'import socket,struct;s=socket.socket(socket.AF_UNIX);s.connect(\""
+                    + socket + "\");s.sendall(struct.pack(\"<3i\",1,5,0));print(\"ALLOC_PD ->\","
+                    + "struct.unpack(\"<i\",s.recv(4))[0])'   (a client's first verbs call on the router socket "
+                    + socket + "; Freeflow applications run with FFR_NAME=" + name + " and this directory as their"
+                    + " /freeflow; software transport, within this host)");
         }
         return lines;
     }
