@@ -3,7 +3,6 @@ package io.rdmanode.dist;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rdmanode.agent.Ttar;
 import io.rdmanode.kubelet.testing.KubeletDouble;
 import io.rdmanode.kubelet.testing.PluginClients;
 import io.rdmanode.kubelet.testing.RawCalls;
@@ -12,14 +11,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,23 +28,15 @@ import org.junit.jupiter.api.Test;
  */
 class UnknownIdLogIT {
 
-    static final String RESOURCE = "rdma/sriov_rdma";
+    static final String RESOURCE = SriovRdmaNode.RESOURCE;
 
-    private Path dir;
-    private Path home;
-    private Path host;
-    private Path pluginDir;
+    private SriovRdmaNode node;
     private AgentProcess agent;
     private final ExecutorService callers = Executors.newCachedThreadPool();
 
     @BeforeEach
     void world() throws IOException {
-        dir = Files.createTempDirectory(Path.of("/tmp"), "ul");
-        home = dir.resolve("home");
-        AgentProcessIT.copyTree(AgentProcessIT.DIST, home);
-        host = dir.resolve("host");
-        Ttar.unpack(home.resolve("config/demo-host/cx5-roce-sriov.ttar"), host);
-        pluginDir = Files.createDirectories(dir.resolve("dp"));
+        node = new SriovRdmaNode("ul");
     }
 
     @AfterEach
@@ -56,32 +45,18 @@ class UnknownIdLogIT {
         if (agent != null) {
             agent.close();
         }
-        try (Stream<Path> all = Files.walk(dir)) {
-            all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        node.close();
     }
 
     @Test
     void tenThousandAllocatesOfAnUnknownIdWriteAFewEscapedLines() throws Exception {
-        try (KubeletDouble kubelet = KubeletDouble.start(pluginDir, dir.resolve("pr.sock"))) {
-            Path state = dir.resolve("state");
-            Path config = dir.resolve("agent.conf");
-            Files.writeString(config, """
-                    agent {
-                      runtime { stateDir = "%1$s", log.level = info }
-                      http { host = "127.0.0.1", port = 0 }
-                    }
-                    discovery { backend = sysfs, sysfsRoot = "%2$s/sys", devRoot = "%2$s/dev" }
-                    kubelet { pluginDir = "%3$s", registration = classic, podResourcesSocket = "%4$s" }
-                    deviceplugin.common { hostDevRoot = "%2$s/dev", cdiSpecDirs = ["%1$s/cdi"] }
-                    deviceplugin.sriov.pools = [
-                      { name = sriov_rdma, selectors { vendors = ["15b3"], isRdma = true } }
-                    ]
-                    """.formatted(state, host, pluginDir, dir.resolve("pr.sock")));
-            agent = AgentProcess.start(home, state, Map.of(), "--config", config.toString());
+        try (KubeletDouble kubelet = KubeletDouble.start(node.pluginDir, node.podResources)) {
+            Path state = node.state;
+            Path config = node.config();
+            agent = AgentProcess.start(node.home, state, Map.of(), "--config", config.toString());
             agent.awaitReady(Duration.ofSeconds(60));
             kubelet.awaitRegistrations(RESOURCE, 1, Duration.ofSeconds(30));
-            Path socket = pluginDir.resolve("rdma-node-agent.rdma_sriov_rdma.sock");
+            Path socket = node.socket();
             long before = agent.output().lines().count();
 
             List<Future<List<String>>> loops = new ArrayList<>();
