@@ -88,13 +88,7 @@ final class ControlLoop {
     }
 
     private void run() {
-        while (running) {
-            try {
-                turn();
-            } catch (RuntimeException e) {
-                LOG.error("freeflow control loop", e);
-            }
-        }
+        GuardedLoop.run("freeflow control loop", () -> running, this::turn, LOG);
     }
 
     private void turn() {

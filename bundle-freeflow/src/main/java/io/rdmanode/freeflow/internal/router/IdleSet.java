@@ -64,13 +64,7 @@ final class IdleSet {
     }
 
     private void run() {
-        while (running) {
-            try {
-                turn();
-            } catch (RuntimeException e) {
-                LOG.error("freeflow idle connections", e);
-            }
-        }
+        GuardedLoop.run("freeflow idle connections", () -> running, this::turn, LOG);
     }
 
     private void turn() {
