@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
-import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
@@ -20,9 +19,7 @@ import io.rdmanode.kubelet.internal.v1beta1.DevicePluginGrpc;
 import io.rdmanode.kubelet.testing.RawCalls;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -47,25 +44,6 @@ class DevicePluginBoundsTest {
 
     private static final Duration WAIT = Duration.ofSeconds(10);
     private static final String RESOURCE = "rdma/test_a";
-    private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-            return new java.io.ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    };
-    private static final MethodDescriptor<byte[], byte[]> RAW_ALLOCATE = MethodDescriptor.<byte[], byte[]>newBuilder()
-            .setType(MethodDescriptor.MethodType.UNARY)
-            .setFullMethodName(DevicePluginGrpc.getAllocateMethod().getFullMethodName())
-            .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
 
     @TempDir
     Path dir;
@@ -109,10 +87,10 @@ class DevicePluginBoundsTest {
         byte[] atLimit = allocateOfSize(plugin.devices().get(0).id(), limit);
         byte[] over = allocateOfSize(plugin.devices().get(0).id(), limit + 1);
 
-        AllocateResponse ok = AllocateResponse.parseFrom(ClientCalls.blockingUnaryCall(channel, RAW_ALLOCATE,
+        AllocateResponse ok = AllocateResponse.parseFrom(ClientCalls.blockingUnaryCall(channel, RawCalls.ALLOCATE,
                 CallOptions.DEFAULT, atLimit));
         assertThat(ok.getContainerResponsesCount()).isEqualTo(1);
-        assertThatThrownBy(() -> ClientCalls.blockingUnaryCall(channel, RAW_ALLOCATE, CallOptions.DEFAULT, over))
+        assertThatThrownBy(() -> ClientCalls.blockingUnaryCall(channel, RawCalls.ALLOCATE, CallOptions.DEFAULT, over))
                 .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
                     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
                     assertThat(e.getStatus().getDescription()).isEqualTo("Allocate request of " + (limit + 1)
@@ -134,7 +112,7 @@ class DevicePluginBoundsTest {
             for (int i = 0; i < 20; i++) {
                 ManagedChannel own = client.dial(served.socket());
                 try {
-                    assertThat(code(() -> ClientCalls.blockingUnaryCall(own, RAW_ALLOCATE,
+                    assertThat(code(() -> ClientCalls.blockingUnaryCall(own, RawCalls.ALLOCATE,
                             CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.SECONDS), huge))).as("call %d", i)
                             .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
                 } finally {
@@ -154,7 +132,7 @@ class DevicePluginBoundsTest {
         serve(CallLimits.DEFAULTS, new BlockingPlugin(devices(4, 10)));
         byte[] garbage = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0a, 0x7f, 0x01};
 
-        assertThatThrownBy(() -> ClientCalls.blockingUnaryCall(channel, RAW_ALLOCATE, CallOptions.DEFAULT, garbage))
+        assertThatThrownBy(() -> ClientCalls.blockingUnaryCall(channel, RawCalls.ALLOCATE, CallOptions.DEFAULT, garbage))
                 .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
                     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
                     assertThat(e.getStatus().getDescription()).startsWith(
@@ -209,7 +187,7 @@ class DevicePluginBoundsTest {
         for (int i = 0; i < 64; i++) {
             calls.add(callers.submit(() -> {
                 start.await();
-                return code(() -> ClientCalls.blockingUnaryCall(channel, RAW_ALLOCATE, CallOptions.DEFAULT, atLimit));
+                return code(() -> ClientCalls.blockingUnaryCall(channel, RawCalls.ALLOCATE, CallOptions.DEFAULT, atLimit));
             }));
         }
         start.countDown();

@@ -34,7 +34,8 @@ public final class RawCalls {
             }
         }
     };
-    private static final MethodDescriptor<byte[], byte[]> ALLOCATE = MethodDescriptor.<byte[], byte[]>newBuilder()
+    /** Allocate with bytes for request and answer: sizes exact to the byte, and requests that are not protobuf. */
+    public static final MethodDescriptor<byte[], byte[]> ALLOCATE = MethodDescriptor.<byte[], byte[]>newBuilder()
             .setType(MethodDescriptor.MethodType.UNARY)
             .setFullMethodName(DevicePluginGrpc.getAllocateMethod().getFullMethodName())
             .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
