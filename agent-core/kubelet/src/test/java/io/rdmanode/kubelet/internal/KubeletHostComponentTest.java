@@ -35,7 +35,11 @@ class KubeletHostComponentTest {
     }
 
     private KubeletHostComponent component(Map<String, Object> properties) throws Exception {
-        BundleContext context = (BundleContext) Proxy.newProxyInstance(getClass().getClassLoader(),
+        return new KubeletHostComponent(config(properties), properties, context());
+    }
+
+    private BundleContext context() {
+        return (BundleContext) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {BundleContext.class}, (proxy, method, args) -> {
                     if (method.getName().equals("registerService")) {
                         registered.add(args[1]);
@@ -49,7 +53,22 @@ class KubeletHostComponentTest {
                     }
                     throw new UnsupportedOperationException(method.getName());
                 });
-        return new KubeletHostComponent(config(properties), properties, context);
+    }
+
+    @Test
+    void aPluginDirectoryThatIsAFileStopsAStartingAgentThroughTheLaunchersGate() throws Exception {
+        java.nio.file.Path file = java.nio.file.Files.writeString(dir.resolve("not-a-dir"), "");
+        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        io.rdmanode.agent.StartupGate gate = line -> lines.add(line);
+        Map<String, Object> properties = Map.of("pluginDir", file.toString(), "registration", "classic");
+
+        try {
+            new KubeletHostComponent(config(properties), properties, context(), gate);
+        } catch (Exception e) {
+            // the activation may fail as well; what matters is that the gate heard it first
+        }
+
+        assertThat(lines).singleElement().asString().contains(file.toString(), "not a directory", "kubelet.pluginDir");
     }
 
     @Test
