@@ -10,9 +10,13 @@ import org.slf4j.LoggerFactory;
  * The outcome of one {@link HealthCheck} call. A check that throws or returns null counts as failing; one
  * without a kind counts as READY, the side that holds traffic back rather than restarting the agent.
  */
-record CheckResult(String name, HealthCheck.Kind kind, boolean ok, String message) {
+record CheckResult(String name, HealthCheck.Kind kind, boolean ok, String message, boolean waiting) {
 
     private static final Logger LOG = LoggerFactory.getLogger(CheckResult.class);
+
+    CheckResult(String name, HealthCheck.Kind kind, boolean ok, String message) {
+        this(name, kind, ok, message, false);
+    }
 
     static CheckResult run(HealthCheck check, WarnOnce warnOnce) {
         String name = check.getClass().getName();
@@ -32,6 +36,6 @@ record CheckResult(String name, HealthCheck.Kind kind, boolean ok, String messag
         if (status == null) {
             return new CheckResult(name, kind, false, "check returned no status");
         }
-        return new CheckResult(name, kind, status.ok(), status.message());
+        return new CheckResult(name, kind, status.ok(), status.message(), status.waiting());
     }
 }

@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  */
 final class HealthHttpServer implements AutoCloseable, HttpConnection.Router {
 
-    static final Set<String> BUILT_IN_PATHS = Set.of("/healthz", "/readyz", "/status");
+    static final Set<String> BUILT_IN_PATHS = Set.of("/healthz", "/readyz", "/startedz", "/status");
 
     private static final Logger LOG = LoggerFactory.getLogger(HealthHttpServer.class);
 
@@ -148,6 +148,8 @@ final class HealthHttpServer implements AutoCloseable, HttpConnection.Router {
             case "/healthz" -> cache.whenReady(s -> connection.respond(Exchanges.full(
                     responses.healthz(s, Exchanges.hasQueryParameter(target, "verbose")), head), keepAlive));
             case "/readyz" -> cache.whenReady(s -> connection.respond(Exchanges.full(responses.readyz(s), head),
+                    keepAlive));
+            case "/startedz" -> cache.whenReady(s -> connection.respond(Exchanges.full(responses.startedz(s), head),
                     keepAlive));
             default -> cache.whenReady(s -> offload(connection, () -> connection.respond(
                     Exchanges.full(answer(path, () -> responses.status(s)), head), keepAlive)));

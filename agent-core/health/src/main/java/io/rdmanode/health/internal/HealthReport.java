@@ -10,11 +10,16 @@ import java.util.List;
  * The verdict of {@code /healthz} or {@code /readyz} with one line per contributor, rendered like
  * kube-apiserver's verbose health output ({@code [+]name ok: message}, then {@code readyz check passed}).
  * Liveness is every ALIVE check; readiness is every READY check plus every counted component of the agent's
- * bundles being ACTIVE or SATISFIED.
+ * bundles being ACTIVE or SATISFIED; "started" is readiness with the checks that only wait on a peer outside the
+ * agent (kubelet) passing ({@link #started}).
  */
 final class HealthReport {
 
-    record Line(String name, boolean ok, String message) {
+    /** @param waiting failing only on a peer outside the agent (see {@link io.rdmanode.health.HealthStatus#waiting}) */
+    record Line(String name, boolean ok, String message, boolean waiting) {
+        Line(String name, boolean ok, String message) {
+            this(name, ok, message, false);
+        }
     }
 
     private final String endpoint;
@@ -56,8 +61,17 @@ final class HealthReport {
         checks.stream()
                 .filter(c -> c.kind() == kind)
                 .sorted(Comparator.comparing(CheckResult::name))
-                .forEach(c -> lines.add(new Line(c.name(), c.ok(), c.message())));
+                .forEach(c -> lines.add(new Line(c.name(), c.ok(), c.message(), c.waiting())));
         return lines;
+    }
+
+    /**
+     * The readiness report read as "has the agent started": a line waiting on a peer outside the agent passes,
+     * its message kept; the verdict reads {@code startedz check passed}.
+     */
+    HealthReport started() {
+        return new HealthReport("startedz", lines.stream()
+                .map(l -> l.waiting() ? new Line(l.name(), true, l.message()) : l).toList());
     }
 
     boolean ok() {

@@ -63,6 +63,15 @@ final class HealthResponses {
         return new Response(report.ok() ? 200 : 503, TEXT, report.verbose());
     }
 
+    /**
+     * 200 once the agent has started: readiness where a check waiting on a peer outside the agent (kubelet not
+     * there yet) passes. What the launcher waits for before its banner and start-up figure; the listing always.
+     */
+    Response startedz(HealthCache.Snapshot snapshot) {
+        HealthReport report = snapshot.readiness().started();
+        return new Response(report.ok() ? 200 : 503, TEXT, report.verbose());
+    }
+
     /** The checks as last refreshed, with the bundles, components and sections read now. */
     Response status(HealthCache.Snapshot snapshot) {
         List<CheckResult> checks = snapshot.checks();

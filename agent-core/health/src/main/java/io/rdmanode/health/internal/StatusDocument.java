@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
 final class StatusDocument {
 
     /** Members a {@link StatusSection} may not take. */
-    static final Set<String> MEMBERS = Set.of("agent", "ready", "health", "bundles", "components", "http");
+    static final Set<String> MEMBERS = Set.of("agent", "ready", "started", "health", "bundles", "components", "http");
 
     private static final Logger LOG = LoggerFactory.getLogger(StatusDocument.class);
 
@@ -31,6 +31,7 @@ final class StatusDocument {
         Map<String, Object> document = new LinkedHashMap<>();
         document.put("agent", agent(agent, now));
         document.put("ready", readiness.ok());
+        document.put("started", readiness.started().ok());
         document.put("health", checks.stream().map(StatusDocument::check).toList());
         document.put("bundles", bundles.stream().map(StatusDocument::bundle).toList());
         document.put("components", components.stream().map(StatusDocument::component).toList());
@@ -60,6 +61,9 @@ final class StatusDocument {
         member.put("kind", check.kind());
         member.put("ok", check.ok());
         member.put("message", check.message());
+        if (check.waiting()) {
+            member.put("waiting", true);
+        }
         return member;
     }
 

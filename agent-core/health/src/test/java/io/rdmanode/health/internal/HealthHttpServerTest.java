@@ -181,7 +181,7 @@ class HealthHttpServerTest {
         assertThat(response.headers().firstValue("Content-Type")).hasValue("application/json");
         assertThat(response.body()).startsWith("{\n  \"agent\": {\n    \"version\": \"1.2.3\",\n");
         JsonObject status = JsonParser.parseString(response.body()).getAsJsonObject();
-        assertThat(status.keySet()).containsExactly("agent", "ready", "health", "bundles", "components", "http",
+        assertThat(status.keySet()).containsExactly("agent", "ready", "started", "health", "bundles", "components", "http",
                 "discovery");
         assertThat(status.getAsJsonObject("http").get("maxConnections").getAsInt()).isEqualTo(512);
         JsonObject agent = status.getAsJsonObject("agent");

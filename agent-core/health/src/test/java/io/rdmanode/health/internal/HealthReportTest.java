@@ -44,6 +44,36 @@ class HealthReportTest {
     }
 
     @Test
+    void aCheckWaitingOnKubeletHoldsReadinessButNotTheStart() {
+        CheckResult kubelet = CheckResult.run(new FakeCheck("kubelet", Kind.READY,
+                () -> HealthStatus.waiting("waiting for kubelet: /dp/kubelet.sock absent")), warnOnce);
+        List<CheckResult> checks = List.of(kubelet, new CheckResult("config", Kind.READY, true, "revision 1"));
+
+        HealthReport readiness = HealthReport.readiness(checks, List.of());
+
+        assertThat(readiness.ok()).isFalse();
+        assertThat(readiness.verbose()).isEqualTo("""
+                [+]config ok: revision 1
+                [-]kubelet failed: waiting for kubelet: /dp/kubelet.sock absent
+                readyz check failed
+                """);
+        assertThat(readiness.started().ok()).isTrue();
+        assertThat(readiness.started().verbose()).isEqualTo("""
+                [+]config ok: revision 1
+                [+]kubelet ok: waiting for kubelet: /dp/kubelet.sock absent
+                startedz check passed
+                """);
+    }
+
+    @Test
+    void aFailingCheckHoldsTheStartToo() {
+        List<CheckResult> checks = List.of(new CheckResult("kubelet", Kind.READY, false,
+                "not registered with kubelet: rdma/hca_a: refused"));
+
+        assertThat(HealthReport.readiness(checks, List.of()).started().ok()).isFalse();
+    }
+
+    @Test
     void aCheckThatThrowsOrAnswersNothingFails() {
         CheckResult thrown = CheckResult.run(new FakeCheck("verbs", Kind.READY, () -> {
             throw new IllegalStateException("libibverbs.so.1 not loaded");
