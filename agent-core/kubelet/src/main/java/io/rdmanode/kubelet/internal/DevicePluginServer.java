@@ -41,10 +41,11 @@ final class DevicePluginServer implements ServedResource {
     private final DevicePlugin plugin;
     private final String resource;
     private final Supplier<HostSettings> tuning;        // timeouts may change while serving (@Modified)
-    private final HostSettings settings;                // directories and mode: fixed for the host's life
+    private volatile HostSettings settings;             // directories and mode: changed once at most (moveTo)
     private final UdsTransport transport;
-    private final Path socket;
+    private volatile Path socket;
     private final Runnable onClose;
+    private final Runnable onGetInfo;
     private final HostBounds bounds;
     private final RequestSizeLimit requestLimit;
     private final ResourceStats stats = new ResourceStats();
@@ -63,6 +64,12 @@ final class DevicePluginServer implements ServedResource {
 
     DevicePluginServer(DevicePlugin plugin, Supplier<HostSettings> tuning, UdsTransport transport,
                        HostBounds bounds, Runnable onClose) {
+        this(plugin, tuning, transport, bounds, onClose, () -> { });
+    }
+
+    /** @param onGetInfo called when kubelet's plugin watcher asks this socket for its info (watcher mode) */
+    DevicePluginServer(DevicePlugin plugin, Supplier<HostSettings> tuning, UdsTransport transport,
+                       HostBounds bounds, Runnable onClose, Runnable onGetInfo) {
         this.plugin = plugin;
         this.resource = plugin.resourceName();
         this.tuning = tuning;
@@ -70,6 +77,7 @@ final class DevicePluginServer implements ServedResource {
         this.transport = transport;
         this.socket = settings.socketDir().resolve(ResourceNames.socketFileName(resource));
         this.onClose = onClose;
+        this.onGetInfo = onGetInfo;
         this.bounds = bounds;
         this.requestLimit = new RequestSizeLimit(bounds.limits().messageCeiling());
     }
@@ -177,6 +185,32 @@ final class DevicePluginServer implements ServedResource {
         } catch (IOException e) {
             return failed("cannot serve on " + socket + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * Serves from {@code next}'s socket directory in {@code next}'s mode from now on (auto's fallback from the
+     * plugin watcher to classic registration): the socket in the old directory goes, which for a plugin watcher
+     * means deregistered; the host registers the new one.
+     */
+    void moveTo(HostSettings next) {
+        synchronized (lock) {
+            if (closed || settings.identity().equals(next.identity())) {
+                return;
+            }
+            stopServer();
+            registered = false;
+            registeredWith = Optional.empty();
+            settings = next;
+            socket = next.socketDir().resolve(ResourceNames.socketFileName(resource));
+            try {
+                bind();
+                lastError = "";
+            } catch (IOException e) {
+                server = null;
+                failed("cannot serve on " + socket + ": " + e.getMessage());
+            }
+        }
+        LOG.info("serving resource={} socket={} registration={}", resource, socket, next.registration());
     }
 
     /** kubelet's plugin watcher reported its verdict on our socket. */
@@ -291,7 +325,7 @@ final class DevicePluginServer implements ServedResource {
         int perConnection = limits.callsPerResource() + limits.streamsPerResource();
         server = settings.watcher()
                 ? transport.serve(socket, limits.messageCeiling(), perConnection, service,
-                        new PluginWatcherService(resource, socket, this::watcherStatus).bindService())
+                        new PluginWatcherService(resource, socket, onGetInfo, this::watcherStatus).bindService())
                 : transport.serve(socket, limits.messageCeiling(), perConnection, service);
         // Nothing but kubelet (root) may talk to the plugin. The directory is kubelet's and not world-writable,
         // so the short window between bind and chmod exposes nothing.
@@ -393,5 +427,11 @@ final class DevicePluginServer implements ServedResource {
 
     String lastError() {
         return lastError;
+    }
+
+    /** The {@code ListAndWatch} streams kubelet holds open on this resource now. */
+    int listAndWatchStreams() {
+        ListAndWatchStreams s = streams;
+        return s == null ? 0 : s.size();
     }
 }

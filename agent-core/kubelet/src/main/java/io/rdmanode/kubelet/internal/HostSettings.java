@@ -15,17 +15,30 @@ import java.nio.file.Path;
  * @param ioThreads          event loop threads shared by all servers and clients
  * @param registration       how plugins register with kubelet
  * @param registryDir        kubelet's plugin-watcher directory; plugin sockets go here in watcher mode
+ * @param getInfoDeadline    {@code auto}: milliseconds kubelet's plugin watcher has to call {@code GetInfo} on the
+ *                           first socket before every pool registers through kubelet.sock instead
  */
 public record HostSettings(Path pluginDir, Path kubeletSocket, long registrationTimeout, long shutdownTimeout,
-                           long resyncInterval, int ioThreads, Registration registration, Path registryDir) {
+                           long resyncInterval, int ioThreads, Registration registration, Path registryDir,
+                           long getInfoDeadline) {
+
+    /** kubelet's plugin watcher calls GetInfo within about a second of a socket appearing; three leave room. */
+    public static final long DEFAULT_GET_INFO_DEADLINE = 3000;
 
     /**
      * {@code CLASSIC}: socket in the device-plugins directory and a {@code Register} call on kubelet.sock
      * (protocol-facts §1.4). {@code WATCHER}: socket in {@code plugins_registry}, found by kubelet's plugin
      * watcher (§1.5). {@code AUTO}: the watcher when its directory exists when the host starts, as the peer
-     * plugins choose.
+     * plugins choose, kept only when kubelet calls {@code GetInfo} within {@link #getInfoDeadline} (else classic:
+     * see {@link AutoRegistration}).
      */
     public enum Registration { AUTO, CLASSIC, WATCHER }
+
+    public HostSettings(Path pluginDir, Path kubeletSocket, long registrationTimeout, long shutdownTimeout,
+                        long resyncInterval, int ioThreads, Registration registration, Path registryDir) {
+        this(pluginDir, kubeletSocket, registrationTimeout, shutdownTimeout, resyncInterval, ioThreads,
+                registration, registryDir, DEFAULT_GET_INFO_DEADLINE);
+    }
 
     /** Classic registration. */
     public HostSettings(Path pluginDir, Path kubeletSocket, long registrationTimeout, long shutdownTimeout,
@@ -39,9 +52,13 @@ public record HostSettings(Path pluginDir, Path kubeletSocket, long registration
         if (registration != Registration.AUTO) {
             return this;
         }
-        Registration mode = Files.isDirectory(registryDir) ? Registration.WATCHER : Registration.CLASSIC;
+        return with(Files.isDirectory(registryDir) ? Registration.WATCHER : Registration.CLASSIC);
+    }
+
+    /** These settings with another registration mode (auto's fallback to classic). */
+    public HostSettings with(Registration mode) {
         return new HostSettings(pluginDir, kubeletSocket, registrationTimeout, shutdownTimeout, resyncInterval,
-                ioThreads, mode, registryDir);
+                ioThreads, mode, registryDir, getInfoDeadline);
     }
 
     /**
@@ -53,7 +70,7 @@ public record HostSettings(Path pluginDir, Path kubeletSocket, long registration
     }
 
     /** What a running host takes over in place: no socket closes, no stream resets. */
-    public record Tuning(long registrationTimeout, long shutdownTimeout, long resyncInterval) {
+    public record Tuning(long registrationTimeout, long shutdownTimeout, long resyncInterval, long getInfoDeadline) {
     }
 
     public Identity identity() {
@@ -61,7 +78,7 @@ public record HostSettings(Path pluginDir, Path kubeletSocket, long registration
     }
 
     public Tuning tuning() {
-        return new Tuning(registrationTimeout, shutdownTimeout, resyncInterval);
+        return new Tuning(registrationTimeout, shutdownTimeout, resyncInterval, getInfoDeadline);
     }
 
     /** Whether {@code other} puts the sockets in the same places the same way (same {@link #identity}). */

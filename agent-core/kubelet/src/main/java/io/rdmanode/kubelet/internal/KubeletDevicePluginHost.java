@@ -32,15 +32,19 @@ import org.slf4j.LoggerFactory;
  * The device-plugin host as a plain class: shared transport, a registrar that serves sockets again and
  * (re-)registers every resource in parallel (one slow or closing resource never holds up the others), the
  * directory watch that wakes it, and a periodic safety-net check. Timeouts and the resync interval can be
- * changed while serving ({@link #retune}); directories and the registration mode are fixed for its life.
+ * changed while serving ({@link #retune}); directories and the registration mode are fixed for its life, but for
+ * {@code auto}'s one fallback from the plugin watcher to classic registration ({@link AutoRegistration}).
  */
 public final class KubeletDevicePluginHost implements DevicePluginHost, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(KubeletDevicePluginHost.class);
     private static final long FIRST_RETRY_MILLIS = 50;
 
-    private final HostSettings settings;                 // directories and mode, fixed
+    private final HostSettings resolved;                 // directories and mode as resolved at start: the identity
+    private volatile HostSettings settings;              // the same, with auto's fallback applied
     private volatile HostSettings tuning;                // the same plus the current timeouts
+    private final AutoRegistration mode;
+    private final Object modeLock = new Object();        // a server is built in one mode and moved with the rest
     private final ExecutorService rpc;
     private final ScheduledExecutorService registrar;    // timers only: the work runs on `workers`
     private final ExecutorService workers;
@@ -48,10 +52,11 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
     private final TransportRefusals transportRefusals = new TransportRefusals();
     private volatile ScheduledFuture<?> resync;
     private final UdsTransport transport;
-    private final PluginDirWatcher watcher;
+    private volatile PluginDirWatcher watcher;
     private final Map<String, DevicePluginServer> servers = new ConcurrentSkipListMap<>();
     private final AtomicBoolean reconcilePending = new AtomicBoolean();
-    private final Optional<String> problem;
+    private volatile Optional<String> problem;
+    private volatile boolean closed;
 
     /**
      * The device-plugins directory belongs to kubelet and is not created here; while it is missing, plugins
@@ -68,10 +73,11 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
      * @throws IOException when no file watch can be created
      */
     public KubeletDevicePluginHost(HostSettings settings, CallLimits limits) throws IOException {
-        this.settings = settings.resolved();
-        this.tuning = this.settings;
-        LOG.info("device-plugin host registration={} sockets in {}", this.settings.registration(),
-                this.settings.socketDir());
+        this.resolved = settings.resolved();
+        this.settings = resolved;
+        this.tuning = resolved;
+        this.mode = new AutoRegistration(settings, resolved);
+        LOG.info("device-plugin host registration={} sockets in {}", mode.describe(), resolved.socketDir());
         this.problem = ResourceNames.socketDirProblem(this.settings.socketDir());
         problem.ifPresent(p -> LOG.error("cannot serve device plugins: {}", p));
         if (problem.isEmpty()) {
@@ -106,18 +112,20 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
      *         host must be rebuilt)
      */
     public boolean retune(HostSettings next) {
-        HostSettings resolved = next.resolved();
-        if (!settings.sameSockets(resolved)) {
+        HostSettings nextResolved = next.resolved();
+        if (!resolved.sameSockets(nextResolved)) {
             return false;
         }
         HostSettings before = tuning;
-        tuning = resolved;
-        if (before.resyncInterval() != resolved.resyncInterval()) {
+        synchronized (modeLock) {
+            tuning = nextResolved.with(settings.registration());
+        }
+        if (before.resyncInterval() != nextResolved.resyncInterval()) {
             resync.cancel(false);
-            resync = scheduleResync(resolved.resyncInterval());
+            resync = scheduleResync(nextResolved.resyncInterval());
         }
         LOG.info("device-plugin host retuned registrationTimeout={}ms shutdownTimeout={}ms resyncInterval={}ms",
-                resolved.registrationTimeout(), resolved.shutdownTimeout(), resolved.resyncInterval());
+                nextResolved.registrationTimeout(), nextResolved.shutdownTimeout(), nextResolved.resyncInterval());
         return true;
     }
 
@@ -135,24 +143,70 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
         ResourceNames.problem(resource).ifPresent(p -> {
             throw new IllegalArgumentException(p);
         });
-        if (problem.isPresent()) {
-            throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, resource,
-                    "cannot serve resource " + resource + ": " + problem.get());
-        }
-        DevicePluginServer server = new DevicePluginServer(plugin, this::tuning, transport, bounds,
-                () -> servers.remove(resource));
-        if (servers.putIfAbsent(resource, server) != null) {
-            throw new IllegalArgumentException("resource " + resource + " is already served");
-        }
-        try {
-            server.start();
-        } catch (DevicePluginException e) {
-            servers.remove(resource, server);
-            throw e;
+        DevicePluginServer server;
+        synchronized (modeLock) {
+            Optional<String> unservable = problem;
+            if (unservable.isPresent()) {
+                throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, resource,
+                        "cannot serve resource " + resource + ": " + unservable.get());
+            }
+            server = new DevicePluginServer(plugin, this::tuning, transport, bounds, () -> servers.remove(resource),
+                    () -> getInfoCalled(resource));
+            if (servers.putIfAbsent(resource, server) != null) {
+                throw new IllegalArgumentException("resource " + resource + " is already served");
+            }
+            try {
+                server.start();
+            } catch (DevicePluginException e) {
+                servers.remove(resource, server);
+                throw e;
+            }
         }
         LOG.info("serving resource={} socket={}", resource, server.socket());
+        if (mode.startProbe()) {
+            registrar.schedule(() -> submit(this::getInfoDeadlinePassed, 0), mode.deadline().toMillis(),
+                    TimeUnit.MILLISECONDS);
+        }
         submit(() -> reconcile(server), 0);
         return server;
+    }
+
+    private void getInfoCalled(String resource) {
+        if (mode.getInfoCalled(resource)) {
+            LOG.info("device-plugin host registration={}", mode.describe());
+        }
+    }
+
+    /**
+     * {@code auto} on probation and no kubelet asked any socket for its info: nobody watches the registry
+     * directory. Every server moves to the device-plugins directory and registers through kubelet.sock.
+     */
+    private void getInfoDeadlinePassed() {
+        List<DevicePluginServer> moving;
+        HostSettings classic;
+        synchronized (modeLock) {
+            if (closed || !mode.deadlinePassed()) {
+                return;
+            }
+            classic = settings.with(HostSettings.Registration.CLASSIC);
+            settings = classic;
+            tuning = tuning.with(HostSettings.Registration.CLASSIC);
+            problem = ResourceNames.socketDirProblem(classic.socketDir());
+            problem.ifPresent(p -> LOG.error("cannot serve device plugins: {}", p));
+            if (problem.isEmpty()) {
+                StaleSockets.clean(classic.socketDir());
+            }
+            moving = List.copyOf(servers.values());
+            LOG.warn("device-plugin host registration={}: no kubelet watches {}; every pool registers through {}",
+                    mode.describe(), resolved.registryDir(), classic.kubeletSocket());
+            watch(classic.socketDir());
+        }
+        for (DevicePluginServer server : moving) {
+            submit(() -> {
+                server.moveTo(classic);
+                reconcile(server);
+            }, 0);
+        }
     }
 
     private void reconcileAllSoon() {
@@ -193,6 +247,20 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
         }
     }
 
+    /** Watches {@code dir} instead of the directory watched so far. */
+    private void watch(java.nio.file.Path dir) {
+        try {
+            PluginDirWatcher next = new PluginDirWatcher(dir, this::reconcileAllSoon);
+            PluginDirWatcher before = watcher;
+            watcher = next;
+            before.close();
+            next.start();
+        } catch (IOException e) {
+            LOG.error("cannot watch {}: re-registration after a kubelet restart waits for the resync every {} ms",
+                    dir, tuning.resyncInterval(), e);
+        }
+    }
+
     /** The servers running now, sorted by resource name. */
     List<DevicePluginServer> servers() {
         return List.copyOf(servers.values());
@@ -206,10 +274,11 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
     /** The {@code /status} view: directory, kubelet socket and every served resource. */
     public Map<String, Object> status() {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("registration", settings.registration().name().toLowerCase(java.util.Locale.ROOT));
-        m.put("socketDir", settings.socketDir().toString());
+        HostSettings now = settings;
+        m.put("registration", mode.describe());
+        m.put("socketDir", now.socketDir().toString());
         problem.ifPresent(p -> m.put("error", p));
-        if (!settings.watcher()) {
+        if (!now.watcher()) {
             m.put("kubeletSocket", settings.kubeletSocket().toString());
             m.put("kubeletSocketPresent", kubeletPresent());
         }
@@ -224,6 +293,15 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
 
     public boolean watcherMode() {
         return settings.watcher();
+    }
+
+    /** How the host registers and, for {@code auto}, how that was decided. */
+    AutoRegistration registration() {
+        return mode;
+    }
+
+    HostSettings settings() {
+        return settings;
     }
 
     public java.nio.file.Path kubeletSocket() {
@@ -259,6 +337,9 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
      */
     @Override
     public void close() {
+        synchronized (modeLock) {
+            closed = true;                               // no fallback swaps the watch from now on
+        }
         watcher.close();
         registrar.shutdownNow();
         List.copyOf(servers.values()).forEach(DevicePluginServer::close);

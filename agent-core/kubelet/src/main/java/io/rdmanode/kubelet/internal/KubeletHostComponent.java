@@ -28,7 +28,7 @@ import org.osgi.service.metatype.annotations.Option;
 
 /**
  * The device-plugin host as an OSGi service, with its {@code kubelet} health check (READY: every served
- * resource is registered, or kubelet is not there yet) and {@code /status} section; and {@link PodDevices}, what
+ * resource is registered and its ListAndWatch stream held, see {@link KubeletReadiness}) and {@code /status} section; and {@link PodDevices}, what
  * running pods hold per kubelet's pod-resources API or checkpoint (its socket and deadline apply in place).
  *
  * <p>Settings changes ({@link #modified}): the timeouts and the resync interval are tuning and apply in place,
@@ -74,7 +74,8 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
         int ioThreads() default 2;
 
         @AttributeDefinition(description = "classic: Register on kubelet.sock; watcher: socket in pluginsRegistryDir"
-                + " for kubelet's plugin watcher; auto: watcher when pluginsRegistryDir exists at start",
+                + " for kubelet's plugin watcher; auto: watcher when pluginsRegistryDir exists at start and kubelet"
+                + " calls GetInfo within getInfoDeadline, else classic",
                 options = {
                     @Option(label = "auto", value = "auto"),
                     @Option(label = "classic", value = "classic"),
@@ -85,6 +86,11 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
                 + ResourceNames.MAX_SOCKET_DIR + " characters, as pluginDir", min = "1",
                 max = "" + ResourceNames.MAX_SOCKET_DIR)
         String pluginsRegistryDir() default "/var/lib/kubelet/plugins_registry";
+
+        @AttributeDefinition(description = "registration = auto: milliseconds kubelet's plugin watcher has to call"
+                + " GetInfo on the first socket in pluginsRegistryDir before every pool registers through"
+                + " kubelet.sock instead (kubelet calls within about a second)", min = "100", max = "60000")
+        long getInfoDeadline() default HostSettings.DEFAULT_GET_INFO_DEADLINE;
 
         @AttributeDefinition(description = "kubelet's pod-resources socket (v1.PodResourcesLister), what running"
                 + " pods hold; kubelet_internal_checkpoint in pluginDir is read when it does not answer. An"
@@ -150,7 +156,7 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
         return new HostSettings(dir, dir.resolve(config.kubeletSocket()),
                 config.registrationTimeout(), config.shutdownTimeout(), config.resyncInterval(),
                 config.ioThreads(), HostSettings.Registration.valueOf(config.registration().toUpperCase(Locale.ROOT)),
-                Path.of(config.pluginsRegistryDir()));
+                Path.of(config.pluginsRegistryDir()), config.getInfoDeadline());
     }
 
     static PodResourcesSettings podResources(Config config) {
@@ -246,26 +252,7 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
         if (!refusal.isEmpty()) {
             return HealthStatus.failing("kubelet configuration refused: " + refusal);
         }
-        if (host.problem().isPresent()) {
-            return HealthStatus.failing("cannot serve device plugins: " + host.problem().get());
-        }
-        Map<String, String> unregistered = host.unregistered();
-        if (unregistered.isEmpty()) {
-            return HealthStatus.ok(host.figures().size() + " resource(s) registered with kubelet");
-        }
-        // Without kubelet there is nobody to register with: the agent has done its part and registers as soon
-        // as kubelet.sock appears. Only a kubelet that is there and refuses us makes the agent not ready.
-        if (host.watcherMode()) {
-            Map<String, String> refused = host.refused();
-            return refused.isEmpty()
-                    ? HealthStatus.ok("waiting for kubelet's plugin watcher to find " + unregistered.keySet())
-                    : HealthStatus.failing("not registered with kubelet: " + refused);
-        }
-        if (!host.kubeletPresent()) {
-            return HealthStatus.ok("waiting for kubelet (" + host.kubeletSocket() + " absent) to register "
-                    + unregistered.keySet());
-        }
-        return HealthStatus.failing("not registered with kubelet: " + unregistered);
+        return KubeletReadiness.of(host);
     }
 
     @Override

@@ -20,17 +20,23 @@ final class PluginWatcherService extends RegistrationGrpc.RegistrationImplBase {
 
     private final String resource;
     private final Path socket;
+    private final Runnable onGetInfo;
     private final BiConsumer<Boolean, String> onStatus;
 
-    /** @param onStatus called with kubelet's verdict: registered, and the error when not */
-    PluginWatcherService(String resource, Path socket, BiConsumer<Boolean, String> onStatus) {
+    /**
+     * @param onGetInfo called on every GetInfo: proof that a kubelet watches the directory
+     * @param onStatus  called with kubelet's verdict: registered, and the error when not
+     */
+    PluginWatcherService(String resource, Path socket, Runnable onGetInfo, BiConsumer<Boolean, String> onStatus) {
         this.resource = resource;
         this.socket = socket;
+        this.onGetInfo = onGetInfo;
         this.onStatus = onStatus;
     }
 
     @Override
     public void getInfo(InfoRequest request, StreamObserver<PluginInfo> out) {
+        onGetInfo.run();
         out.onNext(PluginInfo.newBuilder().setType(DEVICE_PLUGIN_TYPE).setName(resource)
                 .setEndpoint(socket.toString()).addSupportedVersions(DevicePluginServer.API_VERSION).build());
         out.onCompleted();

@@ -61,6 +61,7 @@ public final class FakeKubelet implements AutoCloseable {
     private final Map<String, java.util.concurrent.CountDownLatch> held = new ConcurrentHashMap<>();
     private final List<String> cancelledRegistrations = new CopyOnWriteArrayList<>();
     private final List<String> arrivedRegistrations = new CopyOnWriteArrayList<>();
+    private final Map<String, String> refusals = new ConcurrentHashMap<>();
     private final FakeDeviceManager deviceManager;
     private volatile Path podResourcesSocket;
     private volatile Server podResourcesServer;
@@ -206,6 +207,19 @@ public final class FakeKubelet implements AutoCloseable {
         return startedNanos;
     }
 
+    /** kubelet closes its connection to {@code resource}'s plugin, ListAndWatch stream included, and stays up. */
+    public void dropStream(String resource) {
+        PluginConnection connection = plugins.remove(resource);
+        if (connection != null) {
+            connection.close();
+        }
+    }
+
+    /** {@code Register} calls for {@code resource} fail with INVALID_ARGUMENT and {@code reason}, as kubelet's own checks do. */
+    public void refuse(String resource, String reason) {
+        refusals.put(resource, reason);
+    }
+
     /**
      * {@code Register} calls for {@code resource} arrive but get no answer until {@link #release} (a kubelet
      * busy elsewhere); a call the plugin cancels meanwhile is recorded in {@link #cancelledRegistrations()}.
@@ -284,6 +298,11 @@ public final class FakeKubelet implements AutoCloseable {
             if (!request.getVersion().equals("v1beta1")) {
                 out.onError(Status.INVALID_ARGUMENT.withDescription("unsupported API version "
                         + request.getVersion()).asRuntimeException());
+                return;
+            }
+            String refusal = refusals.get(request.getResourceName());
+            if (refusal != null) {
+                out.onError(Status.INVALID_ARGUMENT.withDescription(refusal).asRuntimeException());
                 return;
             }
             var problem = ResourceNames.problem(request.getResourceName());

@@ -104,19 +104,21 @@ class KubeletHostComponentTest {
     }
 
     @Test
-    void isReadyWhileWaitingForKubeletAndWhenRegisteredButNotWhenKubeletRefuses() throws Exception {
+    void waitsWhileKubeletIsAbsentIsReadyWhenRegisteredAndFailsWhenRegistrationFails() throws Exception {
         KubeletHostComponent host = component(Map.of("pluginDir", dir.toString(), "resyncInterval", 200L,
                 "registration", "classic"));
         try {
             assertThat(host.kind()).isEqualTo(HealthCheck.Kind.READY);
             host.serve(new TestPlugin("rdma/a", List.of(new Device("a-0", true, List.of()))));
             HealthStatus waiting = host.check();
-            assertThat(waiting.ok()).isTrue();
+            assertThat(waiting.ok()).isFalse();
+            assertThat(waiting.waiting()).isTrue();
             assertThat(waiting.message()).contains("waiting for kubelet").contains("rdma/a");
 
             // Something listens on kubelet.sock but it is no kubelet: registration fails, not ready.
             Files.writeString(dir.resolve("kubelet.sock"), "");
-            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !host.check().ok());
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !host.check().waiting());
+            assertThat(host.check().ok()).isFalse();
             assertThat(host.check().message()).contains("rdma/a").contains("register with");
             Files.delete(dir.resolve("kubelet.sock"));
 

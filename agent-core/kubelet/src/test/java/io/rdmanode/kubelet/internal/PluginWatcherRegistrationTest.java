@@ -54,7 +54,7 @@ class PluginWatcherRegistrationTest {
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(served.socket()))).isEqualTo("rw-------");
         assertThat(kubelet.plugin(RESOURCE).latest(WAIT).getDevicesCount()).isEqualTo(2);
         Awaitility.await().atMost(WAIT).until(served::registered);
-        assertThat(host.status().toString()).contains("registration=watcher");
+        assertThat(host.status().toString()).contains("registration=auto → watcher: kubelet called GetInfo (rdma/test_a)");
         assertThat(kubelet.plugin(RESOURCE).allocate(List.of("test_a-1")).getContainerResponsesCount()).isEqualTo(1);
     }
 

@@ -41,7 +41,7 @@ class UnixSocketServersTest {
             dead.bind(UnixDomainSocketAddress.of(socket));      // a killed agent's socket file stays behind
         }
         UnixSocketServer server = servers.serve(socket, PosixFilePermissions.fromString("rw-------"),
-                List.of(new PluginWatcherService("example.com/x", socket, (ok, error) -> { })));
+                List.of(new PluginWatcherService("example.com/x", socket, () -> { }, (ok, error) -> { })));
 
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(socket))).isEqualTo("rw-------");
         try (UdsTransport client = new UdsTransport(1, "test-client", Executors.newCachedThreadPool())) {
@@ -60,13 +60,13 @@ class UnixSocketServersTest {
     void refusesAPathLongerThanSunPathAndASocketInUse() throws IOException {
         Path tooLong = dir.resolve("s".repeat(120) + ".sock");
         assertThatThrownBy(() -> servers.serve(tooLong, PosixFilePermissions.fromString("rw-------"),
-                List.of(new PluginWatcherService("example.com/x", tooLong, (ok, error) -> { }))))
+                List.of(new PluginWatcherService("example.com/x", tooLong, () -> { }, (ok, error) -> { }))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sun_path");
         Path socket = dir.resolve("busy.sock");
         try (ServerSocketChannel live = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             live.bind(UnixDomainSocketAddress.of(socket));
             assertThatThrownBy(() -> servers.serve(socket, PosixFilePermissions.fromString("rw-------"),
-                    List.of(new PluginWatcherService("example.com/x", socket, (ok, error) -> { }))))
+                    List.of(new PluginWatcherService("example.com/x", socket, () -> { }, (ok, error) -> { }))))
                     .isInstanceOf(IOException.class);
             assertThat(socket).exists();
         }
