@@ -19,14 +19,15 @@ final class DemoBanner {
 
     static List<String> lines(Config config, String base, Path stateDir) {
         List<String> lines = new ArrayList<>();
-        lines.add("rdma-node-agent demo is running. Status: " + base + "/status  Ready: " + base
-                + "/readyz  (state in " + stateDir + "; Ctrl-C stops it)");
+        lines.add("rdma-node-agent demo is running. Status: " + base + "/status  Started: " + base
+                + "/startedz  (state in " + stateDir + "; Ctrl-C stops it)");
         lines.add("  metrics:        curl -s " + base + "/metrics | grep rdma_agent_infiniband_state_id"
                 + "   (the recorded host's counters)");
         if (config.hasPath("kubelet.pluginDir")) {
             lines.add("  device plugins: sockets in " + config.getString("kubelet.pluginDir")
-                    + "; they register when a kubelet.sock appears there (no kubelet in the demo; the pools and what"
-                    + " each matched are on " + base + "/status)");
+                    + "; they register when a kubelet.sock appears there (no kubelet in the demo, so " + base
+                    + "/readyz says not ready, waiting for kubelet; the pools and what each matched are on " + base
+                    + "/status)");
         }
         if (config.hasPath("cni.binDir") && config.hasPath("cni.socket")) {
             String rdma = Path.of(config.getString("cni.binDir")).resolve("rdma").toString();

@@ -10,7 +10,8 @@ import java.util.Optional;
  * @param home          the distribution directory holding {@code bundles/} and {@code config/}
  * @param config        the HOCON file; empty means {@code config/agent.conf} (or {@code config/demo.conf} in demo)
  * @param demo          run on the bundled demo host, with state and sockets under a temporary directory
- * @param exitWhenReady stop as soon as the agent is ready (build-time class-data-sharing training runs)
+ * @param exitWhenReady stop as soon as the agent has started ({@code /startedz}; build-time class-data-sharing
+ *                      training runs)
  */
 record LaunchOptions(Path home, Optional<Path> config, boolean demo, boolean exitWhenReady) {
 
@@ -22,7 +23,8 @@ record LaunchOptions(Path home, Optional<Path> config, boolean demo, boolean exi
                                                                                  agent.runtime.stateDir
               --config PATH       HOCON configuration file (default: <home>/config/agent.conf)
               --demo              run on the bundled demo host with config/demo.conf; state under a temp dir
-              --exit-when-ready   stop once every bundle is active and /readyz answers (CDS training)
+              --exit-when-ready   stop once the agent has started: every bundle active, /startedz 200; kubelet
+                                  registration (/readyz) is not waited for (CDS training)
               --home DIR          distribution directory (default: the parent of the launcher's lib/)
             each command has its own --help (status --help, check-config --help, --print-setting KEY --help)
             """;

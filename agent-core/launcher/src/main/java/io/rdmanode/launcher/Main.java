@@ -162,16 +162,22 @@ public final class Main {
         Runtime.getRuntime().halt(code);
     }
 
+    /**
+     * Reports the start once every bundle is active and every door serves ({@code /startedz}): the start-up
+     * figure, the demo banner, {@code --exit-when-ready}. Readiness in Kubernetes' sense (every pool registered
+     * with kubelet, {@code /readyz}) may come later or, without a kubelet (the demo), never: it is logged when it
+     * comes, and why not until then.
+     */
     private static void reportReadiness(RuntimeSettings settings, LaunchOptions options,
                                         com.typesafe.config.Config config, AgentFramework framework) {
         Thread reporter = new Thread(() -> {
             Logger log = LoggerFactory.getLogger(Main.class);
             ReadinessProbe probe = new ReadinessProbe(settings.stateDir());
             try {
-                Optional<String> base = probe.awaitReady(Duration.ofSeconds(60));
+                Optional<String> base = probe.awaitStarted(Duration.ofSeconds(60));
                 if (base.isEmpty()) {
                     framework.ready(); // the start is over: what fails from now on is the components' to report
-                    log.warn("agent not ready after 60 s; see {}/readyz", probe.baseUrl().orElse("the HTTP endpoint"));
+                    log.warn("agent not started after 60 s; see {}/readyz", probe.baseUrl().orElse("the HTTP endpoint"));
                     if (options.exitWhenReady()) {
                         Runtime.getRuntime().halt(EXIT_FAILURE);
                     }
@@ -184,8 +190,9 @@ public final class Main {
                 long sinceJvm = now.toEpochMilli() - java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
                 long sinceExec = Duration.between(ProcessHandle.current().info().startInstant().orElse(now), now)
                         .toMillis();
-                log.info("agent ready in {} ms from JVM start ({} ms from exec); status page {}/status", sinceJvm,
-                        sinceExec, base.get());
+                String notReady = probe.notReadyBecause(base.get());
+                log.info("agent started in {} ms from JVM start ({} ms from exec); status page {}/status; {}", sinceJvm,
+                        sinceExec, base.get(), notReady.isEmpty() ? "ready" : "not ready yet: " + notReady);
                 if (options.demo()) {
                     DemoBanner.lines(config, base.get(), settings.stateDir()).forEach(System.out::println);
                 }
@@ -194,6 +201,10 @@ public final class Main {
                     System.exit(0);
                 }
                 CdsArchive.makeIfMissing(options.home());
+                if (!notReady.isEmpty() && probe.awaitReady(Duration.ofDays(3650), 1000).isPresent()) {
+                    log.info("agent ready: registered with kubelet ({} ms from JVM start)", Instant.now().toEpochMilli()
+                            - java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime());
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -11,8 +11,10 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Asks the agent's own HTTP endpoint whether it is ready. The health bundle writes the URL it bound to
- * {@code <stateDir>/http.url}, so this works with any configured or ephemeral port.
+ * Asks the agent's own HTTP endpoint whether it has started ({@code /startedz}: every bundle active, every door
+ * serving, kubelet possibly not there yet) and whether it is ready ({@code /readyz}: also registered with
+ * kubelet). The health bundle writes the URL it bound to {@code <stateDir>/http.url}, so this works with any
+ * configured or ephemeral port.
  */
 final class ReadinessProbe {
 
@@ -22,17 +24,44 @@ final class ReadinessProbe {
         this.urlFile = stateDir.resolve("http.url");
     }
 
-    /** Polls {@code /readyz} until it answers 200; returns the base URL, or empty after the timeout. */
-    Optional<String> awaitReady(Duration timeout) throws InterruptedException {
+    /** Polls {@code /startedz} until it answers 200; returns the base URL, or empty after the timeout. */
+    Optional<String> awaitStarted(Duration timeout) throws InterruptedException {
+        return await("/startedz", timeout, 20);
+    }
+
+    /** Polls {@code /readyz} every {@code pollMillis} until it answers 200; the base URL, or empty after the timeout. */
+    Optional<String> awaitReady(Duration timeout, long pollMillis) throws InterruptedException {
+        return await("/readyz", timeout, pollMillis);
+    }
+
+    private Optional<String> await(String path, Duration timeout, long pollMillis) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             Optional<String> base = baseUrl();
-            if (base.isPresent() && get(base.get() + "/readyz") == 200) {
+            if (base.isPresent() && get(base.get() + path) == 200) {
                 return base;
             }
-            Thread.sleep(20);
+            Thread.sleep(pollMillis);
         }
         return Optional.empty();
+    }
+
+    /** The failing lines of {@code /readyz}, joined; empty when it answers 200 or not at all. */
+    String notReadyBecause(String base) {
+        try {
+            HttpURLConnection connection = (HttpURLConnection) URI.create(base + "/readyz").toURL().openConnection();
+            connection.setConnectTimeout(1000);
+            connection.setReadTimeout(2000);
+            if (connection.getResponseCode() == 200) {
+                return "";
+            }
+            try (InputStream body = connection.getErrorStream()) {
+                String text = body == null ? "" : new String(body.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                return String.join("; ", text.lines().filter(l -> l.startsWith("[-]")).map(l -> l.substring(3)).toList());
+            }
+        } catch (IOException e) {
+            return "";
+        }
     }
 
     Optional<String> baseUrl() {

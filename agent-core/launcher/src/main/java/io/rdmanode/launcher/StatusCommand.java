@@ -27,8 +27,8 @@ final class StatusCommand {
               --url URL       the agent's HTTP endpoint (default: <stateDir>/http.url, else http://127.0.0.1:9456)
               --config PATH   the agent's configuration, to find its state directory (default: <home>/config/agent.conf)
               --json          print /status as JSON instead of tables
-            exit status: 0 ready and every check passes, 1 running but not ready or a check failing,
-            5 not reachable, 2 usage
+            exit status: 0 ready (every pool registered with kubelet) and every check passes, 1 running but
+            not ready (for example waiting for kubelet) or a check failing, 5 not reachable, 2 usage
             """;
     static final int EXIT_NOT_READY = ExitCode.FAILURE.code;
     static final int EXIT_USAGE = ExitCode.USAGE.code;

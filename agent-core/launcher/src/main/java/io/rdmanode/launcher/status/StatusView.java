@@ -46,7 +46,15 @@ public final class StatusView {
         JsonNode agent = status.path("agent");
         return "rdma-node-agent %s  pid %s  up %s  java %s  %s\n".formatted(agent.path("version").asText("?"),
                 agent.path("pid").asText("?"), uptime(agent.path("uptimeSeconds").asLong()),
-                agent.path("java").asText("?"), status.path("ready").asBoolean() ? "READY" : "NOT READY");
+                agent.path("java").asText("?"), verdict(status));
+    }
+
+    /** READY; or NOT READY, and whether the agent has started (then only kubelet is missing: see the checks). */
+    private static String verdict(JsonNode status) {
+        if (status.path("ready").asBoolean()) {
+            return "READY";
+        }
+        return status.path("started").asBoolean() ? "NOT READY (started; waiting for kubelet)" : "NOT READY";
     }
 
     private static String uptime(long seconds) {

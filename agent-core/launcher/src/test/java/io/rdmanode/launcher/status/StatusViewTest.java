@@ -17,6 +17,15 @@ class StatusViewTest {
     }
 
     @Test
+    void saysAnAgentWaitingForKubeletHasStartedButIsNotReadyAndWhy() throws IOException {
+        String view = StatusView.render(fixture("demo.json"));
+
+        assertThat(view).startsWith("rdma-node-agent 0.1.0-SNAPSHOT  pid 12112  up 3s  java 17.0.21.1  NOT READY"
+                + " (started; waiting for kubelet)\n")
+                .containsPattern("kubelet +READY +waiting for kubelet: /run/rdma-demo/device-plugins/kubelet.sock absent");
+    }
+
+    @Test
     void showsWhatIsWrongWithATroubledAgent() throws IOException {
         String view = StatusView.render(fixture("troubled.json"));
 
