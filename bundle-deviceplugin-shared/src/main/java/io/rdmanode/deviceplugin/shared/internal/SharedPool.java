@@ -27,7 +27,8 @@ import java.util.TreeSet;
 
 /**
  * A pool of shared HCAs as a {@link ResourcePool}: {@code rdmaHcaMax} interchangeable IDs, each standing for
- * "all the pool's usable HCAs, shared". Every ID carries the pool's health and the NUMA nodes of its HCAs;
+ * "all the pool's usable HCAs, shared". Every ID carries the pool's health and the NUMA node of the one HCA it
+ * names ({@link SharedIdTopology}: dealt round-robin in PCI order);
  * Allocate hands out the character devices of every matched HCA that can work (a port ACTIVE, uverbs present):
  * container path {@code /dev/infiniband/<name>}, host path under the layer's {@code hostDevRoot}. The pool is
  * Unhealthy only when no matched HCA is usable. Thread-safe: {@link #compute} runs on the discovery thread, the
@@ -93,13 +94,15 @@ public final class SharedPool implements ResourcePool {
         String reason = reason(host, selection, unusable);
         boolean healthy = reason.isEmpty();
         List<Long> numaNodes = List.copyOf(numa);
+        List<List<Long>> idNuma = SharedIdTopology.numaNodes(selection.matched(), settings.rdmaHcaMax());
         List<Device> devices = new ArrayList<>(settings.rdmaHcaMax());
         for (int i = 0; i < settings.rdmaHcaMax(); i++) {
-            devices.add(new Device(settings.deviceId(i), healthy, numaNodes));
+            devices.add(new Device(settings.deviceId(i), healthy, idNuma.get(i)));
         }
         Map<String, Object> details = new LinkedHashMap<>();
         details.put("rdmaHcaMax", settings.rdmaHcaMax());
         details.put("numaNodes", numaNodes);
+        details.put("idsPerHca", SharedIdTopology.describe(selection.matched(), settings.rdmaHcaMax()));
         details.put("deviceNodes", nodes.stream().map(DeviceNode::hostPath).toList());
         if (!unusable.isEmpty()) {
             details.put("leftOutOfAllocate", List.copyOf(unusable.keySet()));

@@ -34,7 +34,7 @@ class SharedPoolTest {
     }
 
     @Test
-    void advertisesRdmaHcaMaxIdsWithTheNumaNodesOfTheMatchedHcas() {
+    void advertisesRdmaHcaMaxIdsEachNamingTheNumaNodeOfOneMatchedHca() {
         RecordedHostDiscovery host = RecordedHostDiscovery.unpack("cx5-roce-sriov", dir);
         SharedPool pool = pool("hca_a", "rdmaHcaMax", 5, "selectors.deviceIDs", new String[] {"1017"});
         PoolView v = pool.compute(host.snapshot());
@@ -43,11 +43,39 @@ class SharedPoolTest {
         assertThat(v.selection().matchedKeys()).containsExactly("mlx5_0", "mlx5_9");
         assertThat(v.devices()).extracting(Device::id).containsExactly("hca_a-0", "hca_a-1", "hca_a-2", "hca_a-3",
                 "hca_a-4");
-        assertThat(v.devices()).allSatisfy(d -> {
-            assertThat(d.healthy()).isTrue();
-            assertThat(d.numaNodes()).containsExactly(0L, 1L);
-        });
+        assertThat(v.devices()).allSatisfy(d -> assertThat(d.healthy()).isTrue());
+        // mlx5_0 (0000:3b:00.0) on node 0 and mlx5_9 (0000:86:00.0) on node 1, dealt in PCI order.
+        assertThat(v.devices()).extracting(Device::numaNodes).containsExactly(List.of(0L), List.of(1L), List.of(0L),
+                List.of(1L), List.of(0L));
+        assertThat(v.details()).containsEntry("idsPerHca",
+                java.util.Map.of("mlx5_0", "3 IDs, NUMA 0", "mlx5_9", "2 IDs, NUMA 1"));
         assertThat(v.selection().exclusionReasons()).containsEntry("mlx5_1", "device ID 1018 not in deviceIDs [1017]");
+    }
+
+    /** Issue 27: an edit of rdmaHcaMax or a restart leaves every remaining ID naming the NUMA node it named. */
+    @Test
+    void keepsEachIdsNumaNodeAcrossRdmaHcaMaxEditsAndRestarts() {
+        RecordedHostDiscovery host = RecordedHostDiscovery.unpack("cx5-roce-sriov", dir);
+        String[] pfs = {"1017"};
+        List<List<Long>> before = pool("hca_a", "rdmaHcaMax", 5, "selectors.deviceIDs", pfs).compute(host.snapshot())
+                .devices().stream().map(Device::numaNodes).toList();
+        List<List<Long>> raised = pool("hca_a", "rdmaHcaMax", 8, "selectors.deviceIDs", pfs).compute(host.snapshot())
+                .devices().stream().map(Device::numaNodes).toList();
+        List<List<Long>> lowered = pool("hca_a", "rdmaHcaMax", 3, "selectors.deviceIDs", pfs)
+                .compute(host.snapshot()).devices().stream().map(Device::numaNodes).toList();
+
+        assertThat(raised.subList(0, 5)).isEqualTo(before);
+        assertThat(lowered).isEqualTo(before.subList(0, 3));
+        assertThat(raised).allSatisfy(n -> assertThat(n).hasSize(1));
+    }
+
+    @Test
+    void givesIdsOfAnHcaWithoutNumaNodeNoTopology() {
+        RecordedHostDiscovery host = RecordedHostDiscovery.unpack("rxe", dir);
+        PoolView soft = pool("soft", "rdmaHcaMax", 3, "selectors.linkTypes", new String[] {"ether"})
+                .compute(host.snapshot());
+
+        assertThat(soft.devices()).allSatisfy(d -> assertThat(d.numaNodes()).isEmpty());
     }
 
     @Test
