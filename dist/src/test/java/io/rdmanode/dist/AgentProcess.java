@@ -78,13 +78,25 @@ final class AgentProcess implements AutoCloseable {
         });
     }
 
-    /** Waits for the bound URL and a 200 from /readyz; returns the base URL. Fails at once if the agent exits. */
+    /**
+     * Waits for the bound URL and a 200 from /startedz (every bundle active, every door serving; kubelet may be
+     * absent); returns the base URL. Fails at once if the agent exits.
+     */
+    String awaitStarted(Duration timeout) throws IOException {
+        return awaitPath("agent started", "/startedz", timeout);
+    }
+
+    /** As {@link #awaitStarted}, for a 200 from /readyz: every pool also registered with kubelet. */
     String awaitReady(Duration timeout) throws IOException {
-        return await("agent ready", timeout, () -> {
+        return awaitPath("agent ready", "/readyz", timeout);
+    }
+
+    private String awaitPath(String what, String path, Duration timeout) throws IOException {
+        return await(what, timeout, () -> {
             Path urlFile = stateDir.resolve("http.url");
             if (Files.isRegularFile(urlFile)) {
                 String base = Files.readString(urlFile).trim();
-                if (status(base + "/readyz") == 200) {
+                if (status(base + path) == 200) {
                     return base;
                 }
             }

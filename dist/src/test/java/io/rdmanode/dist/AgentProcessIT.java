@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The built distribution end to end: start it as a process, wait for /readyz, edit its config and watch
+ * The built distribution end to end: start it as a process, wait for /startedz, edit its config and watch
  * /status follow, hot-swap a bundle while the endpoint keeps answering, and stop it with SIGTERM.
  */
 class AgentProcessIT {
@@ -55,7 +55,7 @@ class AgentProcessIT {
     @Test
     void startsEditsHotSwapsAndStopsCleanly() throws Exception {
         try (AgentProcess agent = AgentProcess.start(home, state, Map.of(), "--config", config.toString())) {
-            String base = agent.awaitReady(Duration.ofSeconds(60));
+            String base = agent.awaitStarted(Duration.ofSeconds(60));
 
             JsonObject status = AgentProcess.json(base + "/status");
             assertThat(status.getAsJsonObject("agent").get("version").getAsString()).isEqualTo(expectedVersion());
@@ -127,7 +127,11 @@ class AgentProcessIT {
         try (AgentProcess agent = AgentProcess.start(demoHome, temp.resolve("unused"),
                 Map.of("RDMA_AGENT_HTTP_PORT", "0"), "--demo")) {
             AgentProcess.DemoBanner demo = agent.awaitDemoBanner(Duration.ofSeconds(60));
-            assertThat(AgentProcess.status(demo.base() + "/readyz")).isEqualTo(200);
+            // Started, every door serving; not ready: the demo has no kubelet to register its pools with.
+            assertThat(AgentProcess.status(demo.base() + "/startedz")).isEqualTo(200);
+            var readyz = AgentProcess.get(demo.base() + "/readyz");
+            assertThat(readyz.statusCode()).isEqualTo(503);
+            assertThat(readyz.body()).contains("[-]kubelet failed: waiting for kubelet: ", "kubelet.sock absent");
             Path demoState = demo.stateDir();
             assertThat(demoState.resolve("http.url")).exists();
 

@@ -66,7 +66,7 @@ class AllocateFloodIT {
             Path config = node.config();
             agent = AgentProcess.start(node.home, state, Map.of("RDMA_AGENT_MEMORY_LIMIT", Long.toString(LIMIT_BYTES)),
                     "--config", config.toString());
-            String base = agent.awaitReady(Duration.ofSeconds(60));
+            String base = agent.awaitStarted(Duration.ofSeconds(60));
             kubelet.awaitRegistrations(RESOURCE, 1, Duration.ofSeconds(30));
             String cmdline = Files.readString(Path.of("/proc/" + agent.pid() + "/cmdline")).replace('\0', ' ');
             assertThat(cmdline).contains("-Xmx64m", "-XX:MaxDirectMemorySize=32m");

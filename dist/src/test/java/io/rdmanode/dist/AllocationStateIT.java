@@ -203,7 +203,7 @@ class AllocationStateIT {
             if (fault == Fault.LEDGER) {
                 assertThat(second.output()).as("ledger not trusted").contains("not trusted");
             }
-            String base = second.awaitReady(START);
+            String base = second.awaitStarted(START);
             assertThat(info).as("device-info file of the held VF after the restart").exists();
 
             // Every device the new resource offers, one pod each: never the held VF.

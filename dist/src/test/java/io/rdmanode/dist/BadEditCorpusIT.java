@@ -112,7 +112,7 @@ class BadEditCorpusIT {
             AgentProcess.DemoBanner demo = agent.awaitDemoBanner(Duration.ofSeconds(60));
             String base = demo.base();
             Path demoState = demo.stateDir();
-            assertThat(AgentProcess.status(base + "/readyz")).isEqualTo(200);
+            assertThat(AgentProcess.status(base + "/startedz")).isEqualTo(200);
             JsonObject before = configStatus(base);
             assertThat(before.get("state").getAsString()).isEqualTo("applied");
             String appliedChecksum = before.getAsJsonObject("lastApplied").get("checksum").getAsString();
@@ -159,7 +159,7 @@ class BadEditCorpusIT {
                             Duration.ofMillis(20)).until(() -> configStatus(base), s -> seen(s, checksum(good)));
                     int expected = sockets.size();
                     Awaitility.await("ready again").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
-                            .until(() -> AgentProcess.status(base + "/readyz") == 200
+                            .until(() -> AgentProcess.status(base + "/startedz") == 200
                                     && sockets(demoState).size() == expected);
                     sockets = sockets(demoState);
                 }
@@ -168,7 +168,7 @@ class BadEditCorpusIT {
             // Nothing went down: readiness, the sockets (same inodes), the metrics endpoint, the rejection count.
             assertThat(failures).as(summary(failures)).isEmpty();
             assertThat(sockets).isNotEmpty();
-            assertThat(AgentProcess.status(base + "/readyz")).isEqualTo(200);
+            assertThat(AgentProcess.status(base + "/startedz")).isEqualTo(200);
             assertThat(sockets(demoState)).isEqualTo(sockets);
             assertThat(AgentProcess.get(base + "/metrics").statusCode()).isEqualTo(200);
             assertThat(configStatus(base).get("state").getAsString()).isEqualTo("rejected");
@@ -190,7 +190,7 @@ class BadEditCorpusIT {
             String base = demo.base();
             Path demoState = demo.stateDir();
             Awaitility.await("ready").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
-                    .until(() -> AgentProcess.status(base + "/readyz") == 200);
+                    .until(() -> AgentProcess.status(base + "/startedz") == 200);
             String applied = configStatus(base).getAsJsonObject("lastApplied").get("checksum").getAsString();
             Map<Path, Object> sockets = sockets(demoState);
 
@@ -209,7 +209,7 @@ class BadEditCorpusIT {
                     && p.contains("hca_vf_pf0") && p.contains("sriov_pf0_low"));
             assertThat(status.getAsJsonObject("lastApplied").get("checksum").getAsString()).isEqualTo(applied);
             assertThat(sockets(demoState)).isEqualTo(sockets);
-            assertThat(AgentProcess.status(base + "/readyz")).isEqualTo(200);
+            assertThat(AgentProcess.status(base + "/startedz")).isEqualTo(200);
         }
     }
 

@@ -49,7 +49,7 @@ class CdsArchiveIT {
 
         try (AgentProcess first = AgentProcess.start(home, state, Map.of("RDMA_AGENT_CDS_DIR", cds.toString()),
                 "--config", config.toString())) {
-            String base = first.awaitReady(Duration.ofSeconds(60));
+            String base = first.awaitStarted(Duration.ofSeconds(60));
             assertThat(cdsStatus(base)).startsWith("none: making " + cds.resolve("agent-"));
             Awaitility.await("archive made").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
                     .until(() -> archive(cds) != null);
@@ -62,7 +62,7 @@ class CdsArchiveIT {
 
         try (AgentProcess second = AgentProcess.start(home, state, Map.of("RDMA_AGENT_CDS_DIR", cds.toString()),
                 "--config", config.toString())) {
-            String base = second.awaitReady(Duration.ofSeconds(60));
+            String base = second.awaitStarted(Duration.ofSeconds(60));
             assertThat(cdsStatus(base)).isEqualTo("state " + made);
             assertThat(second.terminate(Duration.ofSeconds(15))).isZero();
         }

@@ -30,7 +30,7 @@ class DisabledBundleIT {
                 Map.of("RDMA_AGENT_HTTP_PORT", "0"), "--demo", "--config", config.toString())) {
             AgentProcess.DemoBanner demo = agent.awaitDemoBanner(Duration.ofSeconds(60));
 
-            assertThat(AgentProcess.status(demo.base() + "/readyz")).isEqualTo(200);
+            assertThat(AgentProcess.status(demo.base() + "/startedz")).isEqualTo(200);
             assertThat(AgentProcess.get(demo.base() + "/status").body())
                     .contains("provided by cni, which is disabled (agent.bundles.cni.enabled = false)");
             assertThat(agent.terminate(Duration.ofSeconds(15))).isZero();

@@ -33,7 +33,7 @@ class JitProfileIT {
     @Test
     void c1_only_by_default() throws Exception {
         try (AgentProcess agent = AgentProcess.start(home, temp.resolve("state"), Map.of(), "--config", config())) {
-            agent.awaitReady(Duration.ofSeconds(60));
+            agent.awaitStarted(Duration.ofSeconds(60));
             assertThat(commandLine(agent)).contains("-XX:TieredStopAtLevel=1").doesNotContain("TieredStopAtLevel=4");
         }
     }
@@ -42,7 +42,7 @@ class JitProfileIT {
     void c2_runs_tiered_with_capped_malloc_arenas() throws Exception {
         try (AgentProcess agent = AgentProcess.start(home, temp.resolve("state"), Map.of("RDMA_AGENT_JIT", "c2"),
                 "--config", config())) {
-            agent.awaitReady(Duration.ofSeconds(60));
+            agent.awaitStarted(Duration.ofSeconds(60));
             String cmd = commandLine(agent);
             assertThat(cmd).contains("-XX:TieredStopAtLevel=4", "-XX:CICompilerCount=2")
                     .doesNotContain("TieredStopAtLevel=1");

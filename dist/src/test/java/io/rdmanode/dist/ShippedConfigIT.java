@@ -46,7 +46,7 @@ class ShippedConfigIT {
         Files.createDirectories(temp.resolve("device-plugins"));
 
         try (AgentProcess agent = AgentProcess.start(DIST, state, Map.of(), "--config", config.toString())) {
-            String base = agent.awaitReady(Duration.ofSeconds(60));
+            String base = agent.awaitStarted(Duration.ofSeconds(60));
             JsonObject status = AgentProcess.json(base + "/status").getAsJsonObject("config");
 
             assertThat(status.get("state").getAsString()).as("%s", status).isEqualTo("applied");

@@ -52,7 +52,7 @@ class StartScriptSettingsIT {
         env.put("STATE_DIRECTORY", state.toString());
 
         try (AgentProcess agent = AgentProcess.start(home, state, env, "--config", config.toString())) {
-            String base = agent.awaitReady(Duration.ofSeconds(60));
+            String base = agent.awaitStarted(Duration.ofSeconds(60));
             String cds = AgentProcess.json(base + "/status").getAsJsonObject("agent").get("cds").getAsString();
 
             assertThat(cds).startsWith("none: making " + state.resolve("cds").resolve("agent-"));

@@ -54,7 +54,7 @@ class UnknownIdLogIT {
             Path state = node.state;
             Path config = node.config();
             agent = AgentProcess.start(node.home, state, Map.of(), "--config", config.toString());
-            agent.awaitReady(Duration.ofSeconds(60));
+            agent.awaitStarted(Duration.ofSeconds(60));
             kubelet.awaitRegistrations(RESOURCE, 1, Duration.ofSeconds(30));
             Path socket = node.socket();
             long before = agent.output().lines().count();

@@ -220,6 +220,11 @@ public final class FakeKubelet implements AutoCloseable {
         refusals.put(resource, reason);
     }
 
+    /** {@code Register} calls for {@code resource} are accepted again. */
+    public void accept(String resource) {
+        refusals.remove(resource);
+    }
+
     /**
      * {@code Register} calls for {@code resource} arrive but get no answer until {@link #release} (a kubelet
      * busy elsewhere); a call the plugin cancels meanwhile is recorded in {@link #cancelledRegistrations()}.

@@ -113,6 +113,19 @@ public final class KubeletDouble implements AutoCloseable {
         kubelet.kill();
     }
 
+    /**
+     * {@code Register} calls for {@code resource} fail from now on with INVALID_ARGUMENT and {@code reason}, as
+     * kubelet's own checks refuse a plugin; {@link #accept} undoes it.
+     */
+    public void refuse(String resource, String reason) {
+        kubelet.refuse(resource, reason);
+    }
+
+    /** {@code Register} calls for {@code resource} are accepted again. */
+    public void accept(String resource) {
+        kubelet.accept(resource);
+    }
+
     /** Registrations of {@code resource} so far. */
     public long registrations(String resource) {
         return kubelet.registrations(resource);
