@@ -62,11 +62,6 @@ final class DevicePluginServer implements ServedResource {
     private final AtomicInteger reconcileRequests = new AtomicInteger();
     private volatile int failureStreak;
 
-    DevicePluginServer(DevicePlugin plugin, Supplier<HostSettings> tuning, UdsTransport transport,
-                       HostBounds bounds, Runnable onClose) {
-        this(plugin, tuning, transport, bounds, onClose, () -> { });
-    }
-
     /** @param onGetInfo called when kubelet's plugin watcher asks this socket for its info (watcher mode) */
     DevicePluginServer(DevicePlugin plugin, Supplier<HostSettings> tuning, UdsTransport transport,
                        HostBounds bounds, Runnable onClose, Runnable onGetInfo) {
