@@ -164,8 +164,7 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
         }
         LOG.info("serving resource={} socket={}", resource, server.socket());
         if (mode.startProbe()) {
-            registrar.schedule(() -> submit(this::getInfoDeadlinePassed, 0), mode.deadline().toMillis(),
-                    TimeUnit.MILLISECONDS);
+            submit(this::getInfoDeadlinePassed, mode.deadline().toMillis());
         }
         submit(() -> reconcile(server), 0);
         return server;
