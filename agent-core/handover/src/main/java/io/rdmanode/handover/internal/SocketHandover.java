@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.handover.internal;
+
+import io.rdmanode.agent.Handover;
+import io.rdmanode.posix.Posix;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link Handover} over {@code <stateDir>/handover.sock}, both roles in one object: at start it connects to a
+ * running predecessor (if any) and takes doors from it; it always listens for a successor of its own. The
+ * successor says READY once every door the predecessor offered is offered here again (served), or after
+ * {@code readyTimeout} for doors this instance does not serve; the predecessor then hands over and releases
+ * {@code state.lock}, which the successor takes.
+ */
+final class SocketHandover implements Handover, HandoverListener.Doors, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SocketHandover.class);
+    private static final long SESSION_TIMEOUT_MILLIS = 10_000;
+    private static final long LOCK_RETRY_MILLIS = 50;
+
+    private record Offer(String address, Door door) {
+    }
+
+    private final Posix posix;
+    private final Path stateDir;
+    private final Map<String, Offer> offers = new ConcurrentHashMap<>();
+    private final List<Runnable> actions = new CopyOnWriteArrayList<>();
+    private final Set<String> pending = ConcurrentHashMap.newKeySet();
+    private final WriterLock writerLock;
+    private final ScheduledExecutorService timer;
+    private final long startedNanos = System.nanoTime();
+    private volatile Duration readyTimeout;
+    private volatile boolean handedOver;
+    private PredecessorSession session;
+    private HandoverListener listener;
+
+    SocketHandover(Posix posix, Path stateDir, Duration readyTimeout) {
+        this.posix = posix;
+        this.stateDir = stateDir;
+        this.readyTimeout = readyTimeout;
+        this.writerLock = new WriterLock(posix, stateDir.resolve(Protocol.LOCK));
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "rdma-agent-handover-timer");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Connects to a predecessor (when one runs) and listens for a successor. */
+    synchronized SocketHandover start() throws IOException {
+        Path socket = stateDir.resolve(Protocol.SOCKET);
+        Optional<PredecessorSession> predecessor = PredecessorSession.connect(posix, socket, SESSION_TIMEOUT_MILLIS);
+        // Connected first: replacing the predecessor's socket file does not touch the session.
+        listener = HandoverListener.listen(posix, socket, this);
+        if (predecessor.isEmpty()) {
+            acquireWriterLock();
+            return this;
+        }
+        session = predecessor.get();
+        pending.addAll(session.doors().keySet());
+        LOG.info("taking over from predecessor pid={} doors={}", session.pid(), session.doors());
+        if (pending.isEmpty()) {
+            timer.execute(this::successorServes);
+        } else {
+            timer.schedule(this::successorServes, readyTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        return this;
+    }
+
+    void readyTimeout(Duration timeout) {
+        this.readyTimeout = timeout;
+    }
+
+    // ---- Handover, for this process's doors
+
+    @Override
+    public OptionalInt take(String name, String address) {
+        PredecessorSession s;
+        synchronized (this) {
+            s = session;
+        }
+        if (s == null) {
+            return OptionalInt.empty();
+        }
+        try {
+            OptionalInt fd = s.take(name, address);
+            fd.ifPresent(taken -> LOG.info("took door {} at {} from predecessor pid={}", name, address, s.pid()));
+            return fd;
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("cannot take door {} from predecessor pid={}: {}; binding anew", name, s.pid(), e.getMessage());
+            return OptionalInt.empty();
+        }
+    }
+
+    @Override
+    public AutoCloseable offer(String name, String address, Door door) {
+        Offer offer = new Offer(address, door);
+        offers.put(name, offer);
+        if (pending.remove(name) && pending.isEmpty()) {
+            timer.execute(this::successorServes);
+        }
+        return () -> offers.remove(name, offer);
+    }
+
+    @Override
+    public boolean handedOver() {
+        return handedOver;
+    }
+
+    @Override
+    public AutoCloseable onHandedOver(Runnable action) {
+        boolean now;
+        synchronized (this) {
+            now = handedOver;
+            if (!now) {
+                actions.add(action);
+            }
+        }
+        if (now) {
+            action.run();
+        }
+        return () -> actions.remove(action);
+    }
+
+    // ---- HandoverListener.Doors, for a successor
+
+    @Override
+    public String[] offered() {
+        List<String> fields = new ArrayList<>();
+        offers.forEach((name, offer) -> {
+            fields.add(name);
+            fields.add(offer.address());
+        });
+        return fields.toArray(String[]::new);
+    }
+
+    @Override
+    public HandoverListener.Taken handOver(String name, String address) {
+        Offer offer = offers.get(name);
+        if (offer == null) {
+            return new HandoverListener.Taken(-1, "no door " + name + " here");
+        }
+        if (!offer.address().equals(address)) {
+            return new HandoverListener.Taken(-1, "door " + name + " is at " + offer.address());
+        }
+        // A duplicate goes to the successor: the door may close its own descriptor as it stops accepting.
+        int copy = posix.fcntl(offer.door().fd(), Posix.F_DUPFD_CLOEXEC, 0);
+        offers.remove(name, offer);
+        try {
+            offer.door().handedOver();
+        } catch (RuntimeException e) {
+            LOG.error("door {} failed to stop accepting; handing it over anyway", name, e);
+        }
+        LOG.info("door {} at {} handed to a successor", name, address);
+        return new HandoverListener.Taken(copy, null);
+    }
+
+    @Override
+    public void successorReady() {
+        List<Runnable> run;
+        synchronized (this) {
+            if (handedOver) {
+                return;
+            }
+            handedOver = true;
+            run = List.copyOf(actions);
+            actions.clear();
+        }
+        for (Runnable action : run) {
+            try {
+                action.run();
+            } catch (RuntimeException e) {
+                LOG.error("an onHandedOver action failed", e);
+            }
+        }
+        writerLock.close();
+        LOG.info("handed over to a successor: this instance allocates and writes nothing more, doors left {}",
+                offers.keySet());
+    }
+
+    // ---- the successor's own steps
+
+    /** Every door taken is served again (or the wait is over): the predecessor hands over, the lock comes here. */
+    private void successorServes() {
+        PredecessorSession s;
+        synchronized (this) {
+            s = session;
+            session = null;
+        }
+        if (s == null) {
+            return;
+        }
+        if (!pending.isEmpty()) {
+            LOG.warn("doors {} of predecessor pid={} not served here after {} ms; handing over without them",
+                    pending, s.pid(), readyTimeout.toMillis());
+        }
+        try {
+            s.ready();
+            LOG.info("took over from predecessor pid={} in {} ms", s.pid(),
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos));
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("predecessor pid={} did not confirm the handover: {}", s.pid(), e.getMessage());
+        } finally {
+            s.close();
+        }
+        acquireWriterLock();
+    }
+
+    /** Takes state.lock, waiting (on the timer) while another instance holds it. */
+    private void acquireWriterLock() {
+        try {
+            if (writerLock.tryAcquire()) {
+                LOG.debug("state directory {} writer lock held", stateDir);
+                return;
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.error("cannot take the state directory's writer lock: {}", e.getMessage());
+            return;
+        }
+        if (!timer.isShutdown()) {
+            timer.schedule(this::acquireWriterLock, LOCK_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** True while this instance holds state.lock (the one writer of the state directory). */
+    boolean writer() {
+        return writerLock.held();
+    }
+
+    @Override
+    public synchronized void close() {
+        timer.shutdownNow();
+        if (listener != null) {
+            listener.close();
+            listener = null;
+        }
+        if (session != null) {
+            session.close();
+            session = null;
+        }
+        writerLock.close();
+    }
+}
