@@ -19,6 +19,7 @@ import io.netty.util.concurrent.FastThreadLocalThread;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -31,21 +32,30 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Every accepted connection past {@link HttpSettings#maxConnections()} is closed at once and counted; the
  * others get the codec (head bounded by {@link HttpSettings#maxHeaderSize()}) and an {@link HttpConnection}.
- * NIO rather than epoll: the endpoint needs nothing epoll-only, and NIO needs no native library.
+ * Epoll where it loads, because only epoll can adopt a listening descriptor handed over by a predecessor and show
+ * its own to a successor (issue 27); NIO otherwise, which needs no native library and does without handover.
  */
 final class NettyHttpTransport implements AutoCloseable {
 
     private final EventLoopGroup loop;
     private final ChannelGroup connections;
     private final Channel server;
+    private volatile boolean handedOver;
 
     NettyHttpTransport(InetSocketAddress address, HttpSettings settings, HttpServerStats stats,
                        HttpConnection.Router router) {
+        this(address, OptionalInt.empty(), settings, stats, router);
+    }
+
+    /** @param adopted a predecessor's listening descriptor for {@code address} (needs epoll), else bound anew */
+    NettyHttpTransport(InetSocketAddress address, OptionalInt adopted, HttpSettings settings, HttpServerStats stats,
+                       HttpConnection.Router router) {
+        boolean epoll = EpollTransport.available();
         this.loop = new MultiThreadIoEventLoopGroup(1, task -> {
             Thread thread = new FastThreadLocalThread(task, "rdma-agent-health-http-io");
             thread.setDaemon(true);
             return thread;
-        }, NioIoHandler.newFactory());
+        }, epoll ? EpollTransport.ioHandler() : NioIoHandler.newFactory());
         this.connections = new DefaultChannelGroup("rdma-agent-health-http", loop.next());
         HttpDecoderConfig decoder = new HttpDecoderConfig()
                 .setMaxInitialLineLength(settings.maxHeaderSize())
@@ -53,7 +63,6 @@ final class NettyHttpTransport implements AutoCloseable {
                 .setMaxChunkSize(8192);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(loop)
-                .channel(NioServerSocketChannel.class)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -76,19 +85,52 @@ final class NettyHttpTransport implements AutoCloseable {
                                 connection);
                     }
                 });
-        ChannelFuture bind = bootstrap.bind(address).awaitUninterruptibly();
+        if (adopted.isPresent() && epoll) {
+            int fd = adopted.getAsInt();
+            bootstrap.channelFactory(() -> EpollTransport.adopt(fd));
+        } else {
+            bootstrap.channel(epoll ? EpollTransport.serverChannel() : NioServerSocketChannel.class);
+        }
+        // An adopted socket is bound and listening already: registering it starts accepting on its backlog.
+        ChannelFuture bind = (adopted.isPresent() && epoll ? bootstrap.register() : bootstrap.bind(address))
+                .awaitUninterruptibly();
         if (!bind.isSuccess()) {
             loop.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             Throwable cause = bind.cause();
             throw new UncheckedIOException("cannot bind http endpoint to " + address.getHostString() + ":"
-                    + address.getPort() + ": " + cause.getMessage(),
+                    + address.getPort() + ": " + reason(cause),
                     cause instanceof IOException io ? io : new IOException(cause));
         }
         this.server = bind.channel();
     }
 
+    /** The errno's text alone: epoll's exceptions say "bind(..) failed with error(-98): " first. */
+    private static String reason(Throwable cause) {
+        String message = String.valueOf(cause.getMessage());
+        return message.replaceFirst("^\\w+\\(\\.\\.\\) failed with error\\(-?\\d+\\): ", "");
+    }
+
     int port() {
         return ((InetSocketAddress) server.localAddress()).getPort();
+    }
+
+    /** The listening descriptor, for a successor; empty on NIO. */
+    OptionalInt fd() {
+        return EpollTransport.available() ? EpollTransport.fd(server) : OptionalInt.empty();
+    }
+
+    /**
+     * A successor accepts on the socket now: closes this process's listening channel (Netty deregisters it from
+     * epoll before it closes the descriptor; the successor's copy keeps the socket listening). Connections open
+     * here finish their request and are closed after the response ({@link #handedOver()}).
+     */
+    void stopAccepting() {
+        handedOver = true;
+        server.close().syncUninterruptibly();
+    }
+
+    boolean handedOver() {
+        return handedOver;
     }
 
     /**
