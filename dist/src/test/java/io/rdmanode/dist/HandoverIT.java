@@ -71,7 +71,9 @@ class HandoverIT {
                     Awaitility.await().atMost(Duration.ofSeconds(5))
                             .until(() -> load.freeflowOk.get() > freeflowReconnected + 3);
 
+                    long sigterm = System.nanoTime();
                     int exit = old.terminate(Duration.ofSeconds(30));
+                    long exited = System.nanoTime();
 
                     assertThat(exit).as(old.output()).isZero();
                     long cni = load.cniOk.get();
@@ -84,7 +86,9 @@ class HandoverIT {
                     assertThat(Files.exists(router)).isTrue();
                     assertThat(Files.exists(state.resolve("handover.sock"))).isTrue();
                     figures.add("round " + round + ": handover " + handoverMillis + " ms (successor exec -> every door"
-                            + " served), max /healthz gap " + load.takeMaxHealthGapMillis() + " ms, " + rss);
+                            + " served), max /healthz gap " + load.takeMaxHealthGapMillis() + " ms, " + rss
+                            + "; SIGTERM at +" + millis(exec, sigterm) + " ms, exit at +" + millis(exec, exited)
+                            + " ms; gaps over 100 ms (ms after exec: length) " + gaps(load, exec));
                     old.close();
                     old = successor;
                 }
@@ -97,6 +101,18 @@ class HandoverIT {
             old.close();
             figures.forEach(line -> System.out.println("HandoverIT " + line));
         }
+    }
+
+    private static long millis(long from, long to) {
+        return TimeUnit.NANOSECONDS.toMillis(to - from);
+    }
+
+    private static String gaps(HandoverLoad load, long exec) {
+        List<String> list = new ArrayList<>();
+        for (long[] gap; (gap = load.longGaps.poll()) != null; ) {
+            list.add("+" + millis(exec, gap[0]) + ": " + gap[1]);
+        }
+        return list.toString();
     }
 
     private static void awaitLog(AgentProcess agent, String text, Duration timeout) {

@@ -30,6 +30,8 @@ final class HandoverLoad implements AutoCloseable {
     final ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
     private final AtomicLong lastHealthNanos = new AtomicLong(System.nanoTime());
     private final AtomicLong maxHealthGapNanos = new AtomicLong();
+    /** Gaps over 100 ms between answered polls: when the later answer came (nanoTime) and how long, in ms. */
+    final ConcurrentLinkedQueue<long[]> longGaps = new ConcurrentLinkedQueue<>();
     private final List<Thread> threads = new ArrayList<>();
     private final int port;
     private final Path rdma;
@@ -76,6 +78,9 @@ final class HandoverLoad implements AutoCloseable {
                     long now = System.nanoTime();
                     long gap = now - lastHealthNanos.getAndSet(now);
                     maxHealthGapNanos.accumulateAndGet(gap, Math::max);
+                    if (gap > TimeUnit.MILLISECONDS.toNanos(100)) {
+                        longGaps.add(new long[] {now, TimeUnit.NANOSECONDS.toMillis(gap)});
+                    }
                     healthOk.incrementAndGet();
                 }
             } catch (IOException e) {

@@ -117,7 +117,7 @@ public final class AgentHttpServer {
         HttpSettings settings = settings(config);
         String address = config.host() + ":" + config.port(); // as the launcher's pre-start check names it
         this.server = new HealthHttpServer(new InetSocketAddress(config.host(), config.port()),
-                handover.take(Handover.HTTP, address), settings, sources, Clock.systemUTC());
+                () -> handover.take(Handover.HTTP, address), settings, sources, Clock.systemUTC());
         this.offered = server.door().map(door -> handover.offer(Handover.HTTP, address, door)).orElse(null);
         URI uri = server.uri();
         LOG.info("http endpoint listening on {} port={} threads={} maxConnections={} headerTimeout={}ms"

@@ -65,12 +65,12 @@ final class HealthHttpServer implements AutoCloseable, HttpConnection.Router {
 
     /** Binds and starts serving; port 0 in {@code address} picks a free port, see {@link #uri()}. */
     HealthHttpServer(InetSocketAddress address, HttpSettings settings, HealthSources sources, Clock clock) {
-        this(address, OptionalInt.empty(), settings, sources, clock);
+        this(address, OptionalInt::empty, settings, sources, clock);
     }
 
-    /** @param adopted a predecessor's listening descriptor for {@code address} (handover), else it binds */
-    HealthHttpServer(InetSocketAddress address, OptionalInt adopted, HttpSettings settings, HealthSources sources,
-                     Clock clock) {
+    /** @param take a predecessor's listening descriptor for {@code address} (handover), else it binds */
+    HealthHttpServer(InetSocketAddress address, Supplier<OptionalInt> take, HttpSettings settings,
+                     HealthSources sources, Clock clock) {
         this.settings = settings;
         WarnOnce warnOnce = new WarnOnce();
         this.cache = new HealthCache(sources, settings.checkTimeout(), settings.refreshInterval(), warnOnce);
@@ -83,7 +83,7 @@ final class HealthHttpServer implements AutoCloseable, HttpConnection.Router {
                     return thread;
                 });
         try {
-            this.transport = new NettyHttpTransport(address, adopted, settings, stats, this);
+            this.transport = new NettyHttpTransport(address, take, settings, stats, this);
         } catch (RuntimeException e) {
             handlers.shutdownNow();
             cache.close();

@@ -20,6 +20,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.OptionalInt;
+import java.util.function.Supplier;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -44,12 +45,16 @@ final class NettyHttpTransport implements AutoCloseable {
 
     NettyHttpTransport(InetSocketAddress address, HttpSettings settings, HttpServerStats stats,
                        HttpConnection.Router router) {
-        this(address, OptionalInt.empty(), settings, stats, router);
+        this(address, OptionalInt::empty, settings, stats, router);
     }
 
-    /** @param adopted a predecessor's listening descriptor for {@code address} (needs epoll), else bound anew */
-    NettyHttpTransport(InetSocketAddress address, OptionalInt adopted, HttpSettings settings, HttpServerStats stats,
-                       HttpConnection.Router router) {
+    /**
+     * @param take a predecessor's listening descriptor for {@code address} (handover, needs epoll), else it binds
+     *             anew; asked only once the event loop is up, so that the socket waits unserved as briefly as can
+     *             be (the predecessor stops accepting when it is taken)
+     */
+    NettyHttpTransport(InetSocketAddress address, Supplier<OptionalInt> take, HttpSettings settings,
+                       HttpServerStats stats, HttpConnection.Router router) {
         boolean epoll = EpollTransport.available();
         this.loop = new MultiThreadIoEventLoopGroup(1, task -> {
             Thread thread = new FastThreadLocalThread(task, "rdma-agent-health-http-io");
@@ -85,14 +90,15 @@ final class NettyHttpTransport implements AutoCloseable {
                                 connection);
                     }
                 });
-        if (adopted.isPresent() && epoll) {
+        OptionalInt adopted = epoll ? take.get() : OptionalInt.empty();
+        if (adopted.isPresent()) {
             int fd = adopted.getAsInt();
             bootstrap.channelFactory(() -> EpollTransport.adopt(fd));
         } else {
             bootstrap.channel(epoll ? EpollTransport.serverChannel() : NioServerSocketChannel.class);
         }
         // An adopted socket is bound and listening already: registering it starts accepting on its backlog.
-        ChannelFuture bind = (adopted.isPresent() && epoll ? bootstrap.register() : bootstrap.bind(address))
+        ChannelFuture bind = (adopted.isPresent() ? bootstrap.register() : bootstrap.bind(address))
                 .awaitUninterruptibly();
         if (!bind.isSuccess()) {
             loop.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);

@@ -48,7 +48,7 @@ class HttpHandoverTest {
 
         door.handedOver();
         Socket queued = new Socket("127.0.0.1", port);
-        successor = new HealthHttpServer(new InetSocketAddress("127.0.0.1", port), OptionalInt.of(dup),
+        successor = new HealthHttpServer(new InetSocketAddress("127.0.0.1", port), () -> OptionalInt.of(dup),
                 HealthHttpServerTest.SETTINGS, new FixedHealthSources(new AgentInfo("1.2.3", java.time.Instant.now(), "17", 1)), java.time.Clock.systemUTC());
 
         assertThat(get(queued, "/healthz")).startsWith("HTTP/1.1 200");
