@@ -32,10 +32,13 @@ final class HandoverListener implements AutoCloseable {
         String[] offered();
 
         /** A duplicate of the door's descriptor after the door stopped accepting, or a reason why not. */
-        Taken handOver(String name, String address);
+        Taken handOver(Object session, String name, String address);
 
         /** The successor serves every door it took: hand the state directory over. */
-        void successorReady();
+        void successorReady(Object session);
+
+        /** The session is over, with or without READY (a successor that died while it started). */
+        void sessionEnded(Object session);
     }
 
     /** Either {@code fd} (owned by the caller) or {@code reason}. */
@@ -96,6 +99,7 @@ final class HandoverListener implements AutoCloseable {
     }
 
     private void serve(int session) {
+        Object id = new Object();
         FdLines lines = new FdLines(posix, session);
         try {
             for (;;) {
@@ -104,9 +108,9 @@ final class HandoverListener implements AutoCloseable {
                     case Protocol.HELLO -> lines.send(Protocol.HELLO + "\t" + Protocol.VERSION + "\t"
                             + ProcessHandle.current().pid());
                     case Protocol.DOORS -> lines.send(String.join("\t", prepend(Protocol.DOORS, doors.offered())));
-                    case Protocol.TAKE -> take(lines, request);
+                    case Protocol.TAKE -> take(id, lines, request);
                     case Protocol.READY -> {
-                        doors.successorReady();
+                        doors.successorReady(id);
                         lines.send(Protocol.RELEASED);
                     }
                     default -> lines.send(Protocol.NONE + "\tunknown request " + request[0]);
@@ -118,15 +122,16 @@ final class HandoverListener implements AutoCloseable {
             LOG.warn("handover session on {} ended: {}", path, e.toString());
         } finally {
             posix.close(session);
+            doors.sessionEnded(id);
         }
     }
 
-    private void take(FdLines lines, String[] request) {
+    private void take(Object session, FdLines lines, String[] request) {
         if (request.length != 3) {
             lines.send(Protocol.NONE + "\tTAKE needs a name and an address");
             return;
         }
-        Taken taken = doors.handOver(request[1], request[2]);
+        Taken taken = doors.handOver(session, request[1], request[2]);
         if (taken.fd() < 0) {
             lines.send(Protocol.NONE + "\t" + taken.reason());
             return;

@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@link Handover} over {@code <stateDir>/handover.sock}, both roles in one object: at start it connects to a
- * running predecessor (if any) and takes doors from it; it always listens for a successor of its own. The
+ * running predecessor (if any) and takes doors from it; it listens for a successor of its own at once on a first
+ * start, after the predecessor handed over otherwise (the path is the predecessor's until then). The
  * successor says READY once every door the predecessor offered is offered here again (served), or after
  * {@code readyTimeout} for doors this instance does not serve; the predecessor then hands over and releases
  * {@code state.lock}, which the successor takes.
@@ -36,11 +37,27 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
     private record Offer(String address, Door door) {
     }
 
+    /** A door handed to a successor that has not said READY yet: a copy of its socket, kept listening. */
+    private record Lent(Object session, String name, String address, int fd) {
+    }
+
+    /**
+     * What is left of a door lent to a successor that died before READY: the socket, still listening (what
+     * connects meanwhile waits in its backlog), offered as it is to the next successor.
+     */
+    private record OrphanedDoor(int fd) implements Door {
+        @Override
+        public void handedOver() {
+            // nobody accepts on it here
+        }
+    }
+
     private final Posix posix;
     private final Path stateDir;
     private final Map<String, Offer> offers = new ConcurrentHashMap<>();
     private final List<Runnable> actions = new CopyOnWriteArrayList<>();
     private final Set<String> pending = ConcurrentHashMap.newKeySet();
+    private final List<Lent> lent = new CopyOnWriteArrayList<>();
     private final WriterLock writerLock;
     private final ScheduledExecutorService timer;
     private final long startedNanos = System.nanoTime();
@@ -65,12 +82,13 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
     synchronized SocketHandover start() throws IOException {
         Path socket = stateDir.resolve(Protocol.SOCKET);
         Optional<PredecessorSession> predecessor = PredecessorSession.connect(posix, socket, SESSION_TIMEOUT_MILLIS);
-        // Connected first: replacing the predecessor's socket file does not touch the session.
-        listener = HandoverListener.listen(posix, socket, this);
         if (predecessor.isEmpty()) {
+            listener = HandoverListener.listen(posix, socket, this);
             acquireWriterLock();
             return this;
         }
+        // The socket path stays the predecessor's until it has handed over: should this instance die while it
+        // starts, the next one still finds the predecessor (and the doors lent to this one) there.
         session = predecessor.get();
         pending.addAll(session.doors().keySet());
         LOG.info("taking over from predecessor pid={} doors={}", session.pid(), session.doors());
@@ -150,7 +168,7 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
     }
 
     @Override
-    public HandoverListener.Taken handOver(String name, String address) {
+    public HandoverListener.Taken handOver(Object session, String name, String address) {
         Offer offer = offers.get(name);
         if (offer == null) {
             return new HandoverListener.Taken(-1, "no door " + name + " here");
@@ -160,7 +178,11 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
         }
         // A duplicate goes to the successor: the door may close its own descriptor as it stops accepting.
         int copy = posix.fcntl(offer.door().fd(), Posix.F_DUPFD_CLOEXEC, 0);
+        lent.add(new Lent(session, name, address, posix.fcntl(copy, Posix.F_DUPFD_CLOEXEC, 0)));
         offers.remove(name, offer);
+        if (offer.door() instanceof OrphanedDoor orphaned) {
+            posix.close(orphaned.fd());
+        }
         try {
             offer.door().handedOver();
         } catch (RuntimeException e) {
@@ -171,7 +193,23 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
     }
 
     @Override
-    public void successorReady() {
+    public void sessionEnded(Object session) {
+        for (Lent l : lent) {
+            if (l.session() == session && lent.remove(l)) {
+                LOG.error("the successor ended its handover session before it served door {} at {}: the socket stays"
+                        + " listening (clients wait in its backlog) for the next instance to take", l.name(), l.address());
+                offers.put(l.name(), new Offer(l.address(), new OrphanedDoor(l.fd())));
+            }
+        }
+    }
+
+    @Override
+    public void successorReady(Object session) {
+        for (Lent l : lent) {
+            if (l.session() == session && lent.remove(l)) {
+                posix.close(l.fd());
+            }
+        }
         List<Runnable> run;
         synchronized (this) {
             if (handedOver) {
@@ -218,7 +256,21 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
         } finally {
             s.close();
         }
+        listenForSuccessor();
         acquireWriterLock();
+    }
+
+    private void listenForSuccessor() {
+        synchronized (this) {
+            if (listener != null || timer.isShutdown()) {
+                return;
+            }
+            try {
+                listener = HandoverListener.listen(posix, stateDir.resolve(Protocol.SOCKET), this);
+            } catch (IOException e) {
+                LOG.error("cannot listen for a successor: {}", e.getMessage());
+            }
+        }
     }
 
     /** Takes state.lock, waiting (on the timer) while another instance holds it. */
@@ -254,5 +306,11 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
             session = null;
         }
         writerLock.close();
+        for (Lent l : lent) {
+            posix.close(l.fd());
+        }
+        lent.clear();
+        offers.values().stream().filter(o -> o.door() instanceof OrphanedDoor)
+                .forEach(o -> posix.close(o.door().fd()));
     }
 }

@@ -152,6 +152,28 @@ class SocketHandoverTest {
         POSIX.close(fd.getAsInt());
     }
 
+    @Test
+    void aDoorTakenByASuccessorThatDiesBeforeReadyStaysListeningForTheNext() throws Exception {
+        SocketHandover predecessor = start(Duration.ofSeconds(30));
+        Path path = stateDir.resolve("cni.sock");
+        predecessor.offer(Handover.CNI, path.toString(), TestDoor.listen(path));
+        SocketHandover dying = new SocketHandover(POSIX, stateDir, Duration.ofSeconds(30)).start();
+        POSIX.close(dying.take(Handover.CNI, path.toString()).getAsInt());
+
+        dying.close(); // its session ends without READY: as if it was killed
+        SocketChannel waiting = connect(path);
+        waiting.write(ByteBuffer.wrap("waited".getBytes(StandardCharsets.UTF_8)));
+        SocketHandover next = start(Duration.ofSeconds(30));
+        OptionalInt fd = next.take(Handover.CNI, path.toString());
+
+        assertThat(predecessor.handedOver()).isFalse();
+        assertThat(fd).isPresent();
+        int accepted = POSIX.accept4(fd.getAsInt(), Posix.SOCK_CLOEXEC);
+        assertThat(receive(accepted)).isEqualTo("waited");
+        POSIX.close(accepted);
+        POSIX.close(fd.getAsInt());
+    }
+
     private SocketHandover start(Duration readyTimeout) throws IOException {
         SocketHandover handover = new SocketHandover(POSIX, stateDir, readyTimeout).start();
         open.add(handover);
