@@ -175,10 +175,14 @@ final class HandoverLoad implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         running = false;
-        for (Thread t : threads) {
-            t.join(10_000);
+        try {
+            for (Thread t : threads) {
+                t.join(10_000);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }
