@@ -6,9 +6,7 @@ import io.rdmanode.posix.Posix;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
@@ -34,30 +32,11 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
     private static final long SESSION_TIMEOUT_MILLIS = 10_000;
     private static final long LOCK_RETRY_MILLIS = 50;
 
-    private record Offer(String address, Door door) {
-    }
-
-    /** A door handed to a successor that has not said READY yet: a copy of its socket, kept listening. */
-    private record Lent(Object session, String name, String address, int fd) {
-    }
-
-    /**
-     * What is left of a door lent to a successor that died before READY: the socket, still listening (what
-     * connects meanwhile waits in its backlog), offered as it is to the next successor.
-     */
-    private record OrphanedDoor(int fd) implements Door {
-        @Override
-        public void handedOver() {
-            // nobody accepts on it here
-        }
-    }
-
     private final Posix posix;
     private final Path stateDir;
-    private final Map<String, Offer> offers = new ConcurrentHashMap<>();
+    private final OfferedDoors doors;
     private final List<Runnable> actions = new CopyOnWriteArrayList<>();
     private final Set<String> pending = ConcurrentHashMap.newKeySet();
-    private final List<Lent> lent = new CopyOnWriteArrayList<>();
     private final WriterLock writerLock;
     private final ScheduledExecutorService timer;
     private final long startedNanos = System.nanoTime();
@@ -71,6 +50,7 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
         this.stateDir = stateDir;
         this.readyTimeout = readyTimeout;
         this.writerLock = new WriterLock(posix, stateDir.resolve(Protocol.LOCK));
+        this.doors = new OfferedDoors(posix);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "rdma-agent-handover-timer");
             t.setDaemon(true);
@@ -127,12 +107,11 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
 
     @Override
     public AutoCloseable offer(String name, String address, Door door) {
-        Offer offer = new Offer(address, door);
-        offers.put(name, offer);
+        AutoCloseable handle = doors.offer(name, address, door);
         if (pending.remove(name) && pending.isEmpty()) {
             timer.execute(this::successorServes);
         }
-        return () -> offers.remove(name, offer);
+        return handle;
     }
 
     @Override
@@ -159,57 +138,22 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
 
     @Override
     public String[] offered() {
-        List<String> fields = new ArrayList<>();
-        offers.forEach((name, offer) -> {
-            fields.add(name);
-            fields.add(offer.address());
-        });
-        return fields.toArray(String[]::new);
+        return doors.fields();
     }
 
     @Override
     public HandoverListener.Taken handOver(Object session, String name, String address) {
-        Offer offer = offers.get(name);
-        if (offer == null) {
-            return new HandoverListener.Taken(-1, "no door " + name + " here");
-        }
-        if (!offer.address().equals(address)) {
-            return new HandoverListener.Taken(-1, "door " + name + " is at " + offer.address());
-        }
-        // A duplicate goes to the successor: the door may close its own descriptor as it stops accepting.
-        int copy = posix.fcntl(offer.door().fd(), Posix.F_DUPFD_CLOEXEC, 0);
-        lent.add(new Lent(session, name, address, posix.fcntl(copy, Posix.F_DUPFD_CLOEXEC, 0)));
-        offers.remove(name, offer);
-        if (offer.door() instanceof OrphanedDoor orphaned) {
-            posix.close(orphaned.fd());
-        }
-        try {
-            offer.door().handedOver();
-        } catch (RuntimeException e) {
-            LOG.error("door {} failed to stop accepting; handing it over anyway", name, e);
-        }
-        LOG.info("door {} at {} handed to a successor", name, address);
-        return new HandoverListener.Taken(copy, null);
+        return doors.lend(session, name, address);
     }
 
     @Override
     public void sessionEnded(Object session) {
-        for (Lent l : lent) {
-            if (l.session() == session && lent.remove(l)) {
-                LOG.error("the successor ended its handover session before it served door {} at {}: the socket stays"
-                        + " listening (clients wait in its backlog) for the next instance to take", l.name(), l.address());
-                offers.put(l.name(), new Offer(l.address(), new OrphanedDoor(l.fd())));
-            }
-        }
+        doors.returned(session);
     }
 
     @Override
     public void successorReady(Object session) {
-        for (Lent l : lent) {
-            if (l.session() == session && lent.remove(l)) {
-                posix.close(l.fd());
-            }
-        }
+        doors.kept(session);
         List<Runnable> run;
         synchronized (this) {
             if (handedOver) {
@@ -228,7 +172,7 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
         }
         writerLock.close();
         LOG.info("handed over to a successor: this instance allocates and writes nothing more, doors left {}",
-                offers.keySet());
+                doors.names());
     }
 
     // ---- the successor's own steps
@@ -306,11 +250,6 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
             session = null;
         }
         writerLock.close();
-        for (Lent l : lent) {
-            posix.close(l.fd());
-        }
-        lent.clear();
-        offers.values().stream().filter(o -> o.door() instanceof OrphanedDoor)
-                .forEach(o -> posix.close(o.door().fd()));
+        doors.close();
     }
 }
