@@ -58,12 +58,22 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
         });
     }
 
-    /** Connects to a predecessor (when one runs) and listens for a successor. */
-    synchronized SocketHandover start() throws IOException {
+    /**
+     * Connects to a predecessor (when one runs) and listens for a successor. Never fails: a handover that cannot
+     * work is logged, and this instance's doors then bind as on a first start.
+     */
+    synchronized SocketHandover start() {
         Path socket = stateDir.resolve(Protocol.SOCKET);
-        Optional<PredecessorSession> predecessor = PredecessorSession.connect(posix, socket, SESSION_TIMEOUT_MILLIS);
+        Optional<PredecessorSession> predecessor;
+        try {
+            predecessor = PredecessorSession.connect(posix, socket, SESSION_TIMEOUT_MILLIS);
+        } catch (IOException e) {
+            // The doors must serve either way: without the predecessor's sockets they are bound anew.
+            LOG.warn("cannot take over from the predecessor: {}; starting as a first instance", e.getMessage());
+            predecessor = Optional.empty();
+        }
         if (predecessor.isEmpty()) {
-            listener = HandoverListener.listen(posix, socket, this);
+            listenForSuccessor();
             acquireWriterLock();
             return this;
         }
@@ -211,8 +221,9 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
             }
             try {
                 listener = HandoverListener.listen(posix, stateDir.resolve(Protocol.SOCKET), this);
-            } catch (IOException e) {
-                LOG.error("cannot listen for a successor: {}", e.getMessage());
+            } catch (IOException | RuntimeException e) {
+                LOG.error("cannot listen for a successor, so none can take over from this instance: {}",
+                        e.getMessage());
             }
         }
     }

@@ -174,6 +174,16 @@ class SocketHandoverTest {
         POSIX.close(fd.getAsInt());
     }
 
+    @Test
+    void aStateDirectoryTooDeepForAUnixSocketStartsWithoutHandoverInsteadOfFailing() throws Exception {
+        Path deep = java.nio.file.Files.createDirectories(stateDir.resolve("d".repeat(60)).resolve("e".repeat(60)));
+        SocketHandover handover = new SocketHandover(POSIX, deep, Duration.ofSeconds(30)).start();
+        open.add(handover);
+
+        assertThat(handover.take(Handover.CNI, "/run/cni.sock")).isEmpty();
+        await().atMost(Duration.ofSeconds(5)).until(handover::writer);
+    }
+
     private SocketHandover start(Duration readyTimeout) throws IOException {
         SocketHandover handover = new SocketHandover(POSIX, stateDir, readyTimeout).start();
         open.add(handover);
