@@ -153,6 +153,14 @@ final class AgentProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** Waits for the agent to exit by itself (no signal); returns the exit code. */
+    int awaitExit(Duration timeout) throws Exception {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError("agent did not exit within " + timeout + ":\n" + output());
+        }
+        return process.exitValue();
+    }
+
     /** SIGKILL, as the OOM killer or a node crash stops it: no shutdown hook runs. Returns once it is gone. */
     void kill() throws InterruptedException {
         process.destroyForcibly();

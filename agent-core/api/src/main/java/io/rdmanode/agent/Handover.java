@@ -37,7 +37,9 @@ public interface Handover {
         /**
          * The successor takes this door: stop accepting on it before returning (connections accepted already are
          * finished as usual; what waits in the listen backlog is the successor's), and from now on never unlink
-         * the socket's path nor close anything but this process's own descriptor. Called at most once.
+         * the socket's path nor close anything but this process's own descriptor. Called at most once. The
+         * successor's descriptor is a duplicate made before this call, so the door may close its own here (never
+         * with {@code shutdown(2)}, which would act on the socket the successor accepts on).
          */
         void handedOver();
     }

@@ -2,6 +2,7 @@
 package io.rdmanode.launcher;
 
 import io.rdmanode.agent.AgentProperties;
+import io.rdmanode.agent.Handover;
 import io.rdmanode.agent.LoggingControl;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -15,6 +16,8 @@ import org.apache.felix.framework.Felix;
 import org.osgi.framework.BundleException;
 import org.osgi.framework.Constants;
 import org.osgi.framework.FrameworkEvent;
+import org.osgi.framework.ServiceReference;
+import org.osgi.util.tracker.ServiceTracker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +44,7 @@ final class AgentFramework implements AutoCloseable {
     private final Path configFile;
     private final java.util.function.IntConsumer exit;
     private volatile LauncherStartupGate startupGate;
+    private final FelixCacheSlot cacheSlot;
 
     AgentFramework(Path configFile, Path bundlesDir, RuntimeSettings settings, String version) throws IOException {
         this(configFile, bundlesDir, settings, version, System::exit);
@@ -52,8 +56,9 @@ final class AgentFramework implements AutoCloseable {
         this.configFile = configFile;
         this.exit = exit;
         Files.createDirectories(settings.stateDir());
+        this.cacheSlot = FelixCacheSlot.claim(settings.stateDir());
         Map<String, Object> properties = new HashMap<>();
-        properties.put(Constants.FRAMEWORK_STORAGE, settings.stateDir().resolve("felix-cache").toString());
+        properties.put(Constants.FRAMEWORK_STORAGE, cacheSlot.directory().toString());
         // A fresh cache on every start: the bundles directory is the only source of truth, and a stale cache
         // with other locations is a known cause of silent start-up failures.
         properties.put(Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT);
@@ -119,7 +124,25 @@ final class AgentFramework implements AutoCloseable {
         }
         felix.stop();
         FrameworkEvent event = felix.waitForStop(timeout.toMillis());
-        return event.getType() != FrameworkEvent.WAIT_TIMEDOUT;
+        boolean stopped = event.getType() != FrameworkEvent.WAIT_TIMEDOUT;
+        if (stopped) {
+            cacheSlot.close();
+        }
+        return stopped;
+    }
+
+    /** Runs {@code action} once this process has handed over to a successor ({@link Handover#onHandedOver}). */
+    void onHandedOver(Runnable action) {
+        ServiceTracker<Handover, Handover> tracker = new ServiceTracker<>(felix.getBundleContext(), Handover.class,
+                null) {
+            @Override
+            public Handover addingService(ServiceReference<Handover> reference) {
+                Handover handover = super.addingService(reference);
+                handover.onHandedOver(action);
+                return handover;
+            }
+        };
+        tracker.open();
     }
 
     /** Blocks until the framework has stopped, whoever stopped it. */

@@ -12,11 +12,15 @@ import java.util.Optional;
  * @param demo          run on the bundled demo host, with state and sockets under a temporary directory
  * @param exitWhenReady stop as soon as the agent has started ({@code /startedz}; build-time class-data-sharing
  *                      training runs)
+ * @param exitAfterHandover stop (exit 0, after the Freeflow drain) once a successor has taken over, as a
+ *                      supervisor that started the successor expects; also when {@code NOTIFY_SOCKET} is set
  */
-record LaunchOptions(Path home, Optional<Path> config, boolean demo, boolean exitWhenReady) {
+record LaunchOptions(Path home, Optional<Path> config, boolean demo, boolean exitWhenReady,
+                     boolean exitAfterHandover) {
 
     static final String USAGE = """
-            usage: rdma-node-agent [--config PATH] [--demo] [--exit-when-ready] [--help] [--version]
+            usage: rdma-node-agent [--config PATH] [--demo] [--exit-when-ready] [--exit-after-handover] [--help]
+                                  [--version]
                    rdma-node-agent status [--url URL] [--config PATH] [--json]   a running agent, as tables
                    rdma-node-agent check-config [--strict] FILE                  check a configuration offline
                    rdma-node-agent --print-setting KEY [--config PATH]           one resolved setting, e.g.
@@ -25,6 +29,8 @@ record LaunchOptions(Path home, Optional<Path> config, boolean demo, boolean exi
               --demo              run on the bundled demo host with config/demo.conf; state under a temp dir
               --exit-when-ready   stop once the agent has started: every bundle active, /startedz 200; kubelet
                                   registration (/readyz) is not waited for (CDS training)
+              --exit-after-handover  stop once a successor started on the same state directory has taken
+                                  over (the default under systemd, which sets NOTIFY_SOCKET)
               --home DIR          distribution directory (default: the parent of the launcher's lib/)
             each command has its own --help (status --help, check-config --help, --print-setting KEY --help)
             """;
@@ -55,17 +61,20 @@ record LaunchOptions(Path home, Optional<Path> config, boolean demo, boolean exi
         Path config = null;
         boolean demo = false;
         boolean exitWhenReady = false;
+        boolean exitAfterHandover = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--config" -> config = Path.of(value(args, ++i, "--config"));
                 case "--home" -> home = Path.of(value(args, ++i, "--home"));
                 case "--demo" -> demo = true;
                 case "--exit-when-ready" -> exitWhenReady = true;
+                case "--exit-after-handover" -> exitAfterHandover = true;
                 default -> throw new IllegalArgumentException("unknown option '" + args[i] + "'");
             }
         }
         return new LaunchOptions(home.toAbsolutePath().normalize(),
-                Optional.ofNullable(config).map(p -> p.toAbsolutePath().normalize()), demo, exitWhenReady);
+                Optional.ofNullable(config).map(p -> p.toAbsolutePath().normalize()), demo, exitWhenReady,
+                exitAfterHandover);
     }
 
     private static String value(String[] args, int index, String option) {

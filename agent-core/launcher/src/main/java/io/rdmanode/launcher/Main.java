@@ -92,7 +92,9 @@ public final class Main {
             System.err.println("rdma-node-agent: " + e.getMessage() + " (check-config FILE lists every problem)");
             return ExitCode.CONFIG_INVALID.code;
         }
-        Optional<String> unavailable = StartupResources.firstUnavailable(configFile, resolved, settings);
+        Optional<PredecessorProbe.Predecessor> predecessor = PredecessorProbe.find(settings.stateDir(),
+                Duration.ofSeconds(2));
+        Optional<String> unavailable = StartupResources.firstUnavailable(configFile, resolved, settings, predecessor);
         if (unavailable.isPresent()) {
             System.err.println("rdma-node-agent: " + unavailable.get());
             demoDir.ifPresent(Main::deleteTree);
@@ -102,6 +104,8 @@ public final class Main {
         Logger log = LoggerFactory.getLogger(Main.class);
         log.info("starting rdma-node-agent version={} config={} stateDir={} java={}", version(), configFile,
                 settings.stateDir(), System.getProperty("java.version"));
+        predecessor.ifPresent(p -> log.info("a predecessor runs on this state directory: pid={} doors={}; taking over",
+                p.pid(), p.doors()));
         AgentFramework framework;
         try {
             framework = new AgentFramework(configFile, options.bundlesDir(), settings, version(), code -> {
@@ -123,6 +127,14 @@ public final class Main {
             log.error("cannot start the framework: {}", e.toString(), e);
             failedStart = true;
             return EXIT_FAILURE;
+        }
+        if (options.exitAfterHandover() || System.getenv("NOTIFY_SOCKET") != null) {
+            // A supervisor that started the successor (systemd's ExecReload) expects the old process to go.
+            framework.onHandedOver(() -> {
+                log.info("handed over to a successor: stopping");
+                Thread exit = new Thread(() -> System.exit(0), "rdma-agent-launcher-handed-over");
+                exit.start();
+            });
         }
         reportReadiness(settings, options, resolved, framework);
         try {

@@ -26,14 +26,38 @@ final class StartupResources {
     static final String HTTP_PORT_VARIABLE = "RDMA_AGENT_HTTP_PORT";
     static final int DEFAULT_PORT = 9456;
     static final String DEFAULT_HOST = "127.0.0.1";
+    /** {@code io.rdmanode.agent.Handover.HTTP}. */
+    static final String HTTP_DOOR = "http";
 
     private StartupResources() {
     }
 
-    /** The first resource the agent cannot get, as the line to print; empty when all are there. */
-    static Optional<String> firstUnavailable(Path configFile, Config resolved, RuntimeSettings settings) {
+    /**
+     * The first resource the agent cannot get, as the line to print; empty when all are there. The HTTP port is
+     * not tried when the predecessor serves the endpoint at the same address: this instance takes it over.
+     */
+    static Optional<String> firstUnavailable(Path configFile, Config resolved, RuntimeSettings settings,
+                                             Optional<PredecessorProbe.Predecessor> predecessor) {
         Optional<String> stateDir = stateDirectory(configFile, settings.stateDir());
-        return stateDir.isPresent() ? stateDir : httpPort(configFile, resolved);
+        if (stateDir.isPresent()) {
+            return stateDir;
+        }
+        Optional<String> served = predecessor.map(p -> p.doors().get(HTTP_DOOR));
+        if (served.isPresent() && served.get().equals(httpAddress(resolved))) {
+            return Optional.empty();
+        }
+        return httpPort(configFile, resolved);
+    }
+
+    /** The endpoint's address as the health bundle offers it at a handover: {@code host:port}. */
+    static String httpAddress(Config resolved) {
+        try {
+            String host = resolved.hasPath(HTTP_HOST_KEY) ? resolved.getString(HTTP_HOST_KEY) : DEFAULT_HOST;
+            int port = resolved.hasPath(HTTP_PORT_KEY) ? resolved.getInt(HTTP_PORT_KEY) : DEFAULT_PORT;
+            return host + ":" + port;
+        } catch (ConfigException e) {
+            return "";
+        }
     }
 
     static Optional<String> stateDirectory(Path configFile, Path stateDir) {

@@ -50,4 +50,22 @@ class StartupResourcesTest {
         assertThat(StartupResources.stateDirectory(dir.resolve("agent.conf"), dir.resolve("new/state"))).isEmpty();
         assertThat(dir.resolve("new/state")).isDirectory();
     }
+
+    @Test
+    void onlyAPredecessorServingTheSameAddressIsTakenOverAForeignHolderStillFailsTheStart() throws Exception {
+        try (ServerSocket taken = new ServerSocket()) {
+            taken.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            int port = taken.getLocalPort();
+            var config = ConfigFactory.parseString("agent.http { host = \"127.0.0.1\", port = " + port + " }");
+            var settings = new RuntimeSettings(dir.resolve("state"), org.slf4j.event.Level.INFO,
+                    io.rdmanode.launcher.logging.LogFormat.TEXT, java.time.Duration.ofSeconds(10), java.util.Set.of());
+            var same = new PredecessorProbe.Predecessor(42, java.util.Map.of("http", "127.0.0.1:" + port));
+            var elsewhere = new PredecessorProbe.Predecessor(42, java.util.Map.of("http", "127.0.0.1:1"));
+
+            assertThat(StartupResources.firstUnavailable(dir, config, settings, java.util.Optional.of(same))).isEmpty();
+            assertThat(StartupResources.firstUnavailable(dir, config, settings, java.util.Optional.of(elsewhere)))
+                    .isPresent();
+            assertThat(StartupResources.firstUnavailable(dir, config, settings, java.util.Optional.empty())).isPresent();
+        }
+    }
 }

@@ -36,6 +36,10 @@ public interface Posix {
     int O_CLOEXEC = 0x80000;
     int F_GETFL = 3;
     int F_SETFL = 4;
+    int F_DUPFD_CLOEXEC = 1030;
+    int LOCK_EX = 2;
+    int LOCK_NB = 4;
+    int LOCK_UN = 8;
     short POLLIN = 0x1;
     short POLLHUP = 0x10;
     int EFD_SEMAPHORE = 1;
@@ -68,6 +72,21 @@ public interface Posix {
 
     /** {@code int listen(int fd, int backlog)}. */
     void listen(int fd, int backlog);
+
+    /**
+     * {@code int connect(int fd, const struct sockaddr *, socklen_t)}: {@code sockaddr} is the whole address.
+     *
+     * @since 1.1
+     */
+    void connect(int fd, byte[] sockaddr);
+
+    /**
+     * {@code int flock(int fd, int operation)} ({@link #LOCK_EX}, {@link #LOCK_NB}, {@link #LOCK_UN}): a lock on
+     * the open file description, so two opens of one file conflict even within one process.
+     *
+     * @since 1.1
+     */
+    void flock(int fd, int operation);
 
     /** {@code int accept4(int fd, NULL, NULL, int flags)}: the connection's descriptor. */
     int accept4(int fd, int flags);
@@ -115,6 +134,14 @@ public interface Posix {
 
     /** {@code int fcntl(int fd, int cmd, int arg)}, the integer form ({@link #F_GETFL}, {@link #F_SETFL}). */
     int fcntl(int fd, int cmd, int arg);
+
+    /**
+     * {@code int dup3(int oldfd, int newfd, int flags)}: makes {@code newfd} refer to what {@code oldfd} does,
+     * closing what {@code newfd} referred to, atomically ({@link #O_CLOEXEC} the one flag).
+     *
+     * @since 1.1
+     */
+    void dup3(int oldfd, int newfd, int flags);
 
     /** {@code int pipe2(int fds[2], int flags)}. */
     Pipe pipe2(int flags);

@@ -9,10 +9,13 @@
  * <p>The bundle is also the agent's only copy of jnr-ffi and jffi, whose packages it exports for bundles that bind
  * a library other than libc (verbs binds libibverbs); such a bundle keeps jnr types in its internal packages.
  *
+ * <p>1.1: {@link io.rdmanode.posix.Posix#dup3}, {@code connect}, {@code flock} and {@code F_DUPFD_CLOEXEC} (listening
+ * sockets and the state directory passed at a handover).
+ *
  * @since 1.0
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package io.rdmanode.posix;
 
 import org.osgi.annotation.bundle.Export;

@@ -65,6 +65,43 @@ class PosixTest {
     }
 
     @Test
+    void flockExcludesASecondOpenOfTheSameFileEvenInOneProcess(@TempDir Path dir) throws Exception {
+        Path file = Files.createFile(dir.resolve("state.lock"));
+        int first = posix.open(file.toString(), Posix.O_RDONLY | Posix.O_CLOEXEC);
+        int second = posix.open(file.toString(), Posix.O_RDONLY | Posix.O_CLOEXEC);
+        try {
+            posix.flock(first, Posix.LOCK_EX | Posix.LOCK_NB);
+            assertThatThrownBy(() -> posix.flock(second, Posix.LOCK_EX | Posix.LOCK_NB))
+                    .isInstanceOfSatisfying(PosixException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EAGAIN));
+            posix.close(first);
+            posix.flock(second, Posix.LOCK_EX | Posix.LOCK_NB);
+        } finally {
+            posix.close(second);
+        }
+    }
+
+    @Test
+    void dup3PutsOneDescriptorUnderAnothersNumber() {
+        Pipe a = posix.pipe2(Posix.O_CLOEXEC | Posix.O_NONBLOCK);
+        Pipe b = posix.pipe2(Posix.O_CLOEXEC | Posix.O_NONBLOCK);
+        try {
+            posix.dup3(a.writeFd(), b.writeFd(), Posix.O_CLOEXEC); // b's write end now writes into a
+            posix.write(b.writeFd(), new byte[] {42}, 1);
+            byte[] got = new byte[1];
+            assertThat(posix.read(a.readFd(), got, 1)).isEqualTo(1);
+            assertThat(got[0]).isEqualTo((byte) 42);
+            int copy = posix.fcntl(a.readFd(), Posix.F_DUPFD_CLOEXEC, 0);
+            assertThat(copy).isNotIn(a.readFd(), a.writeFd(), b.readFd(), b.writeFd());
+            posix.close(copy);
+        } finally {
+            posix.close(a.readFd());
+            posix.close(a.writeFd());
+            posix.close(b.readFd());
+            posix.close(b.writeFd());
+        }
+    }
+
+    @Test
     void eventfdCountsAsASemaphore() {
         int fd = posix.eventfd(0, Posix.EFD_CLOEXEC | Posix.EFD_NONBLOCK | Posix.EFD_SEMAPHORE);
         try {

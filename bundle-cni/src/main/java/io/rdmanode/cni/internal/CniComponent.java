@@ -3,6 +3,7 @@ package io.rdmanode.cni.internal;
 
 import io.rdmanode.cni.PodAttachment;
 import io.rdmanode.cni.PodAttachments;
+import io.rdmanode.agent.Handover;
 import io.rdmanode.agent.StartupGate;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.health.HealthCheck;
@@ -17,6 +18,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -85,23 +87,25 @@ public final class CniComponent implements PodAttachments, HealthCheck, StatusSe
     private final String installState;
     private final int reconciled;
     private final CniStats stats = new CniStats();
+    private final AutoCloseable offered;
 
     @Activate
     public CniComponent(Config config, @Reference RdmaDiscovery discovery, @Reference RdmaNetlink rdma,
                         @Reference NetworkNamespaces namespaces,
-                        @Reference(cardinality = ReferenceCardinality.OPTIONAL) StartupGate startup)
+                        @Reference(cardinality = ReferenceCardinality.OPTIONAL) StartupGate startup,
+                        @Reference Handover handover)
             throws IOException {
-        this(config, new DiscoveryResolver(discovery), rdma, namespaces, startup);
+        this(config, new DiscoveryResolver(discovery), rdma, namespaces, startup, handover);
     }
 
     CniComponent(Config config, DeviceResolver devices, RdmaNetlink rdma, NetworkNamespaces namespaces)
             throws IOException {
-        this(config, devices, rdma, namespaces, null);
+        this(config, devices, rdma, namespaces, null, null);
     }
 
     /** @param startup the launcher's, when there is one: a socket that cannot be served stops a starting agent */
     CniComponent(Config config, DeviceResolver devices, RdmaNetlink rdma, NetworkNamespaces namespaces,
-                 StartupGate startup) throws IOException {
+                 StartupGate startup, Handover handover) throws IOException {
         CniConfigCheck.require(config);
         this.config = config;
         this.handler = new CniHandler(new AttachmentStore(Path.of(config.stateDir())), rdma, namespaces, devices,
@@ -109,7 +113,8 @@ public final class CniComponent implements PodAttachments, HealthCheck, StatusSe
         int repaired = handler.reconcile();
         this.installState = install(config);
         try {
-            this.server = new CniServer(Path.of(config.socket()), handler::handle, new CniServer.Limits(
+            OptionalInt adopted = handover != null ? handover.take(Handover.CNI, config.socket()) : OptionalInt.empty();
+            this.server = new CniServer(Path.of(config.socket()), adopted, handler::handle, new CniServer.Limits(
                     config.maxRequestBytes(), config.requestTimeout(), config.maxConnections()), stats);
         } catch (IOException | RuntimeException e) {
             if (startup != null) {
@@ -118,6 +123,8 @@ public final class CniComponent implements PodAttachments, HealthCheck, StatusSe
             }
             throw e;
         }
+        this.offered = handover == null ? null
+                : server.door().map(door -> handover.offer(Handover.CNI, config.socket(), door)).orElse(null);
         // A DEL that found no socket just before it opened left its tombstone after the first pass.
         this.reconciled = repaired + handler.finishDeletesRequestedWhileDown();
         LOG.info("rdma CNI serving on {}; client {}; {} attachment(s), {} repaired at start", config.socket(),
@@ -159,6 +166,13 @@ public final class CniComponent implements PodAttachments, HealthCheck, StatusSe
 
     @Deactivate
     void stop() {
+        if (offered != null) {
+            try {
+                offered.close();
+            } catch (Exception e) {
+                LOG.debug("withdrawing the CNI door: {}", e.toString());
+            }
+        }
         server.close();
     }
 

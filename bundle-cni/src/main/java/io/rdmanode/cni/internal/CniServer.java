@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.cni.internal;
 
+import io.rdmanode.agent.Handover;
 import io.rdmanode.agent.LogText;
 import io.rdmanode.agent.RefusalLog;
+import io.rdmanode.posix.Posix;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -25,9 +27,12 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -107,6 +112,8 @@ final class CniServer implements AutoCloseable {
     private final ByteBuffer readBuffer = ByteBuffer.allocate(64 * 1024);
     private long buffered;
     private volatile boolean running = true;
+    private volatile boolean handedOver;
+    private final CountDownLatch released = new CountDownLatch(1);
 
     CniServer(Path path, BiFunction<Map<String, String>, byte[], CniHandler.Response> handler) throws IOException {
         this(path, handler, Limits.DEFAULTS, new CniStats());
@@ -114,15 +121,25 @@ final class CniServer implements AutoCloseable {
 
     CniServer(Path path, BiFunction<Map<String, String>, byte[], CniHandler.Response> handler, Limits limits,
               CniStats stats) throws IOException {
+        this(path, OptionalInt.empty(), handler, limits, stats);
+    }
+
+    /** @param adopted a predecessor's listening descriptor for {@code path} (handover), else it is bound anew */
+    CniServer(Path path, OptionalInt adopted, BiFunction<Map<String, String>, byte[], CniHandler.Response> handler,
+              Limits limits, CniStats stats) throws IOException {
         this.path = path;
         this.handler = handler;
         this.limits = limits;
         this.stats = stats;
-        privateDirectory(path.getParent(), path.getFileName().toString());
-        Files.deleteIfExists(path);
-        server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        server.bind(UnixDomainSocketAddress.of(path));
-        Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-------"));
+        if (adopted.isPresent()) {
+            server = AdoptedUnixChannel.adopt(Posix.libc(), path, adopted.getAsInt());
+        } else {
+            privateDirectory(path.getParent(), path.getFileName().toString());
+            Files.deleteIfExists(path);
+            server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+            server.bind(UnixDomainSocketAddress.of(path));
+            Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-------"));
+        }
         server.configureBlocking(false);
         selector = Selector.open();
         server.register(selector, SelectionKey.OP_ACCEPT);
@@ -170,6 +187,68 @@ final class CniServer implements AutoCloseable {
         return path;
     }
 
+    /**
+     * The listening socket as a door a successor can take ({@code Handover.Door}); empty when /proc does not show
+     * its descriptor (then this instance is not taken over and the successor binds anew).
+     */
+    Optional<Handover.Door> door() {
+        OptionalInt fd;
+        try {
+            fd = AdoptedUnixChannel.descriptorBoundTo(path);
+        } catch (IOException e) {
+            LOG.warn("CNI socket {}: cannot find its descriptor for a handover: {}", path, e.toString());
+            return Optional.empty();
+        }
+        if (fd.isEmpty()) {
+            return Optional.empty();
+        }
+        int descriptor = fd.getAsInt();
+        return Optional.of(new Handover.Door() {
+            @Override
+            public int fd() {
+                return descriptor;
+            }
+
+            @Override
+            public void handedOver() {
+                stopAccepting();
+            }
+        });
+    }
+
+    /**
+     * A successor accepts on the socket now: the I/O thread cancels the accept key and closes this process's
+     * channel (the JDK deregisters it from epoll before it closes the descriptor, and never unlinks the path);
+     * requests already read are answered as usual. Returns once accepting stopped (or after 2 s).
+     */
+    private void stopAccepting() {
+        handedOver = true;
+        selector.wakeup();
+        try {
+            if (!released.await(2, TimeUnit.SECONDS)) {
+                LOG.warn("CNI socket {}: the I/O thread did not stop accepting within 2 s", path);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        LOG.info("CNI socket {} handed to a successor", path);
+    }
+
+    private void releaseIfHandedOver() {
+        if (handedOver && released.getCount() > 0) {
+            SelectionKey key = server.keyFor(selector);
+            if (key != null) {
+                key.cancel();
+            }
+            try {
+                server.close();
+            } catch (IOException ignored) {
+                // this process's descriptor only; the successor's is untouched
+            }
+            released.countDown();
+        }
+    }
+
     boolean isOpen() {
         return server.isOpen();
     }
@@ -182,6 +261,7 @@ final class CniServer implements AutoCloseable {
                     long left = waiting.iterator().next().deadline - System.nanoTime();
                     timeout = Math.max(1, TimeUnit.NANOSECONDS.toMillis(left) + 1);
                 }
+                releaseIfHandedOver();
                 selector.select(this::ready, timeout);
                 for (Conn c; (c = answered.poll()) != null; ) {
                     answer(c);
@@ -505,6 +585,9 @@ final class CniServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (IOException ignored) {
             // closing anyway
+        }
+        if (handedOver) {
+            return; // the path is the successor's
         }
         try {
             Files.deleteIfExists(path);

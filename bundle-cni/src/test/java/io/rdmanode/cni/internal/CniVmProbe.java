@@ -89,7 +89,7 @@ public final class CniVmProbe {
 
         Path root = Files.createTempDirectory(Path.of("/tmp"), "rdt-vm-");
         RdmaNetlink rdma = Netlink.rdma();
-        CniComponent component = new CniComponent(TestAgent.config(root), discovery, rdma, Netlink.namespaces(), null);
+        CniComponent component = new CniComponent(TestAgent.config(root), discovery, rdma, Netlink.namespaces(), null, null);
         Path client = root.resolve("bin/rdma");
         out("client.installed", Files.isExecutable(client));
         out("mode.initial", rdma.netnsMode());

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal;
 
+import io.rdmanode.agent.Handover;
 import io.rdmanode.agent.StartupGate;
 import io.rdmanode.freeflow.internal.router.ControlServer;
 import io.rdmanode.freeflow.internal.router.ControlSettings;
@@ -13,6 +14,7 @@ import io.rdmanode.health.HealthStatus;
 import io.rdmanode.health.StatusSection;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.OptionalInt;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -133,6 +135,11 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
         @AttributeDefinition(description = "milliseconds between checks for clients that exited", min = "10",
                 max = "60000")
         long reapInterval() default 500;
+
+        @AttributeDefinition(description = "after a successor took the socket over (handover), how long clients"
+                + " still connected to this instance keep it at stop before they are cut, milliseconds; keep"
+                + " agent.runtime.shutdownTimeout above it", min = "0", max = "600000")
+        long drainTimeout() default 5_000;
     }
 
     /** What, changed, needs a new router and socket. */
@@ -159,11 +166,15 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
     private Identity identity;
     private volatile Router router;
     private volatile ControlServer server;
+    private final Handover handover;
+    private AutoCloseable offered;
 
     @Activate
     public FreeflowComponent(Config config,
-                             @Reference(cardinality = ReferenceCardinality.OPTIONAL) StartupGate startup)
+                             @Reference(cardinality = ReferenceCardinality.OPTIONAL) StartupGate startup,
+                             @Reference Handover handover)
             throws IOException {
+        this.handover = handover;
         FreeflowConfigCheck.require(config);
         try {
             start(config);
@@ -178,7 +189,7 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
     }
 
     FreeflowComponent(Config config) throws IOException {
-        this(config, null);
+        this(config, null, null);
     }
 
     private void start(Config c) throws IOException {
@@ -188,13 +199,18 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
         this.identity = id;
         Router r = new Router(new RouterSettings(id.shmDir(), Long.toHexString(ProcessHandle.current().pid()),
                 tuning.limits(), tuning.poller()));
+        String address = id.socket().toString();
+        OptionalInt adopted = handover != null ? handover.take(Handover.FREEFLOW, address) : OptionalInt.empty();
         try {
-            this.server = new ControlServer(id.socket(), r, tuning.control(), tuning.reapIntervalMillis());
+            this.server = new ControlServer(id.socket(), adopted, r, tuning.control(), tuning.reapIntervalMillis());
         } catch (IOException | RuntimeException e) {
             r.close();
             throw e;
         }
         this.router = r;
+        if (handover != null) {
+            offered = handover.offer(Handover.FREEFLOW, address, server.door());
+        }
     }
 
     /**
@@ -221,8 +237,25 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
 
     @Deactivate
     void stop() {
+        withdrawOffer();
+        if (server.handedOver()) {
+            int left = server.drain(config.drainTimeout());
+            LOG.info("freeflow drain after handover: {} connection(s) still open after {} ms are cut", left,
+                    left == 0 ? 0 : config.drainTimeout());
+        }
         server.close();
         router.close();
+    }
+
+    private void withdrawOffer() {
+        if (offered != null) {
+            try {
+                offered.close();
+            } catch (Exception e) {
+                LOG.debug("withdrawing the freeflow door: {}", e.toString());
+            }
+            offered = null;
+        }
     }
 
     @Override

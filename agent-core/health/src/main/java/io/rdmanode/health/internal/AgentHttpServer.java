@@ -2,6 +2,7 @@
 package io.rdmanode.health.internal;
 
 import io.rdmanode.agent.AgentProperties;
+import io.rdmanode.agent.Handover;
 import io.rdmanode.health.HealthCheck;
 import io.rdmanode.health.HttpEndpoint;
 import io.rdmanode.health.StatusSection;
@@ -102,16 +103,22 @@ public final class AgentHttpServer {
     private final ServiceRegistration<BoundHttpEndpoint> registration;
     private final Optional<UrlFile> urlFile;
 
+    private final Handover handover;
+    private final AutoCloseable offered;
+
     @Activate
-    public AgentHttpServer(Config config, BundleContext context) {
+    public AgentHttpServer(Config config, BundleContext context, @Reference Handover handover) {
+        this.handover = handover;
         HttpConfigCheck.require(config);
         AgentInfo agent = AgentInfo.of(context.getProperty(VERSION_PROPERTY),
                 context.getProperty(STARTED_AT_PROPERTY), Instant.now())
                 .withCds(context.getProperty(AgentInfo.CDS_PROPERTY));
         HealthSources sources = new OsgiHealthSources(context, () -> checks, () -> scr, agent);
         HttpSettings settings = settings(config);
-        this.server = new HealthHttpServer(new InetSocketAddress(config.host(), config.port()), settings, sources,
-                Clock.systemUTC());
+        String address = config.host() + ":" + config.port(); // as the launcher's pre-start check names it
+        this.server = new HealthHttpServer(new InetSocketAddress(config.host(), config.port()),
+                () -> handover.take(Handover.HTTP, address), settings, sources, Clock.systemUTC());
+        this.offered = server.door().map(door -> handover.offer(Handover.HTTP, address, door)).orElse(null);
         URI uri = server.uri();
         LOG.info("http endpoint listening on {} port={} threads={} maxConnections={} headerTimeout={}ms"
                 + " idleTimeout={}ms", uri, server.port(), settings.threads(), settings.maxConnections(),
@@ -128,7 +135,16 @@ public final class AgentHttpServer {
     @Deactivate
     void stop() {
         registration.unregister();
-        urlFile.ifPresent(AgentHttpServer::deleteUrl);
+        if (offered != null) {
+            try {
+                offered.close();
+            } catch (Exception e) {
+                LOG.debug("withdrawing the http door: {}", e.toString());
+            }
+        }
+        if (!server.handedOver() && !handover.handedOver()) {
+            urlFile.ifPresent(AgentHttpServer::deleteUrl); // else the successor's: the same URL, its file
+        }
         server.close();
         LOG.info("http endpoint stopped url={}", server.uri());
     }

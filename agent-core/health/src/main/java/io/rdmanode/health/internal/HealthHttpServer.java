@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.rdmanode.agent.Handover;
 import io.rdmanode.agent.LogText;
 import io.rdmanode.health.HttpEndpoint;
 import io.rdmanode.health.StatusSection;
@@ -17,6 +18,8 @@ import java.net.URISyntaxException;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -62,6 +65,12 @@ final class HealthHttpServer implements AutoCloseable, HttpConnection.Router {
 
     /** Binds and starts serving; port 0 in {@code address} picks a free port, see {@link #uri()}. */
     HealthHttpServer(InetSocketAddress address, HttpSettings settings, HealthSources sources, Clock clock) {
+        this(address, OptionalInt::empty, settings, sources, clock);
+    }
+
+    /** @param take a predecessor's listening descriptor for {@code address} (handover), else it binds */
+    HealthHttpServer(InetSocketAddress address, Supplier<OptionalInt> take, HttpSettings settings,
+                     HealthSources sources, Clock clock) {
         this.settings = settings;
         WarnOnce warnOnce = new WarnOnce();
         this.cache = new HealthCache(sources, settings.checkTimeout(), settings.refreshInterval(), warnOnce);
@@ -74,7 +83,7 @@ final class HealthHttpServer implements AutoCloseable, HttpConnection.Router {
                     return thread;
                 });
         try {
-            this.transport = new NettyHttpTransport(address, settings, stats, this);
+            this.transport = new NettyHttpTransport(address, take, settings, stats, this);
         } catch (RuntimeException e) {
             handlers.shutdownNow();
             cache.close();
@@ -90,6 +99,36 @@ final class HealthHttpServer implements AutoCloseable, HttpConnection.Router {
 
     int port() {
         return uri.getPort();
+    }
+
+    /** The listening socket as a door a successor can take; empty without epoll. */
+    Optional<Handover.Door> door() {
+        OptionalInt fd = transport.fd();
+        if (fd.isEmpty()) {
+            return Optional.empty();
+        }
+        int descriptor = fd.getAsInt();
+        return Optional.of(new Handover.Door() {
+            @Override
+            public int fd() {
+                return descriptor;
+            }
+
+            @Override
+            public void handedOver() {
+                transport.stopAccepting();
+                LOG.info("http endpoint {} handed to a successor", uri);
+            }
+        });
+    }
+
+    boolean handedOver() {
+        return transport.handedOver();
+    }
+
+    @Override
+    public boolean keepsConnections() {
+        return !transport.handedOver();
     }
 
     /** The server's own figures (the {@code http} member of {@code /status}). */

@@ -30,6 +30,11 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
     /** What the server does with one request head; called on the event loop, must not block. */
     interface Router {
         void route(HttpConnection connection, HttpRequest request);
+
+        /** False once a successor serves the endpoint: each response then closes its connection. */
+        default boolean keepsConnections() {
+            return true;
+        }
     }
 
     static final int MAX_PIPELINED = 8;
@@ -124,8 +129,9 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
 
     /** Writes a whole response (any thread) and then goes on as {@link #done} says. */
     void respond(FullHttpResponse response, boolean keepAlive) {
-        HttpUtil.setKeepAlive(response, keepAlive);
-        ctx.writeAndFlush(response).addListener(f -> done(keepAlive && f.isSuccess()));
+        boolean keep = keepAlive && router.keepsConnections();
+        HttpUtil.setKeepAlive(response, keep);
+        ctx.writeAndFlush(response).addListener(f -> done(keep && f.isSuccess()));
     }
 
     /** A one-line text answer (any thread). */

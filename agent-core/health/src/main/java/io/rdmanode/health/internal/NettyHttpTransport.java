@@ -2,10 +2,12 @@
 package io.rdmanode.health.internal;
 
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.EventLoopGroup;
@@ -19,6 +21,11 @@ import io.netty.util.concurrent.FastThreadLocalThread;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.OptionalInt;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -31,21 +38,35 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Every accepted connection past {@link HttpSettings#maxConnections()} is closed at once and counted; the
  * others get the codec (head bounded by {@link HttpSettings#maxHeaderSize()}) and an {@link HttpConnection}.
- * NIO rather than epoll: the endpoint needs nothing epoll-only, and NIO needs no native library.
+ * Epoll where it loads, because only epoll can adopt a listening descriptor handed over by a predecessor and show
+ * its own to a successor (issue 27); NIO otherwise, which needs no native library and does without handover.
  */
 final class NettyHttpTransport implements AutoCloseable {
 
+    private static final Logger LOG = LoggerFactory.getLogger(NettyHttpTransport.class);
     private final EventLoopGroup loop;
     private final ChannelGroup connections;
     private final Channel server;
+    private volatile boolean handedOver;
 
     NettyHttpTransport(InetSocketAddress address, HttpSettings settings, HttpServerStats stats,
                        HttpConnection.Router router) {
+        this(address, OptionalInt::empty, settings, stats, router);
+    }
+
+    /**
+     * @param take a predecessor's listening descriptor for {@code address} (handover, needs epoll), else it binds
+     *             anew; asked only once the event loop is up, so that the socket waits unserved as briefly as can
+     *             be (the predecessor stops accepting when it is taken)
+     */
+    NettyHttpTransport(InetSocketAddress address, Supplier<OptionalInt> take, HttpSettings settings,
+                       HttpServerStats stats, HttpConnection.Router router) {
+        boolean epoll = EpollTransport.available();
         this.loop = new MultiThreadIoEventLoopGroup(1, task -> {
             Thread thread = new FastThreadLocalThread(task, "rdma-agent-health-http-io");
             thread.setDaemon(true);
             return thread;
-        }, NioIoHandler.newFactory());
+        }, epoll ? EpollTransport.ioHandler() : NioIoHandler.newFactory());
         this.connections = new DefaultChannelGroup("rdma-agent-health-http", loop.next());
         HttpDecoderConfig decoder = new HttpDecoderConfig()
                 .setMaxInitialLineLength(settings.maxHeaderSize())
@@ -53,7 +74,6 @@ final class NettyHttpTransport implements AutoCloseable {
                 .setMaxChunkSize(8192);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(loop)
-                .channel(NioServerSocketChannel.class)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -76,19 +96,78 @@ final class NettyHttpTransport implements AutoCloseable {
                                 connection);
                     }
                 });
-        ChannelFuture bind = bootstrap.bind(address).awaitUninterruptibly();
+        if (epoll) {
+            warmUp(decoder, settings, stats, router);
+        }
+        OptionalInt adopted = epoll ? take.get() : OptionalInt.empty();
+        if (adopted.isPresent()) {
+            int fd = adopted.getAsInt();
+            bootstrap.channelFactory(() -> EpollTransport.adopt(fd));
+        } else {
+            bootstrap.channel(epoll ? EpollTransport.serverChannel() : NioServerSocketChannel.class);
+        }
+        // An adopted socket is bound and listening already: registering it starts accepting on its backlog.
+        ChannelFuture bind = (adopted.isPresent() ? bootstrap.register() : bootstrap.bind(address))
+                .awaitUninterruptibly();
         if (!bind.isSuccess()) {
             loop.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             Throwable cause = bind.cause();
             throw new UncheckedIOException("cannot bind http endpoint to " + address.getHostString() + ":"
-                    + address.getPort() + ": " + cause.getMessage(),
+                    + address.getPort() + ": " + reason(cause),
                     cause instanceof IOException io ? io : new IOException(cause));
         }
         this.server = bind.channel();
     }
 
+    /**
+     * One {@code /healthz} through a connection's handlers on an in-memory channel, before the socket can be
+     * taken: the first request a successor answers then finds the codec's and the endpoint's classes loaded
+     * (measured on a loaded 2-core machine, the cold path kept it from answering for about 150 ms). Counts
+     * nothing: the connection figures are kept where connections are accepted.
+     */
+    private static void warmUp(HttpDecoderConfig decoder, HttpSettings settings, HttpServerStats stats,
+                               HttpConnection.Router router) {
+        HttpConnection connection = new HttpConnection(router, settings, stats);
+        EmbeddedChannel channel = new EmbeddedChannel(connection.rawBytesWatcher(), new HttpServerCodec(decoder),
+                connection);
+        try {
+            channel.writeInbound(Unpooled.copiedBuffer("GET /healthz HTTP/1.1\r\nHost: warm-up\r\n\r\n",
+                    StandardCharsets.US_ASCII));
+            channel.runPendingTasks();
+        } catch (RuntimeException e) {
+            LOG.debug("http warm-up: {}", e.toString());
+        } finally {
+            channel.finishAndReleaseAll();
+        }
+    }
+
+    /** The errno's text alone: epoll's exceptions say "bind(..) failed with error(-98): " first. */
+    private static String reason(Throwable cause) {
+        String message = String.valueOf(cause.getMessage());
+        return message.replaceFirst("^\\w+\\(\\.\\.\\) failed with error\\(-?\\d+\\): ", "");
+    }
+
     int port() {
         return ((InetSocketAddress) server.localAddress()).getPort();
+    }
+
+    /** The listening descriptor, for a successor; empty on NIO. */
+    OptionalInt fd() {
+        return EpollTransport.available() ? EpollTransport.fd(server) : OptionalInt.empty();
+    }
+
+    /**
+     * A successor accepts on the socket now: closes this process's listening channel (Netty deregisters it from
+     * epoll before it closes the descriptor; the successor's copy keeps the socket listening). Connections open
+     * here finish their request and are closed after the response ({@link #handedOver()}).
+     */
+    void stopAccepting() {
+        handedOver = true;
+        server.close().syncUninterruptibly();
+    }
+
+    boolean handedOver() {
+        return handedOver;
     }
 
     /**

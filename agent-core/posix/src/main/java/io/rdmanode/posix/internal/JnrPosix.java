@@ -173,6 +173,21 @@ public final class JnrPosix implements Posix {
     }
 
     @Override
+    public void connect(int fd, byte[] sockaddr) {
+        check(c.connect(fd, sockaddr, sockaddr.length), "connect(fd " + fd + ")");
+    }
+
+    @Override
+    public void flock(int fd, int operation) {
+        check(c.flock(fd, operation), "flock(fd " + fd + ", " + operation + ")");
+    }
+
+    @Override
+    public void dup3(int oldfd, int newfd, int flags) {
+        check(c.dup3(oldfd, newfd, flags), "dup3(fd " + oldfd + ", fd " + newfd + ")");
+    }
+
+    @Override
     public Pipe pipe2(int flags) {
         int[] fds = new int[2];
         check(c.pipe2(fds, flags), "pipe2");

@@ -19,6 +19,10 @@ public interface LibC {
 
     int listen(int fd, int backlog);
 
+    int connect(int fd, @In byte[] sockaddr, int len);
+
+    int flock(int fd, int operation);
+
     int accept4(int fd, Pointer addr, Pointer addrlen, int flags);
 
     int shutdown(int fd, int how);
@@ -45,6 +49,8 @@ public interface LibC {
 
     /** The two-int form of the variadic {@code fcntl}: same calling convention on x86-64 and aarch64 Linux. */
     int fcntl(int fd, int cmd, int arg);
+
+    int dup3(int oldfd, int newfd, int flags);
 
     int pipe2(@Out int[] fds, int flags);
 

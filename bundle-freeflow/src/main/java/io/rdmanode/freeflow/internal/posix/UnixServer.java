@@ -69,6 +69,32 @@ public final class UnixServer implements AutoCloseable {
         return new UnixServer(posix, path, fd);
     }
 
+    /**
+     * A listening socket a predecessor handed over (already bound at path and listening; connections in its
+     * backlog are this server's to accept): made non-blocking, close-on-exec is the receiver's already.
+     */
+    public static UnixServer adopt(Path path, int fd) throws IOException {
+        Posix posix = Posix.libc();
+        try {
+            posix.fcntl(fd, Posix.F_SETFL, posix.fcntl(fd, Posix.F_GETFL, 0) | Posix.O_NONBLOCK);
+        } catch (PosixException e) {
+            posix.close(fd);
+            throw new IOException("cannot adopt the listening socket of " + path + ": " + e.reason(), e);
+        }
+        return new UnixServer(posix, path, fd);
+    }
+
+    /**
+     * A successor serves this socket now: closes this process's descriptor only. No shutdown(2), which would act
+     * on the socket the successor accepts on, and no unlink: the path is the successor's. Later closes do nothing.
+     */
+    public void release() {
+        if (!closed) {
+            closed = true;
+            posix.close(fd);
+        }
+    }
+
     public Path path() {
         return path;
     }

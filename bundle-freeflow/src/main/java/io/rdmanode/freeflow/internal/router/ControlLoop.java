@@ -40,6 +40,8 @@ final class ControlLoop {
     private final IdleSet idleSet;
     private List<ControlConnection> polled = new ArrayList<>();
     private volatile boolean running = true;
+    private volatile boolean handedOver;
+    private final java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
     private boolean paused;
 
     ControlLoop(UnixServer server, ControlServer owner) {
@@ -67,6 +69,28 @@ final class ControlLoop {
     void resume(ControlConnection cc) {
         returning.add(cc);
         wake();
+    }
+
+    /**
+     * A successor takes the listening socket: from the loop's next turn on it never polls or accepts on it again,
+     * and the loop closes this process's descriptor (so no poll of it is under way when it closes). Returns once
+     * that happened, or after a second if the loop is not turning.
+     */
+    void stopAccepting() {
+        handedOver = true;
+        wake();
+        try {
+            if (!released.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
+                server.release();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            server.release();
+        }
+    }
+
+    boolean acceptingStopped() {
+        return handedOver;
     }
 
     void stop() {
@@ -97,8 +121,12 @@ final class ControlLoop {
                 polled.add(cc);
             }
         }
+        if (handedOver && released.getCount() > 0) {
+            server.release();
+            released.countDown();
+        }
         ControlSettings s = owner.settings();
-        boolean accepting = owner.openConnections() < s.maxConnections();
+        boolean accepting = !handedOver && owner.openConnections() < s.maxConnections();
         if (!accepting && !paused) {
             owner.atCapacity(s.maxConnections());
         }

@@ -48,13 +48,21 @@ public final class ControlServer implements AutoCloseable {
     final LongAdder idleCuts = new LongAdder();
     final LongAdder acceptPauses = new LongAdder();
     final LongAdder parked = new LongAdder();
+    private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile ControlSettings settings;
     private ScheduledFuture<?> reaping;
     private long reapIntervalMillis;
 
     public ControlServer(Path socket, Router router, ControlSettings settings, long reapIntervalMillis) throws IOException {
+        this(socket, java.util.OptionalInt.empty(), router, settings, reapIntervalMillis);
+    }
+
+    /** @param adopted a predecessor's listening descriptor for {@code socket} (handover), else it is bound anew */
+    public ControlServer(Path socket, java.util.OptionalInt adopted, Router router, ControlSettings settings,
+                         long reapIntervalMillis) throws IOException {
         Files.createDirectories(socket.getParent());
-        this.server = UnixServer.listen(socket, "rw-rw-rw-");
+        this.server = adopted.isPresent() ? UnixServer.adopt(socket, adopted.getAsInt())
+                : UnixServer.listen(socket, "rw-rw-rw-");
         this.router = router;
         this.settings = settings;
         this.dispatcher = new Dispatcher(router, this);
@@ -79,7 +87,45 @@ public final class ControlServer implements AutoCloseable {
         });
         reapInterval(reapIntervalMillis);
         loop.start();
-        LOG.info("freeflow router listening on {}", socket);
+        LOG.info("freeflow router {} on {}", adopted.isPresent() ? "took over the socket" : "listening", socket);
+    }
+
+    /** The listening socket as a door a successor can take ({@code Handover.Door}). */
+    public io.rdmanode.agent.Handover.Door door() {
+        return new io.rdmanode.agent.Handover.Door() {
+            @Override
+            public int fd() {
+                return server.fd();
+            }
+
+            @Override
+            public void handedOver() {
+                loop.stopAccepting();
+                LOG.info("freeflow router socket {} handed to a successor: new clients go there, {} connection(s)"
+                        + " stay here until they close", server.path(), open.size());
+            }
+        };
+    }
+
+    /**
+     * After a handover: waits until every client connected here has disconnected, or {@code millis} passed
+     * (tenants keep their objects meanwhile); returns the connections still open.
+     */
+    public int drain(long millis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (!open.isEmpty() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return open.size();
+    }
+
+    public boolean handedOver() {
+        return loop.acceptingStopped();
     }
 
     /** A server with default bounds and {@code threads} workers (tests, benchmarks). */
@@ -245,6 +291,9 @@ public final class ControlServer implements AutoCloseable {
 
     @Override
     public void close() {
+        if (!closing.compareAndSet(false, true)) {
+            return; // closed already (a test, or a stop after a drain that closed it)
+        }
         loop.stop();
         try {
             server.close();

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.handover.internal;
+
+import io.rdmanode.posix.Errno;
+import io.rdmanode.posix.Posix;
+import io.rdmanode.posix.PosixException;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The predecessor's side: listens on {@code <stateDir>/handover.sock} (0600) for a successor and answers its
+ * requests ({@link Protocol}), each session on a thread of its own (a successor, or the launcher's brief check).
+ * On close the socket file is removed only while it is still this listener's (same inode): a successor binds its
+ * own at the same path before this process stops.
+ */
+final class HandoverListener implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HandoverListener.class);
+    private static final AtomicInteger SESSIONS = new AtomicInteger();
+
+    /** What the listener asks of this process. */
+    interface Doors {
+
+        /** The doors offered now, as DOORS fields: name, address, name, address... */
+        String[] offered();
+
+        /** A duplicate of the door's descriptor after the door stopped accepting, or a reason why not. */
+        Taken handOver(Object session, String name, String address);
+
+        /** The successor serves every door it took: hand the state directory over. */
+        void successorReady(Object session);
+
+        /** The session is over, with or without READY (a successor that died while it started). */
+        void sessionEnded(Object session);
+    }
+
+    /** Either {@code fd} (owned by the caller) or {@code reason}. */
+    record Taken(int fd, String reason) {
+    }
+
+    private final Posix posix;
+    private final Path path;
+    private final int fd;
+    private final Object inode;
+    private final Doors doors;
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    private HandoverListener(Posix posix, Path path, int fd, Doors doors) throws IOException {
+        this.posix = posix;
+        this.path = path;
+        this.fd = fd;
+        this.inode = Files.getAttribute(path, "unix:ino");
+        this.doors = doors;
+        this.thread = new Thread(this::acceptLoop, "rdma-agent-handover-listener");
+        thread.setDaemon(true);
+    }
+
+    /** Binds {@code path} (an existing file is replaced: a dead predecessor's, or one a session is connected to). */
+    static HandoverListener listen(Posix posix, Path path, Doors doors) throws IOException {
+        Files.deleteIfExists(path);
+        int fd = posix.socket(Posix.AF_UNIX, Posix.SOCK_STREAM | Posix.SOCK_CLOEXEC, 0);
+        try {
+            posix.bind(fd, UnixAddress.of(path));
+            Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-------"));
+            posix.listen(fd, 4);
+            HandoverListener listener = new HandoverListener(posix, path, fd, doors);
+            listener.thread.start();
+            return listener;
+        } catch (PosixException | IOException e) {
+            posix.close(fd);
+            throw new IOException("cannot listen on " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void acceptLoop() {
+        while (running) {
+            try {
+                if (posix.poll(new int[] {fd}, Posix.POLLIN, 250)[0] == 0) {
+                    continue;
+                }
+                int session = posix.accept4(fd, Posix.SOCK_CLOEXEC);
+                Thread t = new Thread(() -> serve(session), "rdma-agent-handover-session-" + SESSIONS.incrementAndGet());
+                t.setDaemon(true);
+                t.start();
+            } catch (PosixException e) {
+                if (running && e.errno() != Errno.EINTR && e.errno() != Errno.EAGAIN) {
+                    LOG.warn("handover socket {}: accept failed: {}", path, e.getMessage());
+                }
+            }
+        }
+    }
+
+    private void serve(int session) {
+        Object id = new Object();
+        FdLines lines = new FdLines(posix, session);
+        try {
+            for (;;) {
+                String[] request = lines.read().fields();
+                switch (request[0]) {
+                    case Protocol.HELLO -> lines.send(Protocol.HELLO + "\t" + Protocol.VERSION + "\t"
+                            + ProcessHandle.current().pid());
+                    case Protocol.DOORS -> lines.send(String.join("\t", prepend(Protocol.DOORS, doors.offered())));
+                    case Protocol.TAKE -> take(id, lines, request);
+                    case Protocol.READY -> {
+                        doors.successorReady(id);
+                        lines.send(Protocol.RELEASED);
+                    }
+                    default -> lines.send(Protocol.NONE + "\tunknown request " + request[0]);
+                }
+            }
+        } catch (EOFException done) {
+            // the successor (or the launcher's check) is through
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("handover session on {} ended: {}", path, e.toString());
+        } finally {
+            posix.close(session);
+            doors.sessionEnded(id);
+        }
+    }
+
+    private void take(Object session, FdLines lines, String[] request) {
+        if (request.length != 3) {
+            lines.send(Protocol.NONE + "\tTAKE needs a name and an address");
+            return;
+        }
+        Taken taken = doors.handOver(session, request[1], request[2]);
+        if (taken.fd() < 0) {
+            lines.send(Protocol.NONE + "\t" + taken.reason());
+            return;
+        }
+        try {
+            lines.send(Protocol.FD, taken.fd());
+        } finally {
+            posix.close(taken.fd());
+        }
+    }
+
+    private static String[] prepend(String first, String[] rest) {
+        String[] all = new String[rest.length + 1];
+        all[0] = first;
+        System.arraycopy(rest, 0, all, 1, rest.length);
+        return all;
+    }
+
+    /** Stops listening; the socket file goes only if no successor has bound its own there since. */
+    @Override
+    public void close() {
+        running = false;
+        try {
+            thread.join(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        posix.close(fd);
+        try {
+            if (Files.exists(path) && Objects.equals(Files.getAttribute(path, "unix:ino"), inode)) {
+                Files.delete(path);
+            }
+        } catch (IOException e) {
+            LOG.debug("cannot remove {}: {}", path, e.toString());
+        }
+    }
+}

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.handover.internal;
+
+import io.rdmanode.posix.Posix;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * The handover protocol, version 1, on {@code <stateDir>/handover.sock} (mode 0600), framed by {@link FdLines}.
+ * The successor asks, the predecessor answers each request with one line:
+ * <pre>
+ * HELLO 1 &lt;pid&gt;            -&gt; HELLO 1 &lt;pid&gt;
+ * DOORS                     -&gt; DOORS [&lt;name&gt; &lt;address&gt;]...    (the doors offered now)
+ * TAKE &lt;name&gt; &lt;address&gt;    -&gt; FD (+ the listening descriptor as SCM_RIGHTS) | NONE &lt;why&gt;
+ * READY                     -&gt; RELEASED                         (handed over; state.lock released)
+ * </pre>
+ * (fields apart by a tab). Before it answers FD the predecessor has stopped accepting on that door; after
+ * RELEASED it has run its onHandedOver actions and let go of the writer lock, which the successor takes next. The
+ * launcher's pre-start check speaks the first two requests through the JDK (it finds a predecessor and the HTTP
+ * address it serves before the framework starts).
+ */
+final class Protocol {
+
+    static final String VERSION = "1";
+    static final String HELLO = "HELLO";
+    static final String DOORS = "DOORS";
+    static final String TAKE = "TAKE";
+    static final String FD = "FD";
+    static final String NONE = "NONE";
+    static final String READY = "READY";
+    static final String RELEASED = "RELEASED";
+    static final String SOCKET = "handover.sock";
+    static final String LOCK = "state.lock";
+
+    private Protocol() {
+    }
+
+    /** {@code SO_RCVTIMEO}: a peer that stops answering turns into an error instead of a hang. */
+    static void receiveTimeout(Posix posix, int fd, long millis) {
+        ByteBuffer timeval = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder());
+        timeval.putLong(millis / 1000).putLong((millis % 1000) * 1000);
+        posix.setsockopt(fd, Posix.SOL_SOCKET, Posix.SO_RCVTIMEO, timeval.array());
+    }
+}

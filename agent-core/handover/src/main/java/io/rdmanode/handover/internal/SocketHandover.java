@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.handover.internal;
+
+import io.rdmanode.agent.Handover;
+import io.rdmanode.posix.Posix;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link Handover} over {@code <stateDir>/handover.sock}, both roles in one object: at start it connects to a
+ * running predecessor (if any) and takes doors from it; it listens for a successor of its own at once on a first
+ * start, after the predecessor handed over otherwise (the path is the predecessor's until then). The
+ * successor says READY once every door the predecessor offered is offered here again (served), or after
+ * {@code readyTimeout} for doors this instance does not serve; the predecessor then hands over and releases
+ * {@code state.lock}, which the successor takes.
+ */
+final class SocketHandover implements Handover, HandoverListener.Doors, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SocketHandover.class);
+    private static final long SESSION_TIMEOUT_MILLIS = 10_000;
+    private static final long LOCK_RETRY_MILLIS = 50;
+
+    private final Posix posix;
+    private final Path stateDir;
+    private final OfferedDoors doors;
+    private final List<Runnable> actions = new CopyOnWriteArrayList<>();
+    private final Set<String> pending = ConcurrentHashMap.newKeySet();
+    private final WriterLock writerLock;
+    private final ScheduledExecutorService timer;
+    private final long startedNanos = System.nanoTime();
+    private volatile Duration readyTimeout;
+    private volatile boolean handedOver;
+    private PredecessorSession session;
+    private HandoverListener listener;
+
+    SocketHandover(Posix posix, Path stateDir, Duration readyTimeout) {
+        this.posix = posix;
+        this.stateDir = stateDir;
+        this.readyTimeout = readyTimeout;
+        this.writerLock = new WriterLock(posix, stateDir.resolve(Protocol.LOCK));
+        this.doors = new OfferedDoors(posix);
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "rdma-agent-handover-timer");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Connects to a predecessor (when one runs) and listens for a successor. Never fails: a handover that cannot
+     * work is logged, and this instance's doors then bind as on a first start.
+     */
+    synchronized SocketHandover start() {
+        Path socket = stateDir.resolve(Protocol.SOCKET);
+        Optional<PredecessorSession> predecessor;
+        try {
+            predecessor = PredecessorSession.connect(posix, socket, SESSION_TIMEOUT_MILLIS);
+        } catch (IOException e) {
+            // The doors must serve either way: without the predecessor's sockets they are bound anew.
+            LOG.warn("cannot take over from the predecessor: {}; starting as a first instance", e.getMessage());
+            predecessor = Optional.empty();
+        }
+        if (predecessor.isEmpty()) {
+            listenForSuccessor();
+            acquireWriterLock();
+            return this;
+        }
+        // The socket path stays the predecessor's until it has handed over: should this instance die while it
+        // starts, the next one still finds the predecessor (and the doors lent to this one) there.
+        session = predecessor.get();
+        pending.addAll(session.doors().keySet());
+        LOG.info("taking over from predecessor pid={} doors={}", session.pid(), session.doors());
+        if (pending.isEmpty()) {
+            timer.execute(this::successorServes);
+        } else {
+            timer.schedule(this::successorServes, readyTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        return this;
+    }
+
+    void readyTimeout(Duration timeout) {
+        this.readyTimeout = timeout;
+    }
+
+    // ---- Handover, for this process's doors
+
+    @Override
+    public OptionalInt take(String name, String address) {
+        PredecessorSession s;
+        synchronized (this) {
+            s = session;
+        }
+        if (s == null) {
+            return OptionalInt.empty();
+        }
+        try {
+            OptionalInt fd = s.take(name, address);
+            fd.ifPresent(taken -> LOG.info("took door {} at {} from predecessor pid={}", name, address, s.pid()));
+            return fd;
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("cannot take door {} from predecessor pid={}: {}; binding anew", name, s.pid(), e.getMessage());
+            return OptionalInt.empty();
+        }
+    }
+
+    @Override
+    public AutoCloseable offer(String name, String address, Door door) {
+        AutoCloseable handle = doors.offer(name, address, door);
+        if (pending.remove(name) && pending.isEmpty()) {
+            timer.execute(this::successorServes);
+        }
+        return handle;
+    }
+
+    @Override
+    public boolean handedOver() {
+        return handedOver;
+    }
+
+    @Override
+    public AutoCloseable onHandedOver(Runnable action) {
+        boolean now;
+        synchronized (this) {
+            now = handedOver;
+            if (!now) {
+                actions.add(action);
+            }
+        }
+        if (now) {
+            action.run();
+        }
+        return () -> actions.remove(action);
+    }
+
+    // ---- HandoverListener.Doors, for a successor
+
+    @Override
+    public String[] offered() {
+        return doors.fields();
+    }
+
+    @Override
+    public HandoverListener.Taken handOver(Object session, String name, String address) {
+        return doors.lend(session, name, address);
+    }
+
+    @Override
+    public void sessionEnded(Object session) {
+        doors.returned(session);
+    }
+
+    @Override
+    public void successorReady(Object session) {
+        doors.kept(session);
+        List<Runnable> run;
+        synchronized (this) {
+            if (handedOver) {
+                return;
+            }
+            handedOver = true;
+            run = List.copyOf(actions);
+            actions.clear();
+        }
+        for (Runnable action : run) {
+            try {
+                action.run();
+            } catch (RuntimeException e) {
+                LOG.error("an onHandedOver action failed", e);
+            }
+        }
+        writerLock.close();
+        LOG.info("handed over to a successor: this instance allocates and writes nothing more, doors left {}",
+                doors.names());
+    }
+
+    // ---- the successor's own steps
+
+    /** Every door taken is served again (or the wait is over): the predecessor hands over, the lock comes here. */
+    private void successorServes() {
+        PredecessorSession s;
+        synchronized (this) {
+            s = session;
+            session = null;
+        }
+        if (s == null) {
+            return;
+        }
+        if (!pending.isEmpty()) {
+            LOG.warn("doors {} of predecessor pid={} not served here after {} ms; handing over without them",
+                    pending, s.pid(), readyTimeout.toMillis());
+        }
+        try {
+            s.ready();
+            LOG.info("took over from predecessor pid={} in {} ms", s.pid(),
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos));
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("predecessor pid={} did not confirm the handover: {}", s.pid(), e.getMessage());
+        } finally {
+            s.close();
+        }
+        listenForSuccessor();
+        acquireWriterLock();
+    }
+
+    private void listenForSuccessor() {
+        synchronized (this) {
+            if (listener != null || timer.isShutdown()) {
+                return;
+            }
+            try {
+                listener = HandoverListener.listen(posix, stateDir.resolve(Protocol.SOCKET), this);
+            } catch (IOException | RuntimeException e) {
+                LOG.error("cannot listen for a successor, so none can take over from this instance: {}",
+                        e.getMessage());
+            }
+        }
+    }
+
+    /** Takes state.lock, waiting (on the timer) while another instance holds it. */
+    private void acquireWriterLock() {
+        try {
+            if (writerLock.tryAcquire()) {
+                LOG.debug("state directory {} writer lock held", stateDir);
+                return;
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.error("cannot take the state directory's writer lock: {}", e.getMessage());
+            return;
+        }
+        if (!timer.isShutdown()) {
+            timer.schedule(this::acquireWriterLock, LOCK_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** True while this instance holds state.lock (the one writer of the state directory). */
+    boolean writer() {
+        return writerLock.held();
+    }
+
+    @Override
+    public synchronized void close() {
+        timer.shutdownNow();
+        if (listener != null) {
+            listener.close();
+            listener = null;
+        }
+        if (session != null) {
+            session.close();
+            session = null;
+        }
+        writerLock.close();
+        doors.close();
+    }
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.handover.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.rdmanode.agent.Handover;
+import io.rdmanode.posix.Posix;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Two instances on one state directory, through the real handover socket and real listening sockets. */
+class SocketHandoverTest {
+
+    private static final Posix POSIX = Posix.libc();
+
+    @TempDir
+    Path stateDir;
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+    }
+
+    @Test
+    void successorTakesTheListeningDescriptorAndAcceptsWhatWaitsInTheBacklog() throws Exception {
+        SocketHandover predecessor = start(Duration.ofSeconds(30));
+        Path path = stateDir.resolve("cni.sock");
+        TestDoor door = TestDoor.listen(path);
+        predecessor.offer(Handover.CNI, path.toString(), door);
+        SocketChannel waiting = connect(path); // queued in the backlog: nobody accepts yet
+
+        SocketHandover successor = start(Duration.ofSeconds(30));
+        OptionalInt fd = successor.take(Handover.CNI, path.toString());
+
+        assertThat(fd).isPresent();
+        assertThat(door.handedOver).hasValue(1);
+        assertThat(door.fd()).as("the predecessor closed its own descriptor").isEqualTo(-1);
+        waiting.write(ByteBuffer.wrap("queued".getBytes(StandardCharsets.UTF_8)));
+        int accepted = POSIX.accept4(fd.getAsInt(), Posix.SOCK_CLOEXEC);
+        assertThat(receive(accepted)).isEqualTo("queued");
+        SocketChannel later = connect(path);
+        later.write(ByteBuffer.wrap("later".getBytes(StandardCharsets.UTF_8)));
+        int second = POSIX.accept4(fd.getAsInt(), Posix.SOCK_CLOEXEC);
+        assertThat(receive(second)).isEqualTo("later");
+        POSIX.close(accepted);
+        POSIX.close(second);
+        POSIX.close(fd.getAsInt());
+    }
+
+    @Test
+    void aDoorNotOfferedOrOfferedAtAnotherAddressIsNotTaken() throws Exception {
+        SocketHandover predecessor = start(Duration.ofSeconds(30));
+        Path path = stateDir.resolve("http.sock");
+        TestDoor door = TestDoor.listen(path);
+        predecessor.offer(Handover.HTTP, "127.0.0.1:9456", door);
+
+        SocketHandover successor = start(Duration.ofSeconds(30));
+
+        assertThat(successor.take(Handover.HTTP, "127.0.0.1:9457")).isEmpty();
+        assertThat(successor.take(Handover.FREEFLOW, "/run/freeflow/router")).isEmpty();
+        assertThat(door.handedOver).hasValue(0);
+        assertThat(door.fd()).isNotEqualTo(-1);
+    }
+
+    @Test
+    void aDeadPredecessorsStaleSocketIsIgnored() throws Exception {
+        Path socket = stateDir.resolve(Protocol.SOCKET);
+        TestDoor dead = TestDoor.listen(socket); // a socket file nobody listens on once closed
+        dead.closeOwn();
+
+        SocketHandover first = start(Duration.ofSeconds(30));
+
+        assertThat(first.take(Handover.CNI, "/run/cni.sock")).isEmpty();
+        await().atMost(Duration.ofSeconds(5)).until(first::writer);
+        assertThat(first.handedOver()).isFalse();
+    }
+
+    @Test
+    void theWriterLockPassesOnceTheSuccessorServesEveryDoorItTook() throws Exception {
+        SocketHandover predecessor = start(Duration.ofSeconds(30));
+        await().atMost(Duration.ofSeconds(5)).until(predecessor::writer);
+        AtomicInteger actions = new AtomicInteger();
+        predecessor.onHandedOver(actions::incrementAndGet);
+        Path path = stateDir.resolve("router.sock");
+        predecessor.offer(Handover.FREEFLOW, path.toString(), TestDoor.listen(path));
+
+        SocketHandover successor = start(Duration.ofSeconds(30));
+        OptionalInt fd = successor.take(Handover.FREEFLOW, path.toString());
+        Thread.sleep(200);
+        assertThat(predecessor.handedOver()).as("not before the successor serves the door").isFalse();
+        assertThat(successor.writer()).isFalse();
+        successor.offer(Handover.FREEFLOW, path.toString(), TestDoor.adopt(fd.getAsInt()));
+
+        await().atMost(Duration.ofSeconds(5)).until(successor::writer);
+        assertThat(predecessor.handedOver()).isTrue();
+        assertThat(predecessor.writer()).isFalse();
+        assertThat(actions).hasValue(1);
+        AtomicInteger late = new AtomicInteger();
+        predecessor.onHandedOver(late::incrementAndGet);
+        assertThat(late).as("runs at once once handed over").hasValue(1);
+        assertThat(successor.handedOver()).isFalse();
+    }
+
+    @Test
+    void aDoorTheSuccessorDoesNotServeHoldsTheHandoverOnlyUntilTheReadyTimeout() throws Exception {
+        SocketHandover predecessor = start(Duration.ofSeconds(30));
+        Path path = stateDir.resolve("router.sock");
+        predecessor.offer(Handover.FREEFLOW, path.toString(), TestDoor.listen(path));
+
+        SocketHandover successor = start(Duration.ofMillis(300));
+
+        await().atMost(Duration.ofSeconds(5)).until(successor::writer);
+        assertThat(predecessor.handedOver()).isTrue();
+    }
+
+    @Test
+    void aThirdInstanceTakesOverFromTheSecond() throws Exception {
+        SocketHandover first = start(Duration.ofSeconds(30));
+        Path path = stateDir.resolve("cni.sock");
+        first.offer(Handover.CNI, path.toString(), TestDoor.listen(path));
+        SocketHandover second = start(Duration.ofSeconds(30));
+        second.offer(Handover.CNI, path.toString(), TestDoor.adopt(second.take(Handover.CNI, path.toString()).getAsInt()));
+        await().atMost(Duration.ofSeconds(5)).until(second::writer);
+        first.close();
+
+        SocketHandover third = start(Duration.ofSeconds(30));
+        OptionalInt fd = third.take(Handover.CNI, path.toString());
+
+        assertThat(fd).isPresent();
+        SocketChannel client = connect(path);
+        client.write(ByteBuffer.wrap("third".getBytes(StandardCharsets.UTF_8)));
+        int accepted = POSIX.accept4(fd.getAsInt(), Posix.SOCK_CLOEXEC);
+        assertThat(receive(accepted)).isEqualTo("third");
+        POSIX.close(accepted);
+        POSIX.close(fd.getAsInt());
+    }
+
+    @Test
+    void aDoorTakenByASuccessorThatDiesBeforeReadyStaysListeningForTheNext() throws Exception {
+        SocketHandover predecessor = start(Duration.ofSeconds(30));
+        Path path = stateDir.resolve("cni.sock");
+        predecessor.offer(Handover.CNI, path.toString(), TestDoor.listen(path));
+        SocketHandover dying = new SocketHandover(POSIX, stateDir, Duration.ofSeconds(30)).start();
+        POSIX.close(dying.take(Handover.CNI, path.toString()).getAsInt());
+
+        dying.close(); // its session ends without READY: as if it was killed
+        SocketChannel waiting = connect(path);
+        waiting.write(ByteBuffer.wrap("waited".getBytes(StandardCharsets.UTF_8)));
+        SocketHandover next = start(Duration.ofSeconds(30));
+        OptionalInt fd = next.take(Handover.CNI, path.toString());
+
+        assertThat(predecessor.handedOver()).isFalse();
+        assertThat(fd).isPresent();
+        int accepted = POSIX.accept4(fd.getAsInt(), Posix.SOCK_CLOEXEC);
+        assertThat(receive(accepted)).isEqualTo("waited");
+        POSIX.close(accepted);
+        POSIX.close(fd.getAsInt());
+    }
+
+    @Test
+    void aStateDirectoryTooDeepForAUnixSocketStartsWithoutHandoverInsteadOfFailing() throws Exception {
+        Path deep = java.nio.file.Files.createDirectories(stateDir.resolve("d".repeat(60)).resolve("e".repeat(60)));
+        SocketHandover handover = new SocketHandover(POSIX, deep, Duration.ofSeconds(30)).start();
+        open.add(handover);
+
+        assertThat(handover.take(Handover.CNI, "/run/cni.sock")).isEmpty();
+        await().atMost(Duration.ofSeconds(5)).until(handover::writer);
+    }
+
+    private SocketHandover start(Duration readyTimeout) throws IOException {
+        SocketHandover handover = new SocketHandover(POSIX, stateDir, readyTimeout).start();
+        open.add(handover);
+        return handover;
+    }
+
+    private SocketChannel connect(Path path) throws IOException {
+        SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+        channel.connect(UnixDomainSocketAddress.of(path));
+        open.add(channel);
+        return channel;
+    }
+
+    private static String receive(int fd) {
+        byte[] buf = new byte[64];
+        long n = POSIX.recv(fd, buf, buf.length, 0);
+        return new String(buf, 0, (int) n, StandardCharsets.UTF_8);
+    }
+}
