@@ -45,6 +45,8 @@ final class DevicePluginServer implements ServedResource {
     private final UdsTransport transport;
     private final Path socket;
     private final Runnable onClose;
+    private final String instance;
+    private final java.util.function.Consumer<DevicePluginServer> reconcileSoon;
     private final HostBounds bounds;
     private final RequestSizeLimit requestLimit;
     private final ResourceStats stats = new ResourceStats();
@@ -61,15 +63,22 @@ final class DevicePluginServer implements ServedResource {
     private final AtomicInteger reconcileRequests = new AtomicInteger();
     private volatile int failureStreak;
 
+    /**
+     * @param instance      this agent instance's tag: the socket is named from the resource and the tag
+     * @param reconcileSoon asks the host to run {@link #reconcileCoalesced()} on a registrar thread
+     */
     DevicePluginServer(DevicePlugin plugin, Supplier<HostSettings> tuning, UdsTransport transport,
-                       HostBounds bounds, Runnable onClose) {
+                       HostBounds bounds, String instance, Runnable onClose,
+                       java.util.function.Consumer<DevicePluginServer> reconcileSoon) {
         this.plugin = plugin;
         this.resource = plugin.resourceName();
         this.tuning = tuning;
         this.settings = tuning.get();
         this.transport = transport;
-        this.socket = settings.socketDir().resolve(ResourceNames.socketFileName(resource));
+        this.instance = instance;
+        this.socket = settings.socketDir().resolve(ResourceNames.socketFileName(resource, instance));
         this.onClose = onClose;
+        this.reconcileSoon = reconcileSoon;
         this.bounds = bounds;
         this.requestLimit = new RequestSizeLimit(bounds.limits().messageCeiling());
     }
@@ -279,8 +288,8 @@ final class DevicePluginServer implements ServedResource {
     }
 
     private void bind() throws IOException {
-        Files.deleteIfExists(socket);                     // a stale socket of ours from an earlier run
-        streams = new ListAndWatchStreams();
+        Files.deleteIfExists(socket);                     // our own name: only this instance binds it
+        streams = new ListAndWatchStreams(this::kubeletLetGo);
         requestLimit.update(plugin.devices());
         CallLimits limits = bounds.limits();
         CallGate gate = new CallGate(resource, bounds, stats);
@@ -297,6 +306,59 @@ final class DevicePluginServer implements ServedResource {
         // so the short window between bind and chmod exposes nothing.
         Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
         socketId = SocketIdentity.of(socket);
+    }
+
+    /**
+     * kubelet ended every ListAndWatch stream of this socket. It does that to the endpoint that a newer
+     * registration of the resource replaced, and (before 1.35, kubernetes#121994) to the newest endpoint as well
+     * when the replaced one disconnects afterwards: a predecessor that stops after its successor registered would
+     * leave the resource with no endpoint. So the newest instance registers again at once; an older one (a live
+     * socket of a newer instance serves the resource) leaves kubelet to it. A kubelet restart is not handled
+     * here (its socket stops answering, and the new one replaces the file: {@link #reconcile} sees that).
+     */
+    private void kubeletLetGo() {
+        if (closed || settings.watcher() || !registered) {
+            return;
+        }
+        if (newerInstanceServes()) {
+            LOG.info("resource={} now served by a newer agent instance; kubelet closed this one's stream", resource);
+            return;
+        }
+        if (!StaleSockets.answers(settings.kubeletSocket())) {
+            return;                                      // kubelet is restarting: its new socket brings us back
+        }
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            registered = false;                          // registeredWith stays: this is the same kubelet
+        }
+        LOG.info("kubelet closed the ListAndWatch stream of resource={} and no newer instance serves it:"
+                + " registering again", resource);
+        reconcileSoon.accept(this);
+    }
+
+    /** A live socket of a newer instance of this agent serves the same resource in the socket directory. */
+    boolean newerInstanceServes() {
+        String own = socket.getFileName().toString();
+        java.util.Optional<String> part = ResourceNames.resourcePartOf(own);
+        if (part.isEmpty()) {
+            return false;
+        }
+        try (java.nio.file.DirectoryStream<Path> files = Files.newDirectoryStream(settings.socketDir(),
+                ResourceNames.SOCKET_PREFIX + "*" + ResourceNames.SOCKET_SUFFIX)) {
+            for (Path file : files) {
+                String name = file.getFileName().toString();
+                if (part.equals(ResourceNames.resourcePartOf(name))
+                        && ResourceNames.instanceOf(name).filter(tag -> InstanceTags.newer(tag, instance)).isPresent()
+                        && StaleSockets.answers(file)) {
+                    return true;
+                }
+            }
+        } catch (IOException e) {
+            LOG.debug("cannot list {}: {}", settings.socketDir(), e.getMessage());
+        }
+        return false;
     }
 
     private void stopServer() {

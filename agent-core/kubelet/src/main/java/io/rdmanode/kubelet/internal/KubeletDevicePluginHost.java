@@ -52,6 +52,7 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
     private final Map<String, DevicePluginServer> servers = new ConcurrentSkipListMap<>();
     private final AtomicBoolean reconcilePending = new AtomicBoolean();
     private final Optional<String> problem;
+    private final String instance;
 
     /**
      * The device-plugins directory belongs to kubelet and is not created here; while it is missing, plugins
@@ -68,10 +69,20 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
      * @throws IOException when no file watch can be created
      */
     public KubeletDevicePluginHost(HostSettings settings, CallLimits limits) throws IOException {
+        this(settings, limits, InstanceTags.next());
+    }
+
+    /**
+     * @param instance the tag in this host's socket names ({@link InstanceTags}), so that a second agent instance
+     *                 on the same directory (a successor, a surge upgrade) serves and removes only its own
+     * @throws IOException when no file watch can be created
+     */
+    public KubeletDevicePluginHost(HostSettings settings, CallLimits limits, String instance) throws IOException {
         this.settings = settings.resolved();
         this.tuning = this.settings;
-        LOG.info("device-plugin host registration={} sockets in {}", this.settings.registration(),
-                this.settings.socketDir());
+        this.instance = instance;
+        LOG.info("device-plugin host registration={} sockets in {} instance={}", this.settings.registration(),
+                this.settings.socketDir(), instance);
         this.problem = ResourceNames.socketDirProblem(this.settings.socketDir());
         problem.ifPresent(p -> LOG.error("cannot serve device plugins: {}", p));
         if (problem.isEmpty()) {
@@ -139,8 +150,8 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
             throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, resource,
                     "cannot serve resource " + resource + ": " + problem.get());
         }
-        DevicePluginServer server = new DevicePluginServer(plugin, this::tuning, transport, bounds,
-                () -> servers.remove(resource));
+        DevicePluginServer server = new DevicePluginServer(plugin, this::tuning, transport, bounds, instance,
+                () -> servers.remove(resource), s -> submit(() -> reconcile(s), 0));
         if (servers.putIfAbsent(resource, server) != null) {
             throw new IllegalArgumentException("resource " + resource + " is already served");
         }
@@ -193,6 +204,16 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
         }
     }
 
+    /** The tag in this host's socket names. */
+    public String instance() {
+        return instance;
+    }
+
+    /** The socket {@code resource} is served on by this host, if it serves it. */
+    public Optional<java.nio.file.Path> socketOf(String resource) {
+        return Optional.ofNullable(servers.get(resource)).map(DevicePluginServer::socket);
+    }
+
     /** The servers running now, sorted by resource name. */
     List<DevicePluginServer> servers() {
         return List.copyOf(servers.values());
@@ -208,6 +229,7 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("registration", settings.registration().name().toLowerCase(java.util.Locale.ROOT));
         m.put("socketDir", settings.socketDir().toString());
+        m.put("instance", instance);
         problem.ifPresent(p -> m.put("error", p));
         if (!settings.watcher()) {
             m.put("kubeletSocket", settings.kubeletSocket().toString());

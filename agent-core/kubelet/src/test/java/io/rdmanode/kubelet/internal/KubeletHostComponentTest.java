@@ -215,7 +215,7 @@ class KubeletHostComponentTest {
         try (FakeKubelet kubelet = new FakeKubelet(dir).start()) {
             host.serve(new TestPlugin("rdma/a", List.of(new Device("a-0", true, List.of()))));
             kubelet.awaitRegistrations("rdma/a", 1, Duration.ofSeconds(5));
-            Path socket = dir.resolve(ResourceNames.socketFileName("rdma/a"));
+            Path socket = host.servers().get(0).socket();
             var identity = SocketIdentity.of(socket);
             var connection = kubelet.plugin("rdma/a");
 

@@ -9,7 +9,6 @@ import io.rdmanode.kubelet.DevicePluginHost;
 import io.rdmanode.kubelet.internal.FakeKubelet;
 import io.rdmanode.kubelet.internal.HostSettings;
 import io.rdmanode.kubelet.internal.KubeletDevicePluginHost;
-import io.rdmanode.kubelet.internal.ResourceNames;
 import io.rdmanode.kubelet.internal.v1beta1.AllocateResponse;
 import io.rdmanode.kubelet.internal.v1beta1.ListAndWatchResponse;
 import java.io.IOException;
@@ -130,7 +129,8 @@ public final class KubeletTestbed implements AutoCloseable {
 
     /** The plugin socket of {@code resource} as the host names it (classic registration). */
     public Path pluginSocket(String resource) {
-        return pluginDir.resolve(ResourceNames.socketFileName(resource));
+        return host.socketOf(resource).orElseThrow(() -> new IllegalStateException("resource " + resource
+                + " is not served"));
     }
 
     public Plugin plugin(String resource) {
