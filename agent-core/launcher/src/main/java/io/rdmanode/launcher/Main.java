@@ -175,6 +175,8 @@ public final class Main {
                     if (options.exitWhenReady()) {
                         Runtime.getRuntime().halt(EXIT_FAILURE);
                     }
+                    // The start is over for systemd too: what is not ready is /readyz's to say, not a failed unit.
+                    ReadyNotice.ofThisProcess().ready("started; not ready after 60 s, see /readyz");
                     return;
                 }
                 framework.ready();
@@ -186,6 +188,7 @@ public final class Main {
                         .toMillis();
                 log.info("agent ready in {} ms from JVM start ({} ms from exec); status page {}/status", sinceJvm,
                         sinceExec, base.get());
+                ReadyNotice.ofThisProcess().ready("ready; status page " + base.get() + "/status");
                 if (options.demo()) {
                     DemoBanner.lines(config, base.get(), settings.stateDir()).forEach(System.out::println);
                 }
