@@ -18,9 +18,11 @@ import java.util.stream.Stream;
  * shipped start script -> every pool registered with kubelet (goal: at most 0.5 s from exec). The built
  * distribution serves two pools of the recorded demo host (an SR-IOV pool and a shared pool) to the kubelet
  * double; each round SIGKILLs the running agent, starts it again at once over the same state directory and
- * times the registrations as kubelet receives them. Baseline in the same rounds, interleaved: the same script
- * exec'ing a JVM that does nothing but print its version ({@code --version}). Driver of
- * {@code scripts/bench-crash-window}; prints figures, asserts nothing.
+ * times the registrations as kubelet receives them. Rounds alternate with the start path as it was before issue
+ * 27 (the script's state-directory lookup, a {@code --print-setting} JVM run before the agent's, which it skips
+ * now when the packaged archive is in use). Baseline in the same rounds: the same script exec'ing a JVM that does
+ * nothing but print its version ({@code --version}). Driver of {@code scripts/bench-crash-window}; prints figures,
+ * asserts nothing.
  *
  * <p>Usage: {@code CrashWindowBench DIST_DIR [ROUNDS]}.
  */
@@ -69,38 +71,56 @@ public final class CrashWindowBench {
         List<Double> fromKill = new ArrayList<>();
         List<Double> fromExec = new ArrayList<>();
         List<Double> baseline = new ArrayList<>();
+        List<Double> lookupFromExec = new ArrayList<>();
         String loadBefore = Files.readString(Path.of("/proc/loadavg")).trim();
         try (KubeletDouble kubelet = KubeletDouble.start(pluginDir, podResources)) {
             Process agent = start(script, config, dir.resolve("agent-0.log"));
             awaitAll(kubelet, 1, Duration.ofSeconds(60));
             Thread.sleep(2000);                           // past the start: the CDS archive, first scrape...
-            for (int round = 1; round <= rounds; round++) {
+            for (int round = 1; round <= 2 * rounds; round++) {
+                boolean withLookup = round % 2 == 0;
                 long[] before = RESOURCES.stream().mapToLong(kubelet::registrations).toArray();
                 long kill = System.nanoTime();
                 agent.destroyForcibly();                  // SIGKILL
                 agent.waitFor();
                 long exec = System.nanoTime();
+                if (withLookup) {                         // what the script ran first before issue 27
+                    new ProcessBuilder(script.toString(), "--print-setting", "agent.runtime.stateDir", "--config",
+                            config.toString()).redirectErrorStream(true)
+                            .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+                }
                 agent = start(script, config, dir.resolve("agent-" + round + ".log"));
                 long registered = 0;
                 for (int i = 0; i < RESOURCES.size(); i++) {
                     registered = Math.max(registered, kubelet.awaitRegistrations(RESOURCES.get(i), before[i] + 1,
                             Duration.ofSeconds(60)));
                 }
-                fromKill.add((registered - kill) / 1e6);
-                fromExec.add((registered - exec) / 1e6);
-                baseline.add(version(script));
+                if (withLookup) {
+                    lookupFromExec.add((registered - exec) / 1e6);
+                } else {
+                    fromKill.add((registered - kill) / 1e6);
+                    fromExec.add((registered - exec) / 1e6);
+                    baseline.add(version(script));
+                }
                 Thread.sleep(500);                        // the agent's start-up tail (not on the window)
             }
             agent.destroyForcibly().waitFor();
-            System.out.println(lastRegistrationLines(dir.resolve("agent-" + rounds + ".log")));
+            System.out.println(lastRegistrationLines(dir.resolve("agent-" + (2 * rounds - 1) + ".log")));
+            Path kept = Path.of("dist/target/crash-window-last.log");
+            if (Files.isDirectory(kept.getParent())) {
+                Files.copy(dir.resolve("agent-" + (2 * rounds - 1) + ".log"), kept,
+                        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                System.out.println("the last round's whole log: " + kept);
+            }
         }
         String loadAfter = Files.readString(Path.of("/proc/loadavg")).trim();
-        System.out.printf(Locale.ROOT, "crash window, %d rounds, %d pools (%s), %d CPUs; load before: %s; after: %s%n",
+        System.out.printf(Locale.ROOT, "crash window, %d rounds each, %d pools (%s), %d CPUs; load before: %s; after: %s%n",
                 rounds, RESOURCES.size(), String.join(", ", RESOURCES), Runtime.getRuntime().availableProcessors(),
                 loadBefore, loadAfter);
         System.out.printf(Locale.ROOT, "%-44s %9s %9s %9s%n", "", "p50 ms", "p99 ms", "max ms");
         row("SIGKILL -> every pool registered", fromKill);
         row("exec -> every pool registered (goal <= 500)", fromExec);
+        row("  before (+ the script's stateDir lookup)", lookupFromExec);
         row("baseline: exec -> script + JVM --version exit", baseline);
     }
 
