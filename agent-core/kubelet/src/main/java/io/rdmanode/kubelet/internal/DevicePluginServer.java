@@ -47,6 +47,7 @@ final class DevicePluginServer implements ServedResource {
     private final Runnable onClose;
     private final String instance;
     private final java.util.function.Consumer<DevicePluginServer> reconcileSoon;
+    private final java.util.function.BooleanSupplier handedOver;
     private final HostBounds bounds;
     private final RequestSizeLimit requestLimit;
     private final ResourceStats stats = new ResourceStats();
@@ -69,7 +70,8 @@ final class DevicePluginServer implements ServedResource {
      */
     DevicePluginServer(DevicePlugin plugin, Supplier<HostSettings> tuning, UdsTransport transport,
                        HostBounds bounds, String instance, Runnable onClose,
-                       java.util.function.Consumer<DevicePluginServer> reconcileSoon) {
+                       java.util.function.Consumer<DevicePluginServer> reconcileSoon,
+                       java.util.function.BooleanSupplier handedOver) {
         this.plugin = plugin;
         this.resource = plugin.resourceName();
         this.tuning = tuning;
@@ -79,6 +81,7 @@ final class DevicePluginServer implements ServedResource {
         this.socket = settings.socketDir().resolve(ResourceNames.socketFileName(resource, instance));
         this.onClose = onClose;
         this.reconcileSoon = reconcileSoon;
+        this.handedOver = handedOver;
         this.bounds = bounds;
         this.requestLimit = new RequestSizeLimit(bounds.limits().messageCeiling());
     }
@@ -131,6 +134,11 @@ final class DevicePluginServer implements ServedResource {
             if (closed) {
                 return true;
             }
+            if (handedOver.getAsBoolean()) {
+                // A successor serves every resource now: never serve or register again (after a kubelet restart
+                // that would take the resource back from it); what is bound keeps answering late calls.
+                return true;
+            }
             boolean socketGone = socketId.isEmpty() || !socketId.equals(SocketIdentity.of(socket));
             if (settings.watcher()) {
                 return reconcileWatched(socketGone);
@@ -165,6 +173,13 @@ final class DevicePluginServer implements ServedResource {
             if (!kubeletNew && registered) {
                 return true;
             }
+        }
+        if (newerInstanceServes()) {
+            // A surge pod's agent registered the resource after this one: registering again would take it back.
+            registered = false;
+            lastError = "a newer agent instance serves " + resource;
+            LOG.info("resource={} not registered again: a newer agent instance serves it", resource);
+            return true;
         }
         return register();
     }
@@ -317,7 +332,7 @@ final class DevicePluginServer implements ServedResource {
      * here (its socket stops answering, and the new one replaces the file: {@link #reconcile} sees that).
      */
     private void kubeletLetGo() {
-        if (closed || settings.watcher() || !registered) {
+        if (closed || settings.watcher() || !registered || handedOver.getAsBoolean()) {
             return;
         }
         if (newerInstanceServes()) {

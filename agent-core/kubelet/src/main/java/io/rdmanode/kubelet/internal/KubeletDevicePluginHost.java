@@ -53,6 +53,7 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
     private final AtomicBoolean reconcilePending = new AtomicBoolean();
     private final Optional<String> problem;
     private final String instance;
+    private volatile boolean handedOver;
 
     /**
      * The device-plugins directory belongs to kubelet and is not created here; while it is missing, plugins
@@ -151,7 +152,7 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
                     "cannot serve resource " + resource + ": " + problem.get());
         }
         DevicePluginServer server = new DevicePluginServer(plugin, this::tuning, transport, bounds, instance,
-                () -> servers.remove(resource), s -> submit(() -> reconcile(s), 0));
+                () -> servers.remove(resource), s -> submit(() -> reconcile(s), 0), () -> handedOver);
         if (servers.putIfAbsent(resource, server) != null) {
             throw new IllegalArgumentException("resource " + resource + " is already served");
         }
@@ -201,6 +202,19 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
             }
         } catch (RejectedExecutionException e) {
             LOG.debug("host stopping; registration check dropped");
+        }
+    }
+
+    /**
+     * This agent handed over to a successor (the launcher's {@code Handover}): kubelet serves every resource from
+     * the successor's sockets, so this host never serves or registers again (a kubelet restart would otherwise
+     * make it take resources back); its servers answer what still reaches them until they close, and closing
+     * removes only this instance's sockets.
+     */
+    public void handedOver() {
+        if (!handedOver) {
+            handedOver = true;
+            LOG.info("device-plugin host instance={} handed over: registers nothing from now on", instance);
         }
     }
 

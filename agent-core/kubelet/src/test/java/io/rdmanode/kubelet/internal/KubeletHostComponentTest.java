@@ -63,7 +63,7 @@ class KubeletHostComponentTest {
         Map<String, Object> properties = Map.of("pluginDir", file.toString(), "registration", "classic");
 
         try {
-            new KubeletHostComponent(config(properties), properties, context(), gate);
+            new KubeletHostComponent(config(properties), properties, context(), gate, null);
         } catch (Exception e) {
             // the activation may fail as well; what matters is that the gate heard it first
         }

@@ -99,6 +99,50 @@ class TwoInstancesTest {
         }
     }
 
+    /**
+     * After a kubelet restart during the handover (every socket deleted, a new kubelet.sock), only the successor
+     * serves and registers again: the predecessor that handed over, or is simply older, does not take the
+     * resource back.
+     */
+    @Test
+    void aKubeletRestartDuringTheHandoverLeavesEveryResourceWithTheSuccessor() throws IOException {
+        try (FakeKubelet kubelet = new FakeKubelet(dir).start();
+             KubeletDevicePluginHost predecessor = new KubeletDevicePluginHost(classic(dir, kubelet));
+             KubeletDevicePluginHost surgeOld = new KubeletDevicePluginHost(classic(dir, kubelet))) {
+            predecessor.serve(new TestPlugin("rdma/hca_a", List.of(new Device("old-0", true, List.of()))));
+            surgeOld.serve(new TestPlugin("rdma/hca_b", List.of(new Device("old-0", true, List.of()))));
+            kubelet.awaitRegistrations("rdma/hca_a", 1, Duration.ofSeconds(5));
+            kubelet.awaitRegistrations("rdma/hca_b", 1, Duration.ofSeconds(5));
+            try (KubeletDevicePluginHost successor = new KubeletDevicePluginHost(classic(dir, kubelet))) {
+                for (String r : List.of("rdma/hca_a", "rdma/hca_b")) {
+                    successor.serve(new TestPlugin(r, List.of(new Device("new-0", true, List.of()))));
+                }
+                kubelet.awaitRegistrations("rdma/hca_a", 2, Duration.ofSeconds(5));
+                kubelet.awaitRegistrations("rdma/hca_b", 2, Duration.ofSeconds(5));
+                predecessor.handedOver();                // surgeOld was never told: only the newer socket says it
+
+                kubelet.restart();
+
+                // Every resource ends with the successor, for good.
+                for (String r : List.of("rdma/hca_a", "rdma/hca_b")) {
+                    String own = successor.socketOf(r).orElseThrow().getFileName().toString();
+                    Awaitility.await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(10)).until(() -> {
+                        List<FakeKubelet.Registration> all = kubelet.registrations().stream()
+                                .filter(g -> g.resource().equals(r)).toList();
+                        return all.size() > 2 && all.get(all.size() - 1).endpoint().equals(own);
+                    });
+                    assertThat(kubelet.plugin(r).latest(Duration.ofSeconds(5)).getDevices(0).getID())
+                            .isEqualTo("new-0");
+                }
+                // The instance that handed over never registered again. (One that was not told can, in the instant
+                // before the successor serves again after the restart; the successor then registers once more.)
+                String handedOver = predecessor.socketOf("rdma/hca_a").orElseThrow().getFileName().toString();
+                assertThat(kubelet.registrations().stream().filter(g -> g.resource().equals("rdma/hca_a")).skip(2))
+                        .extracting(FakeKubelet.Registration::endpoint).doesNotContain(handedOver);
+            }
+        }
+    }
+
     /** The start-up clean-up removes dead sockets of any earlier instance, never a live instance's. */
     @Test
     void staleSocketsOfEarlierInstancesGoWhileALiveInstanceKeepsItsSockets() throws IOException {
