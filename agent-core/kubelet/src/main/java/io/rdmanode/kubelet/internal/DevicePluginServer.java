@@ -329,24 +329,30 @@ final class DevicePluginServer implements ServedResource {
      * when the replaced one disconnects afterwards: a predecessor that stops after its successor registered would
      * leave the resource with no endpoint. So the newest instance registers again at once; an older one (a live
      * socket of a newer instance serves the resource) leaves kubelet to it. A kubelet restart is not handled
-     * here (its socket stops answering, and the new one replaces the file: {@link #reconcile} sees that).
+     * here in classic mode (its socket stops answering, and the new one replaces the file: {@link #reconcile} sees
+     * that). In watcher mode kubelet's plugin watcher deregisters by resource name when the replaced instance's
+     * socket goes, with the same effect; there the newest instance serves a new socket file, which the watcher
+     * discovers and registers.
      */
     private void kubeletLetGo() {
-        if (closed || settings.watcher() || !registered || handedOver.getAsBoolean()) {
+        if (closed || !registered || handedOver.getAsBoolean()) {
             return;
         }
         if (newerInstanceServes()) {
             LOG.info("resource={} now served by a newer agent instance; kubelet closed this one's stream", resource);
             return;
         }
-        if (!StaleSockets.answers(settings.kubeletSocket())) {
+        if (!settings.watcher() && !StaleSockets.answers(settings.kubeletSocket())) {
             return;                                      // kubelet is restarting: its new socket brings us back
         }
         synchronized (lock) {
             if (closed) {
                 return;
             }
-            registered = false;                          // registeredWith stays: this is the same kubelet
+            registered = false;                          // classic: registeredWith stays, this is the same kubelet
+            if (settings.watcher()) {
+                socketId = Optional.empty();             // a new socket file: the plugin watcher registers it
+            }
         }
         LOG.info("kubelet closed the ListAndWatch stream of resource={} and no newer instance serves it:"
                 + " registering again", resource);

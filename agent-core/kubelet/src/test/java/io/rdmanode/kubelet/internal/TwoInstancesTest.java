@@ -143,6 +143,47 @@ class TwoInstancesTest {
         }
     }
 
+    /**
+     * Watcher mode: each instance has a registration socket of its own in plugins_registry; the watcher registers
+     * the successor's, stopping the predecessor leaves it, and when kubelet drops the successor's connection (a
+     * pre-1.35 plugin watcher deregisters by resource name when the predecessor's socket goes) the successor
+     * serves a new socket file, which the watcher registers.
+     */
+    @Test
+    void watcherModeGivesEachInstanceItsOwnRegistrationSocket() throws IOException {
+        Path registry = java.nio.file.Files.createDirectories(dir.resolve("pr"));
+        Path plugins = java.nio.file.Files.createDirectories(dir.resolve("dp"));
+        HostSettings watcher = new HostSettings(plugins, plugins.resolve("kubelet.sock"), 2000, 2000, 60_000, 1,
+                HostSettings.Registration.WATCHER, registry);
+        try (FakePluginWatcher kubelet = new FakePluginWatcher(registry)) {
+            KubeletDevicePluginHost predecessor = new KubeletDevicePluginHost(watcher);
+            try (predecessor; KubeletDevicePluginHost successor = new KubeletDevicePluginHost(watcher)) {
+                predecessor.serve(new TestPlugin("rdma/hca_a", List.of(new Device("old-0", true, List.of()))));
+                kubelet.awaitRegistrations("rdma/hca_a", 1, Duration.ofSeconds(5));
+                successor.serve(new TestPlugin("rdma/hca_a", List.of(new Device("new-0", true, List.of()))));
+                Path own = successor.socketOf("rdma/hca_a").orElseThrow();
+                Path old = predecessor.socketOf("rdma/hca_a").orElseThrow();
+                assertThat(own.getParent()).isEqualTo(registry);
+                assertThat(own).isNotEqualTo(old);
+                assertThat(kubelet.awaitRegistrations("rdma/hca_a", 2, Duration.ofSeconds(5)).endpoint())
+                        .isEqualTo(own.toString());
+
+                predecessor.close();
+                assertThat(old).doesNotExist();
+                assertThat(own).exists();
+                assertThat(kubelet.plugin("rdma/hca_a").allocate(List.of("new-0")).getContainerResponsesCount())
+                        .isEqualTo(1);
+
+                kubelet.plugin("rdma/hca_a").latest(Duration.ofSeconds(5));
+                kubelet.plugin("rdma/hca_a").channel().shutdownNow();          // deregistered by name
+                assertThat(kubelet.awaitRegistrations("rdma/hca_a", 3, Duration.ofSeconds(5)).endpoint())
+                        .isEqualTo(own.toString());
+                assertThat(kubelet.plugin("rdma/hca_a").latest(Duration.ofSeconds(5)).getDevices(0).getID())
+                        .isEqualTo("new-0");
+            }
+        }
+    }
+
     /** The start-up clean-up removes dead sockets of any earlier instance, never a live instance's. */
     @Test
     void staleSocketsOfEarlierInstancesGoWhileALiveInstanceKeepsItsSockets() throws IOException {
