@@ -188,7 +188,9 @@ public final class Main {
                         .toMillis();
                 log.info("agent ready in {} ms from JVM start ({} ms from exec); status page {}/status", sinceJvm,
                         sinceExec, base.get());
-                ReadyNotice.ofThisProcess().ready("ready; status page " + base.get() + "/status");
+                if (!options.exitWhenReady()) {               // a training run is not the unit's agent
+                    ReadyNotice.ofThisProcess().ready("ready; status page " + base.get() + "/status");
+                }
                 if (options.demo()) {
                     DemoBanner.lines(config, base.get(), settings.stateDir()).forEach(System.out::println);
                 }
