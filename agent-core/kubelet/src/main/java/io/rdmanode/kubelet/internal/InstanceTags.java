@@ -22,8 +22,35 @@ public final class InstanceTags {
 
     /** A tag greater than every tag handed out before in this JVM, and than the clock's at the previous start. */
     public static String next() {
-        long now = System.currentTimeMillis();
+        return nextAfter(java.util.Optional.empty());
+    }
+
+    /**
+     * As {@link #next()}, and greater than {@code newest} too (the newest instance tag in the socket directory): a
+     * successor is newer than its predecessor even when the clock was stepped back in between, since an instance
+     * that finds a newer one serving a resource leaves it alone.
+     */
+    public static String nextAfter(java.util.Optional<String> newest) {
+        long floor = newest.map(tag -> {
+            try {
+                return Long.parseLong(tag, 36) + 1;
+            } catch (NumberFormatException e) {
+                return 0L;
+            }
+        }).orElse(0L);
+        long now = Math.max(System.currentTimeMillis(), floor);
         return Long.toString(LAST.updateAndGet(last -> Math.max(last + 1, now)), 36);
+    }
+
+    /** The newest instance tag among the socket files of ours in {@code dir}, live or dead. */
+    static java.util.Optional<String> newestIn(java.nio.file.Path dir) {
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(dir)) {
+            return files.map(p -> ResourceNames.instanceOf(p.getFileName().toString()))
+                    .flatMap(java.util.Optional::stream)
+                    .max((a, b) -> newer(a, b) ? 1 : newer(b, a) ? -1 : 0);
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            return java.util.Optional.empty();
+        }
     }
 
     /** Whether {@code tag} was handed out after {@code than} (tags of the 8-character era compare by number). */

@@ -70,7 +70,7 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
      * @throws IOException when no file watch can be created
      */
     public KubeletDevicePluginHost(HostSettings settings, CallLimits limits) throws IOException {
-        this(settings, limits, InstanceTags.next());
+        this(settings, limits, InstanceTags.nextAfter(InstanceTags.newestIn(settings.resolved().socketDir())));
     }
 
     /**

@@ -87,6 +87,15 @@ class ResourceNamesTest {
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
+    /** A clock stepped back between two starts still gives the successor the newer tag. */
+    @Test
+    void aSuccessorsTagIsNewerThanEveryTagInTheDirectoryWhateverTheClock() {
+        String future = Long.toString(System.currentTimeMillis() + 3_600_000L, 36);    // a predecessor's, clock ahead
+        String next = InstanceTags.nextAfter(java.util.Optional.of(future));
+        assertThat(InstanceTags.newer(next, future)).isTrue();
+        assertThat(next).hasSizeLessThanOrEqualTo(ResourceNames.MAX_INSTANCE_TAG);
+    }
+
     @Test
     void refusesADirectoryInWhichNoSocketFits() {
         assertThat(ResourceNames.socketDirProblem(Path.of("/var/lib/kubelet/device-plugins"))).isEmpty();
