@@ -4,7 +4,7 @@
 // (kubernetes-models, generated from the release's OpenAPI spec) and of prometheus-operator's CRDs.
 // Also checks what the schemas cannot: a NetworkAttachmentDefinition's `spec.config` is a CNI network
 // configuration (JSON with cniVersion, name and a plugin list or type), and a DaemonSet's volume mounts
-// all name a declared volume. Prints "file: kind/name: ok" or the problems; exits 1 on any problem.
+// all name a declared volume, and its update strategy hands over (surge, see checkUpdateStrategy). Prints "file: kind/name: ok" or the problems; exits 1 on any problem.
 import { readFileSync } from "node:fs";
 import yaml from "js-yaml";
 
@@ -42,6 +42,30 @@ function checkMounts(doc) {
   return problems;
 }
 
+// Upgrades (issue 27): the new pod starts beside the old one on each node and takes over from it, so the
+// DaemonSet surges (maxSurge 1) and never removes an agent first (maxUnavailable 0); no container declares a
+// port (with hostNetwork it is a hostPort, and a surge pod asking for the old pod's host port is never
+// scheduled); the grace period covers the old agent's Freeflow drain and its stop.
+const drainSeconds = Number(process.env.HANDOVER_DRAIN_SECONDS ?? 30);
+const shutdownSeconds = Number(process.env.SHUTDOWN_SECONDS ?? 10);
+
+function checkUpdateStrategy(doc) {
+  const problems = [];
+  const strategy = doc.spec?.updateStrategy;
+  const rolling = strategy?.rollingUpdate ?? {};
+  if (strategy?.type !== "RollingUpdate") problems.push(`updateStrategy.type is ${strategy?.type}, not RollingUpdate`);
+  if (String(rolling.maxSurge) !== "1") problems.push(`updateStrategy.rollingUpdate.maxSurge is ${rolling.maxSurge}, not 1`);
+  if (String(rolling.maxUnavailable) !== "0") problems.push(`updateStrategy.rollingUpdate.maxUnavailable is ${rolling.maxUnavailable}, not 0`);
+  const spec = doc.spec?.template?.spec ?? {};
+  for (const c of [...(spec.initContainers ?? []), ...(spec.containers ?? [])])
+    if ((c.ports ?? []).length && spec.hostNetwork)
+      problems.push(`container ${c.name}: declares ports with hostNetwork (host ports: a surge pod cannot be scheduled)`);
+  const grace = spec.terminationGracePeriodSeconds ?? 30;
+  if (grace < drainSeconds + shutdownSeconds)
+    problems.push(`terminationGracePeriodSeconds ${grace} < Freeflow drain ${drainSeconds} s + shutdown ${shutdownSeconds} s`);
+  return problems;
+}
+
 let failed = 0;
 for (const file of process.argv.slice(2)) {
   for (const doc of yaml.loadAll(readFileSync(file, "utf8"))) {
@@ -57,7 +81,7 @@ for (const file of process.argv.slice(2)) {
       const Model = mod && mod[doc.kind];
       if (!Model) problems = [`unknown kind ${doc.kind} in ${doc.apiVersion}`];
       else try { new Model(doc).validate(); } catch (e) { problems = [e.message]; }
-      if (doc.kind === "DaemonSet") problems.push(...checkMounts(doc));
+      if (doc.kind === "DaemonSet") problems.push(...checkMounts(doc), ...checkUpdateStrategy(doc));
     }
     if (problems.length) { failed++; console.log(`${id}: ${problems.join("; ")}`); }
     else console.log(`${id}: ok`);

@@ -53,8 +53,13 @@ final class SriovRdmaNode implements AutoCloseable {
     }
 
     /** The pool's device-plugin socket, where kubelet calls Allocate. */
-    Path socket() {
-        return pluginDir.resolve("rdma-node-agent.rdma_sriov_rdma.sock");
+    Path socket() throws IOException {
+        // Named per agent instance (rdma-node-agent.rdma_sriov_rdma.<instance>.sock): the newest one.
+        try (Stream<Path> all = Files.list(pluginDir)) {
+            return all.filter(p -> p.getFileName().toString().matches("rdma-node-agent\\.rdma_sriov_rdma\\.[0-9a-z]+\\.sock"))
+                    .max(java.util.Comparator.comparing(p -> p.getFileName().toString()))
+                    .orElseThrow(() -> new IOException("no sriov_rdma plugin socket in " + pluginDir));
+        }
     }
 
     @Override

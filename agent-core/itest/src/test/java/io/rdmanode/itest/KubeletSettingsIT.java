@@ -62,7 +62,11 @@ public class KubeletSettingsIT extends AgentTestSupport {
         ConfigurationAdmin admin = context.getService(context.getServiceReference(ConfigurationAdmin.class));
         try (RawKubelet kubelet = new RawKubelet(socketDir("dp")).start()) {
             await("rdma/hca_a registered", WAIT, kubelet::registrations, () -> kubelet.registrations("rdma/hca_a") == 1);
-            Path socket = socketDir("dp").resolve("rdma-node-agent.rdma_hca_a.sock");
+            Path socket;          // named per agent instance: rdma-node-agent.rdma_hca_a.<instance>.sock
+            try (java.nio.file.DirectoryStream<Path> found = Files.newDirectoryStream(socketDir("dp"),
+                    "rdma-node-agent.rdma_hca_a.*.sock")) {
+                socket = found.iterator().next();
+            }
             Object inode = Files.getAttribute(socket, "unix:ino");
 
             writeConfig(config(socketDir("dp"), ", registrationTimeout = 3s, resyncInterval = 1s"));

@@ -318,8 +318,24 @@ final class BundleDirectory {
         }
     }
 
+    /**
+     * Agent bundles (by {@code Agent-Bundle} name) started after the others: none of them is needed to serve
+     * kubelet, and a crashed agent's pods cannot be admitted until its pools are registered again (issue 27), so
+     * the discovery, the device-plugin layer, the kubelet host and the pools start first. The HTTP endpoint
+     * (health, metrics), the CNI socket and the Freeflow router follow, a few hundred milliseconds later.
+     */
+    static final Set<String> AFTER_KUBELET = Set.of("health", "metrics", "cni", "freeflow");
+
+    /** {@code bundles} in the order they start: directory order, the {@link #AFTER_KUBELET} ones last. */
+    static List<Bundle> startOrder(List<Bundle> bundles) {
+        List<Bundle> ordered = new ArrayList<>(bundles);
+        ordered.sort(java.util.Comparator.comparing(
+                b -> AFTER_KUBELET.contains(String.valueOf(b.getHeaders().get(AGENT_BUNDLE_HEADER)))));
+        return ordered;
+    }
+
     private void start(List<Bundle> bundles, Changes changes) {
-        for (Bundle bundle : bundles) {
+        for (Bundle bundle : startOrder(bundles)) {
             try {
                 bundle.start();
             } catch (BundleException | RuntimeException e) {

@@ -80,6 +80,10 @@ final class CdsArchive {
                     .redirectOutput(log.toFile());
             builder.environment().put("RDMA_AGENT_HTTP_PORT", "0");
             builder.environment().remove("RDMA_AGENT_CDS_TRAIN");
+            // The training run is not the agent: it must not tell systemd (MAINPID would move to it) nor a
+            // takeover command waiting for this process that it serves.
+            builder.environment().remove("NOTIFY_SOCKET");
+            builder.environment().remove(ReadyNotice.READY_FILE_ENV);
             Process process = builder.start();
             training = process;
             if (!process.waitFor(5, TimeUnit.MINUTES)) {

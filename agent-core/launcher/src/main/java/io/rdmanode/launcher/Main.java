@@ -193,6 +193,8 @@ public final class Main {
                     if (options.exitWhenReady()) {
                         Runtime.getRuntime().halt(EXIT_FAILURE);
                     }
+                    // The start is over for systemd too: what is not ready is /readyz's to say, not a failed unit.
+                    ReadyNotice.ofThisProcess().ready("started; not ready after 60 s, see /readyz");
                     return;
                 }
                 framework.ready();
@@ -205,6 +207,9 @@ public final class Main {
                 String notReady = probe.notReadyBecause(base.get());
                 log.info("agent started in {} ms from JVM start ({} ms from exec); status page {}/status; {}", sinceJvm,
                         sinceExec, base.get(), notReady.isEmpty() ? "ready" : "not ready yet: " + notReady);
+                if (!options.exitWhenReady()) {               // a training run is not the unit's agent
+                    ReadyNotice.ofThisProcess().ready("started; status page " + base.get() + "/status");
+                }
                 if (options.demo()) {
                     DemoBanner.lines(config, base.get(), settings.stateDir()).forEach(System.out::println);
                 }

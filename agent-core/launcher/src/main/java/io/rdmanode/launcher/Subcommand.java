@@ -17,7 +17,7 @@ import java.util.Optional;
  */
 record Subcommand(String name, Path home, String[] args) {
 
-    static final List<String> NAMES = List.of("status", "check-config");
+    static final List<String> NAMES = List.of("status", "check-config", "takeover");
 
     static Optional<Subcommand> find(String[] args, Path defaultHome) {
         Path home = defaultHome;
@@ -39,6 +39,7 @@ record Subcommand(String name, Path home, String[] args) {
         return switch (name) {
             case "status" -> new StatusCommand(System.out, System.err).run(home, args);
             case "check-config" -> new CheckConfigCommand(System.out, System.err).run(home, args);
+            case "takeover" -> new TakeoverCommand(System.out, System.err, System.getenv()).run(home, args);
             default -> throw new IllegalStateException("no subcommand " + name);
         };
     }

@@ -65,6 +65,26 @@ class BundleDirectoryTest {
         assertThat(bundle("test.b").map(Bundle::getState)).contains(Bundle.INSTALLED);
     }
 
+    /** The crash window (issue 27): what serves kubelet starts first, the HTTP endpoint, CNI and Freeflow after. */
+    @Test
+    void bundlesThatDoNotServeKubeletStartLast() throws Exception {
+        writeBundle("a-cni.jar", "test.cni", "cni", "1");
+        writeBundle("b-health.jar", "test.health", "health", "1");
+        writeBundle("c-kubelet.jar", "test.kubelet", "kubelet", "1");
+        writeBundle("d-freeflow.jar", "test.freeflow", "freeflow", "1");
+        writeBundle("e-pools.jar", "test.pools", "deviceplugin-shared", "1");
+        List<String> started = new java.util.concurrent.CopyOnWriteArrayList<>();
+        felix.getBundleContext().addBundleListener((SynchronousBundleListener) event -> {
+            if (event.getType() == org.osgi.framework.BundleEvent.STARTED) {
+                started.add(event.getBundle().getSymbolicName());
+            }
+        });
+
+        new BundleDirectory(bundles, felix.getBundleContext(), Set.of()).sync();
+
+        assertThat(started).containsExactly("test.kubelet", "test.pools", "test.cni", "test.health", "test.freeflow");
+    }
+
     @Test
     void replacedJarIsUpdatedInPlaceAndOthersAreUntouched() throws Exception {
         writeBundle("a.jar", "test.a", "alpha", "1");

@@ -39,6 +39,14 @@ import org.slf4j.LoggerFactory;
  * renamed over the old file, the directory forced; the temporary file is removed on every failure. A file that
  * does not end in a matching trailer (truncated, edited, corrupt) is not trusted: the ledger starts empty and the
  * next reconciliation rebuilds it. Thread-safe.
+ *
+ * <p>One writer, passed at a handover (issue 27): a successor started with the same state directory reads the
+ * file at start, while its predecessor may still record Allocates kubelet sent it before switching to the
+ * successor's sockets. So a ledger follows the file: before it writes, and when it reconciles, it merges what
+ * another instance wrote since this one last read or wrote it (entries it lacks are added; a merged entry kubelet
+ * does not list goes at the next reconciliation, as any other). The read, merge and write happen under a lock
+ * on {@code <file>.lock}, so two instances in the seconds of a handover never lose each other's records. Once
+ * {@link #stopWriting} (the predecessor, after the handover) the file is never written again by this instance.
  */
 final class AllocationLedger {
 
@@ -74,6 +82,8 @@ final class AllocationLedger {
     private volatile String problem = "";
     private final String loadProblem;
     private boolean unknown;                                          // guarded by this
+    private Optional<String> fileSeen = Optional.empty();             // identity last read or written; this
+    private boolean writer = true;                                    // guarded by this
 
     private AllocationLedger(Optional<Path> file, Clock clock) {
         this.file = file;
@@ -81,6 +91,7 @@ final class AllocationLedger {
         String loaded = "";
         if (file.isPresent()) {
             try {
+                fileSeen = identity(file.get());
                 read(file.get()).forEach(e -> entries.put(key(e.resource(), e.deviceId()), e));
             } catch (IOException | IllegalArgumentException e) {
                 loaded = "allocation ledger " + file.get() + " not trusted (" + e.getMessage()
@@ -154,6 +165,7 @@ final class AllocationLedger {
      * after Allocate returns; a restarted kubelet lists it once it has read its checkpoint).
      */
     synchronized Change reconcile(Collection<Holding> running) {
+        mergeWrittenElsewhere();
         long now = clock.millis();
         Map<String, Entry> next = new TreeMap<>();
         List<Entry> added = new ArrayList<>();
@@ -192,11 +204,73 @@ final class AllocationLedger {
         return new Change(List.copyOf(released), List.copyOf(added), known);
     }
 
+    /**
+     * This instance handed the state directory to a successor: from now on the ledger changes in memory only
+     * (what this instance still answers stays consistent) and the file is the successor's.
+     */
+    synchronized void stopWriting() {
+        if (writer) {
+            writer = false;
+            LOG.info("allocation ledger {} handed to the successor: this instance writes it no more",
+                    file.map(Path::toString).orElse("(in memory)"));
+        }
+    }
+
+    synchronized boolean writing() {
+        return writer;
+    }
+
+    /**
+     * Adds the entries another instance (a predecessor before its handover) wrote to the file since this ledger
+     * last read or wrote it. A file that does not read whole is left to the next write and reconciliation.
+     */
+    synchronized boolean mergeWrittenElsewhere() {
+        if (file.isEmpty() || !writer || identity(file.get()).equals(fileSeen)) {
+            return false;                            // one stat when nothing changed: no lock file touched
+        }
+        try (FileLock ignored = lock(file.get())) {
+            return merge(file.get()) > 0;
+        } catch (IOException | IllegalArgumentException e) {
+            LOG.warn("allocation ledger {} changed by another instance and not merged: {}", file.get(),
+                    e.getMessage());
+            return false;
+        }
+    }
+
+    /** Under the lock: merges the file if it changed since this ledger last saw it. */
+    private int merge(Path f) throws IOException {
+        Optional<String> now = identity(f);
+        if (now.isEmpty() || now.equals(fileSeen)) {
+            return 0;
+        }
+        int added = 0;
+        for (Entry e : read(f)) {
+            if (entries.putIfAbsent(key(e.resource(), e.deviceId()), e) == null) {
+                added++;
+            }
+        }
+        fileSeen = now;
+        if (added > 0) {
+            LOG.info("allocation ledger {}: merged {} entries another instance recorded", f, added);
+            publish();
+        }
+        return added;
+    }
+
     private void changed() {
         publish();
+        if (!writer) {
+            return;
+        }
         file.ifPresent(f -> {
-            try {
+            try (FileLock ignored = lock(f)) {
+                try {
+                    merge(f);
+                } catch (IllegalArgumentException notWhole) {
+                    LOG.warn("allocation ledger {} not merged before writing: {}", f, notWhole.getMessage());
+                }
                 write(f, entries.values());
+                fileSeen = identity(f);
                 problem = "";
             } catch (IOException e) {
                 problem = "cannot write allocation ledger " + f + ": " + e.getMessage();
@@ -237,6 +311,58 @@ final class AllocationLedger {
             return UNKNOWN;
         }
     };
+
+    /** Which file {@code f} is now (inode, size, modification time); empty when absent. */
+    private static Optional<String> identity(Path f) {
+        try {
+            Map<String, Object> a = Files.readAttributes(f, "unix:ino,size,lastModifiedTime");
+            return Optional.of(a.get("ino") + ":" + a.get("size") + "@" + a.get("lastModifiedTime"));
+        } catch (IOException | UnsupportedOperationException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Excludes every other writer of {@code f}: a POSIX lock on {@code <f>.lock} against other processes, and
+     * before it a lock per file against other ledgers of this JVM (POSIX locks belong to the process, and the
+     * JDK refuses a second one on the same file). Static on purpose: the exclusion is per file, not per ledger.
+     */
+    private static FileLock lock(Path f) throws IOException {
+        Path lockFile = f.toAbsolutePath().resolveSibling(f.getFileName() + ".lock");
+        java.util.concurrent.locks.ReentrantLock inJvm = JVM_LOCKS.computeIfAbsent(lockFile.toString(),
+                k -> new java.util.concurrent.locks.ReentrantLock());
+        inJvm.lock();
+        try {
+            Files.createDirectories(lockFile.getParent());
+            FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            try {
+                java.nio.channels.FileLock held = ch.lock();
+                return () -> {
+                    try {
+                        held.release();
+                        ch.close();
+                    } finally {
+                        inJvm.unlock();
+                    }
+                };
+            } catch (IOException | RuntimeException e) {
+                ch.close();
+                throw e;
+            }
+        } catch (IOException | RuntimeException e) {
+            inJvm.unlock();
+            throw e;
+        }
+    }
+
+    private static final java.util.concurrent.ConcurrentMap<String, java.util.concurrent.locks.ReentrantLock>
+            JVM_LOCKS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** A held lock; closing releases it. */
+    private interface FileLock extends AutoCloseable {
+        @Override
+        void close() throws IOException;
+    }
 
     private static String key(String resource, String deviceId) {
         return resource + '\0' + deviceId;

@@ -49,8 +49,21 @@ final class HeldDevices {
         return ledger.heldBy();
     }
 
-    /** Records an Allocate; returns the IDs newly recorded. A ledger that cannot be written is logged, not fatal. */
+    /**
+     * Records an Allocate; returns the IDs newly recorded. A ledger that cannot be written is logged, not fatal.
+     *
+     * <p>After the handover an Allocate can still reach this instance: kubelet sent it before it switched the
+     * resource to the successor's socket. Refusing it would fail the pod for good (kubelet does not retry
+     * Allocate), and kubelet chose the IDs from its own book for this resource, so it is served from this
+     * instance's view and recorded in memory only: the file is the successor's, which learns the holding from
+     * kubelet's PodResources at its next reconciliation (kubelet lists an allocation once Allocate returned).
+     */
     List<String> allocated(String resource, Collection<String> deviceIds) {
+        if (!ledger.writing()) {
+            LOG.info("Allocate after the handover resource={} ids={}: served, recorded in memory only (the ledger"
+                    + " file is the successor's; it learns the holding from kubelet)", resource,
+                    io.rdmanode.agent.LogText.escape(deviceIds.toString()));
+        }
         try {
             return ledger.allocated(resource, deviceIds);
         } catch (UncheckedIOException e) {
@@ -65,6 +78,16 @@ final class HeldDevices {
         } catch (UncheckedIOException e) {
             LOG.warn(e.getMessage());
         }
+    }
+
+    /** This instance handed the state directory over: the ledger file is the successor's from now on. */
+    void handedOver() {
+        ledger.stopWriting();
+    }
+
+    /** Merges what another instance (the predecessor) wrote to the ledger file since this one last saw it. */
+    boolean adoptWrittenElsewhere() {
+        return ledger.mergeWrittenElsewhere();
     }
 
     /**

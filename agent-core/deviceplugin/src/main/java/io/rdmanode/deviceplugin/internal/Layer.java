@@ -97,7 +97,8 @@ public final class Layer implements DevicePluginLayer {
 
     private void reconcileAndRefresh() {
         try {
-            if (held.reconcile("periodic")) {
+            boolean merged = held.adoptWrittenElsewhere();        // a predecessor's last records
+            if (held.reconcile("periodic") || merged) {
                 sets.forEach(ServedSet::refresh);
             }
         } catch (RuntimeException e) {
@@ -117,6 +118,22 @@ public final class Layer implements DevicePluginLayer {
     /** Reconciles before a pool set change is published; the set recomputes right after. */
     void reconcileBeforeChange() {
         held.reconcile("pool change");
+    }
+
+    /**
+     * This instance handed the state directory to a successor ({@code Handover.onHandedOver}): its ledger
+     * stops writing the file; Allocates that still reach it are served (see {@link HeldDevices#allocated}).
+     */
+    public void handedOver() {
+        held.handedOver();
+    }
+
+    /** Merges into the ledger what a predecessor wrote to the file since this layer read it (also done before
+     * every write and reconciliation); a successor calls it when it takes over. */
+    public void adoptLedger() {
+        if (held.adoptWrittenElsewhere()) {
+            sets.forEach(ServedSet::refresh);
+        }
     }
 
     HeldDevices heldDevices() {

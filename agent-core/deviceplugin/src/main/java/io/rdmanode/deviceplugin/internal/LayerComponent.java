@@ -90,17 +90,32 @@ public final class LayerComponent implements DevicePluginLayer, StatusSection, H
 
     private volatile PodDevices kubelet;
 
+    private final AutoCloseable handoverWatch;
+
+    /**
+     * @param handover the launcher's, absent in tests and in a framework without the launcher: when this process
+     *                 hands the state directory to a successor, the ledger stops writing it
+     */
     @Activate
-    public LayerComponent(Config config, BundleContext context) {
+    public LayerComponent(Config config, BundleContext context,
+                          @Reference(cardinality = ReferenceCardinality.OPTIONAL) io.rdmanode.agent.Handover handover) {
         Path stateDir = Path.of(Optional.ofNullable(context.getProperty(STATE_DIR_PROPERTY)).orElse(DEFAULT_STATE_DIR));
         this.layer = new Layer(settings(config), stateDir.resolve("deviceplugin/allocations"),
                 () -> Optional.ofNullable(kubelet), Duration.ofSeconds(Layer.RECONCILE_SECONDS));
         LOG.info("device-plugin layer started hostDevRoot={} cdiSpecDirs={}", layer.settings().paths().hostDevRoot(),
                 layer.settings().cdiSpecDirs());
+        Layer started = layer;
+        this.handoverWatch = handover == null ? () -> { } : handover.onHandedOver(started::handedOver);
     }
+
 
     @org.osgi.service.component.annotations.Deactivate
     void stop() {
+        try {
+            handoverWatch.close();
+        } catch (Exception e) {
+            LOG.debug("handover watch not withdrawn: {}", e.getMessage());
+        }
         layer.close();
     }
 

@@ -46,6 +46,9 @@ final class DevicePluginServer implements ServedResource {
     private volatile Path socket;
     private final Runnable onClose;
     private final Runnable onGetInfo;
+    private final String instance;
+    private final java.util.function.Consumer<DevicePluginServer> reconcileSoon;
+    private final java.util.function.BooleanSupplier handedOver;
     private final HostBounds bounds;
     private final RequestSizeLimit requestLimit;
     private final ResourceStats stats = new ResourceStats();
@@ -62,17 +65,26 @@ final class DevicePluginServer implements ServedResource {
     private final AtomicInteger reconcileRequests = new AtomicInteger();
     private volatile int failureStreak;
 
-    /** @param onGetInfo called when kubelet's plugin watcher asks this socket for its info (watcher mode) */
+    /**
+     * @param instance      this agent instance's tag: the socket is named from the resource and the tag
+     * @param reconcileSoon asks the host to run {@link #reconcileCoalesced()} on a registrar thread
+     * @param onGetInfo     called when kubelet's plugin watcher asks this socket for its info (watcher mode)
+     */
     DevicePluginServer(DevicePlugin plugin, Supplier<HostSettings> tuning, UdsTransport transport,
-                       HostBounds bounds, Runnable onClose, Runnable onGetInfo) {
+                       HostBounds bounds, String instance, Runnable onClose,
+                       java.util.function.Consumer<DevicePluginServer> reconcileSoon,
+                       java.util.function.BooleanSupplier handedOver, Runnable onGetInfo) {
         this.plugin = plugin;
         this.resource = plugin.resourceName();
         this.tuning = tuning;
         this.settings = tuning.get();
         this.transport = transport;
-        this.socket = settings.socketDir().resolve(ResourceNames.socketFileName(resource));
+        this.instance = instance;
+        this.socket = settings.socketDir().resolve(ResourceNames.socketFileName(resource, instance));
         this.onClose = onClose;
         this.onGetInfo = onGetInfo;
+        this.reconcileSoon = reconcileSoon;
+        this.handedOver = handedOver;
         this.bounds = bounds;
         this.requestLimit = new RequestSizeLimit(bounds.limits().messageCeiling());
     }
@@ -125,6 +137,11 @@ final class DevicePluginServer implements ServedResource {
             if (closed) {
                 return true;
             }
+            if (handedOver.getAsBoolean()) {
+                // A successor serves every resource now: never serve or register again (after a kubelet restart
+                // that would take the resource back from it); what is bound keeps answering late calls.
+                return true;
+            }
             boolean socketGone = socketId.isEmpty() || !socketId.equals(SocketIdentity.of(socket));
             if (settings.watcher()) {
                 return reconcileWatched(socketGone);
@@ -159,6 +176,13 @@ final class DevicePluginServer implements ServedResource {
             if (!kubeletNew && registered) {
                 return true;
             }
+        }
+        if (newerInstanceServes()) {
+            // A surge pod's agent registered the resource after this one: registering again would take it back.
+            registered = false;
+            lastError = "a newer agent instance serves " + resource;
+            LOG.info("resource={} not registered again: a newer agent instance serves it", resource);
+            return true;
         }
         return register();
     }
@@ -196,7 +220,7 @@ final class DevicePluginServer implements ServedResource {
             registered = false;
             registeredWith = Optional.empty();
             settings = next;
-            socket = next.socketDir().resolve(ResourceNames.socketFileName(resource));
+            socket = next.socketDir().resolve(ResourceNames.socketFileName(resource, instance));
             try {
                 bind();
                 lastError = "";
@@ -308,8 +332,8 @@ final class DevicePluginServer implements ServedResource {
     }
 
     private void bind() throws IOException {
-        Files.deleteIfExists(socket);                     // a stale socket of ours from an earlier run
-        streams = new ListAndWatchStreams();
+        Files.deleteIfExists(socket);                     // our own name: only this instance binds it
+        streams = new ListAndWatchStreams(this::kubeletLetGo);
         requestLimit.update(plugin.devices());
         CallLimits limits = bounds.limits();
         CallGate gate = new CallGate(resource, bounds, stats);
@@ -326,6 +350,65 @@ final class DevicePluginServer implements ServedResource {
         // so the short window between bind and chmod exposes nothing.
         Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
         socketId = SocketIdentity.of(socket);
+    }
+
+    /**
+     * kubelet ended every ListAndWatch stream of this socket. It does that to the endpoint that a newer
+     * registration of the resource replaced, and (before 1.35, kubernetes#121994) to the newest endpoint as well
+     * when the replaced one disconnects afterwards: a predecessor that stops after its successor registered would
+     * leave the resource with no endpoint. So the newest instance registers again at once; an older one (a live
+     * socket of a newer instance serves the resource) leaves kubelet to it. A kubelet restart is not handled
+     * here in classic mode (its socket stops answering, and the new one replaces the file: {@link #reconcile} sees
+     * that). In watcher mode kubelet's plugin watcher deregisters by resource name when the replaced instance's
+     * socket goes, with the same effect; there the newest instance serves a new socket file, which the watcher
+     * discovers and registers.
+     */
+    private void kubeletLetGo() {
+        if (closed || !registered || handedOver.getAsBoolean()) {
+            return;
+        }
+        if (newerInstanceServes()) {
+            LOG.info("resource={} now served by a newer agent instance; kubelet closed this one's stream", resource);
+            return;
+        }
+        if (!settings.watcher() && !StaleSockets.answers(settings.kubeletSocket())) {
+            return;                                      // kubelet is restarting: its new socket brings us back
+        }
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            registered = false;                          // classic: registeredWith stays, this is the same kubelet
+            if (settings.watcher()) {
+                socketId = Optional.empty();             // a new socket file: the plugin watcher registers it
+            }
+        }
+        LOG.info("kubelet closed the ListAndWatch stream of resource={} and no newer instance serves it:"
+                + " registering again", resource);
+        reconcileSoon.accept(this);
+    }
+
+    /** A live socket of a newer instance of this agent serves the same resource in the socket directory. */
+    boolean newerInstanceServes() {
+        String own = socket.getFileName().toString();
+        java.util.Optional<String> part = ResourceNames.resourcePartOf(own);
+        if (part.isEmpty()) {
+            return false;
+        }
+        try (java.nio.file.DirectoryStream<Path> files = Files.newDirectoryStream(settings.socketDir(),
+                ResourceNames.SOCKET_PREFIX + "*" + ResourceNames.SOCKET_SUFFIX)) {
+            for (Path file : files) {
+                String name = file.getFileName().toString();
+                if (part.equals(ResourceNames.resourcePartOf(name))
+                        && ResourceNames.instanceOf(name).filter(tag -> InstanceTags.newer(tag, instance)).isPresent()
+                        && StaleSockets.answers(file)) {
+                    return true;
+                }
+            }
+        } catch (IOException e) {
+            LOG.debug("cannot list {}: {}", settings.socketDir(), e.getMessage());
+        }
+        return false;
     }
 
     private void stopServer() {

@@ -57,6 +57,8 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
     private final AtomicBoolean reconcilePending = new AtomicBoolean();
     private volatile Optional<String> problem;
     private volatile boolean closed;
+    private final String instance;
+    private volatile boolean handedOver;
 
     /**
      * The device-plugins directory belongs to kubelet and is not created here; while it is missing, plugins
@@ -73,11 +75,22 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
      * @throws IOException when no file watch can be created
      */
     public KubeletDevicePluginHost(HostSettings settings, CallLimits limits) throws IOException {
+        this(settings, limits, InstanceTags.nextAfter(InstanceTags.newestIn(settings.resolved().socketDir())));
+    }
+
+    /**
+     * @param instance the tag in this host's socket names ({@link InstanceTags}), so that a second agent instance
+     *                 on the same directory (a successor, a surge upgrade) serves and removes only its own
+     * @throws IOException when no file watch can be created
+     */
+    public KubeletDevicePluginHost(HostSettings settings, CallLimits limits, String instance) throws IOException {
         this.resolved = settings.resolved();
         this.settings = resolved;
         this.tuning = resolved;
         this.mode = new AutoRegistration(settings, resolved);
-        LOG.info("device-plugin host registration={} sockets in {}", mode.describe(), resolved.socketDir());
+        this.instance = instance;
+        LOG.info("device-plugin host registration={} sockets in {} instance={}", mode.describe(),
+                resolved.socketDir(), instance);
         this.problem = ResourceNames.socketDirProblem(this.settings.socketDir());
         problem.ifPresent(p -> LOG.error("cannot serve device plugins: {}", p));
         if (problem.isEmpty()) {
@@ -150,7 +163,8 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
                 throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, resource,
                         "cannot serve resource " + resource + ": " + unservable.get());
             }
-            server = new DevicePluginServer(plugin, this::tuning, transport, bounds, () -> servers.remove(resource),
+            server = new DevicePluginServer(plugin, this::tuning, transport, bounds, instance,
+                    () -> servers.remove(resource), s -> submit(() -> reconcile(s), 0), () -> handedOver,
                     () -> getInfoCalled(resource));
             if (servers.putIfAbsent(resource, server) != null) {
                 throw new IllegalArgumentException("resource " + resource + " is already served");
@@ -260,6 +274,29 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
         }
     }
 
+    /**
+     * This agent handed over to a successor (the launcher's {@code Handover}): kubelet serves every resource from
+     * the successor's sockets, so this host never serves or registers again (a kubelet restart would otherwise
+     * make it take resources back); its servers answer what still reaches them until they close, and closing
+     * removes only this instance's sockets.
+     */
+    public void handedOver() {
+        if (!handedOver) {
+            handedOver = true;
+            LOG.info("device-plugin host instance={} handed over: registers nothing from now on", instance);
+        }
+    }
+
+    /** The tag in this host's socket names. */
+    public String instance() {
+        return instance;
+    }
+
+    /** The socket {@code resource} is served on by this host, if it serves it. */
+    public Optional<java.nio.file.Path> socketOf(String resource) {
+        return Optional.ofNullable(servers.get(resource)).map(DevicePluginServer::socket);
+    }
+
     /** The servers running now, sorted by resource name. */
     List<DevicePluginServer> servers() {
         return List.copyOf(servers.values());
@@ -276,6 +313,7 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
         HostSettings now = settings;
         m.put("registration", mode.describe());
         m.put("socketDir", now.socketDir().toString());
+        m.put("instance", instance);
         problem.ifPresent(p -> m.put("error", p));
         if (!now.watcher()) {
             m.put("kubeletSocket", settings.kubeletSocket().toString());

@@ -114,8 +114,12 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
                                 org.osgi.framework.BundleContext context,
                                 @org.osgi.service.component.annotations.Reference(cardinality =
                                         org.osgi.service.component.annotations.ReferenceCardinality.OPTIONAL)
-                                io.rdmanode.agent.StartupGate startup) throws IOException {
+                                io.rdmanode.agent.StartupGate startup,
+                                @org.osgi.service.component.annotations.Reference(cardinality =
+                                        org.osgi.service.component.annotations.ReferenceCardinality.OPTIONAL)
+                                io.rdmanode.agent.Handover handover) throws IOException {
         this.context = context;
+        this.handover = handover;
         refusal = refusal(properties);
         // A missing directory is kubelet's to create (the host waits for it); a file in its place never becomes one.
         Path pluginDir = Path.of(config.pluginDir());
@@ -130,12 +134,17 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
             podDevices.close();
             throw e;
         }
+        // Absent in tests and without the launcher. The host in place at the handover stops registering.
+        this.handoverWatch = handover == null ? () -> { } : handover.onHandedOver(() -> host.handedOver());
     }
 
     KubeletHostComponent(Config config, Map<String, Object> properties, org.osgi.framework.BundleContext context)
             throws IOException {
-        this(config, properties, context, null);
+        this(config, properties, context, null, null);
     }
+
+    private AutoCloseable handoverWatch;
+    private final io.rdmanode.agent.Handover handover;
 
     /**
      * What {@link KubeletHostValidator} refuses, for {@code /readyz}: a configuration the validator let through
@@ -173,6 +182,9 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
      */
     private synchronized void start(HostSettings settings) throws IOException {
         KubeletDevicePluginHost started = new KubeletDevicePluginHost(settings);
+        if (handover != null && handover.handedOver()) {
+            started.handedOver();                  // a host restarted after the handover registers nothing either
+        }
         this.host = started;
         this.hostService = context.registerService(DevicePluginHost.class, started, null);
     }
@@ -218,6 +230,11 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
 
     @Deactivate
     void stop() {
+        try {
+            handoverWatch.close();
+        } catch (Exception e) {
+            org.slf4j.LoggerFactory.getLogger(KubeletHostComponent.class).debug("handover watch: {}", e.getMessage());
+        }
         close();
         podDevices.close();
     }

@@ -17,6 +17,16 @@ final class ListAndWatchStreams {
     private final List<StreamObserver<ListAndWatchResponse>> streams = new ArrayList<>();
     private ListAndWatchResponse last;
     private boolean closed;
+    private final Runnable peerLetGo;
+
+    /** @param peerLetGo runs (outside the lock) when the peer cancelled the last open stream */
+    ListAndWatchStreams(Runnable peerLetGo) {
+        this.peerLetGo = peerLetGo;
+    }
+
+    ListAndWatchStreams() {
+        this(() -> { });
+    }
 
     /** Adds a stream and sends it {@code current} (kubelet expects the full list at once). */
     synchronized void open(StreamObserver<ListAndWatchResponse> stream, ListAndWatchResponse current) {
@@ -25,7 +35,11 @@ final class ListAndWatchStreams {
             return;
         }
         if (stream instanceof ServerCallStreamObserver<ListAndWatchResponse> call) {
-            call.setOnCancelHandler(() -> remove(stream));
+            call.setOnCancelHandler(() -> {
+                if (remove(stream)) {
+                    peerLetGo.run();
+                }
+            });
         }
         last = current;
         streams.add(stream);
@@ -67,7 +81,8 @@ final class ListAndWatchStreams {
         streams.clear();
     }
 
-    private synchronized void remove(StreamObserver<ListAndWatchResponse> stream) {
-        streams.remove(stream);
+    /** Returns true when that was the last stream, removed by its peer while not closing. */
+    private synchronized boolean remove(StreamObserver<ListAndWatchResponse> stream) {
+        return streams.remove(stream) && streams.isEmpty() && !closed;
     }
 }

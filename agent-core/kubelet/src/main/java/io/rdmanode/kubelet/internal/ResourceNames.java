@@ -34,20 +34,57 @@ public final class ResourceNames {
     public static final int MAX_SOCKET_DIR = SUN_PATH_MAX - 1 - MAX_SOCKET_NAME;
     private static final int HASH_CHARS = 8;
 
+    /** Longest instance tag, in bytes: milliseconds in base 36 have 8 digits until the year 2059. */
+    public static final int MAX_INSTANCE_TAG = 8;
+
     /**
-     * The plugin's socket file name, e.g. {@code rdma-node-agent.rdma_hca_a.sock}: the resource name with '/' as
-     * '_' (a domain holds no '_', so distinct names stay distinct) while that fits {@link #MAX_SOCKET_NAME};
-     * otherwise its head and a hash of the whole name, so that it is still stable across restarts and readable.
+     * The plugin's socket file name for one agent instance, e.g. {@code rdma-node-agent.rdma_hca_a.m3x7k2ab.sock}:
+     * the resource name with '/' as '_' (a domain holds no '_', so distinct names stay distinct) while that fits
+     * {@link #MAX_SOCKET_NAME}, otherwise its head and a hash of the whole name, so that it is still readable;
+     * then the instance tag. Two instances (a surge upgrade, a successor taking over) never share a socket, so
+     * the one that stops removes only its own; kubelet serves a resource from its newest registration.
+     *
+     * @param instance an {@link InstanceTags} tag: at most {@link #MAX_INSTANCE_TAG} characters of [0-9a-z]
      */
-    public static String socketFileName(String resourceName) {
-        String plain = SOCKET_PREFIX + resourceName.replace('/', '_') + SOCKET_SUFFIX;
-        if (plain.getBytes(StandardCharsets.UTF_8).length <= MAX_SOCKET_NAME) {
-            return plain;
+    public static String socketFileName(String resourceName, String instance) {
+        if (instance.isEmpty() || instance.length() > MAX_INSTANCE_TAG || !instance.matches("[0-9a-z]+")) {
+            throw new IllegalArgumentException("instance tag '" + instance + "' is not 1 to " + MAX_INSTANCE_TAG
+                    + " characters of [0-9a-z]");
+        }
+        String tail = "." + instance + SOCKET_SUFFIX;
+        int room = MAX_SOCKET_NAME - SOCKET_PREFIX.length() - (1 + MAX_INSTANCE_TAG + SOCKET_SUFFIX.length());
+        String plain = resourceName.replace('/', '_');
+        if (plain.getBytes(StandardCharsets.UTF_8).length <= room) {
+            return SOCKET_PREFIX + plain + tail;
         }
         String hash = "-" + sha256Hex(resourceName).substring(0, HASH_CHARS);
-        int room = MAX_SOCKET_NAME - SOCKET_PREFIX.length() - SOCKET_SUFFIX.length() - hash.length();
-        String head = resourceName.replace('/', '_').substring(0, room);    // names are ASCII: chars are bytes
-        return SOCKET_PREFIX + head + hash + SOCKET_SUFFIX;
+        String head = plain.substring(0, room - hash.length());        // names are ASCII: chars are bytes
+        return SOCKET_PREFIX + head + hash + tail;
+    }
+
+    /**
+     * The instance tag in a socket file name of ours ({@code prefix base.tag.sock}); empty for a name without one
+     * (an agent before instance tags) or not ours.
+     */
+    public static Optional<String> instanceOf(String fileName) {
+        return split(fileName).map(parts -> parts[1]);
+    }
+
+    /** The part of a socket file name of ours that names the resource: equal for every instance of one resource. */
+    public static Optional<String> resourcePartOf(String fileName) {
+        return split(fileName).map(parts -> parts[0]);
+    }
+
+    private static Optional<String[]> split(String fileName) {
+        if (!fileName.startsWith(SOCKET_PREFIX) || !fileName.endsWith(SOCKET_SUFFIX)) {
+            return Optional.empty();
+        }
+        String middle = fileName.substring(SOCKET_PREFIX.length(), fileName.length() - SOCKET_SUFFIX.length());
+        int dot = middle.lastIndexOf('.');
+        if (dot <= 0 || !middle.substring(dot + 1).matches("[0-9a-z]{1," + MAX_INSTANCE_TAG + "}")) {
+            return Optional.empty();
+        }
+        return Optional.of(new String[] {middle.substring(0, dot), middle.substring(dot + 1)});
     }
 
     /**

@@ -20,7 +20,10 @@ import org.slf4j.LoggerFactory;
  * dead endpoint until it restarts, and the directory fills up with one file per pool ever served. Only files
  * that are ours and dead go: the name has our prefix and suffix, the file is a socket (not a symlink or a
  * regular file) and nobody accepts a connection on it. kubelet's {@code kubelet.sock}, its checkpoint and other
- * plugins' sockets never match; a socket of ours still served (a second agent, by mistake) answers and stays.
+ * plugins' sockets never match. Every instance names its sockets with a tag of its own
+ * ({@link ResourceNames#socketFileName}), so this removes the dead sockets of any earlier instance (and those of
+ * agents from before the tags) while a live instance's sockets (a predecessor still serving during a handover or
+ * a surge upgrade) answer and stay.
  */
 final class StaleSockets {
 
@@ -66,7 +69,7 @@ final class StaleSockets {
     }
 
     /** A listening socket accepts at once; a dead one refuses ({@code ECONNREFUSED}). */
-    private static boolean answers(Path socket) {
+    static boolean answers(Path socket) {
         try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             channel.connect(UnixDomainSocketAddress.of(socket));
             return true;

@@ -55,7 +55,7 @@ class DeviceProtoWireTest {
         assertThat(r.getOptions().getPreStartRequired()).isFalse();
         assertThat(r.getUnknownFields().asMap()).isEmpty();
         assertEncodesTo(RegisterRequest.newBuilder().setVersion(DevicePluginServer.API_VERSION)
-                .setEndpoint(ResourceNames.socketFileName("rdma/hca_a")).setResourceName("rdma/hca_a")
+                .setEndpoint("rdma-node-agent.rdma_hca_a.sock").setResourceName("rdma/hca_a")
                 .setOptions(ProtoMapping.options(new PluginOptions(false, true))).build(), "register-request");
     }
 

@@ -63,7 +63,7 @@ class KubeletHostComponentTest {
         Map<String, Object> properties = Map.of("pluginDir", file.toString(), "registration", "classic");
 
         try {
-            new KubeletHostComponent(config(properties), properties, context(), gate);
+            new KubeletHostComponent(config(properties), properties, context(), gate, null);
         } catch (Exception e) {
             // the activation may fail as well; what matters is that the gate heard it first
         }
@@ -217,7 +217,7 @@ class KubeletHostComponentTest {
         try (FakeKubelet kubelet = new FakeKubelet(dir).start()) {
             host.serve(new TestPlugin("rdma/a", List.of(new Device("a-0", true, List.of()))));
             kubelet.awaitRegistrations("rdma/a", 1, Duration.ofSeconds(5));
-            Path socket = dir.resolve(ResourceNames.socketFileName("rdma/a"));
+            Path socket = host.servers().get(0).socket();
             var identity = SocketIdentity.of(socket);
             var connection = kubelet.plugin("rdma/a");
 

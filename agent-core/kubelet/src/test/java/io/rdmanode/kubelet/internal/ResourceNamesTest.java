@@ -2,6 +2,7 @@
 package io.rdmanode.kubelet.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -47,18 +48,52 @@ class ResourceNamesTest {
         String a = longestResourceName('a');
         String b = longestResourceName('b');
         assertThat(ResourceNames.problem(a)).isEmpty();
+        String longestTag = "z".repeat(ResourceNames.MAX_INSTANCE_TAG);
         Set<String> names = new HashSet<>();
         for (String resource : new String[] {a, b, "rdma/hca_a", "example.com/" + "n".repeat(63)}) {
-            String name = ResourceNames.socketFileName(resource);
+            String name = ResourceNames.socketFileName(resource, longestTag);
             assertThat(name.getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(ResourceNames.MAX_SOCKET_NAME);
-            assertThat(name).startsWith("rdma-node-agent.").endsWith(".sock");
+            assertThat(name).startsWith("rdma-node-agent.").endsWith("." + longestTag + ".sock");
             assertThat(Path.of("/var/lib/kubelet/device-plugins", name).toString().length())
                     .isLessThanOrEqualTo(ResourceNames.SUN_PATH_MAX);
-            assertThat(ResourceNames.socketFileName(resource)).isEqualTo(name);      // stable
+            assertThat(ResourceNames.socketFileName(resource, longestTag)).isEqualTo(name);      // stable
             names.add(name);
         }
         assertThat(names).hasSize(4);
-        assertThat(ResourceNames.socketFileName("rdma/hca_a")).isEqualTo("rdma-node-agent.rdma_hca_a.sock");
+        assertThat(ResourceNames.socketFileName("rdma/hca_a", "m3x7k2ab"))
+                .isEqualTo("rdma-node-agent.rdma_hca_a.m3x7k2ab.sock");
+    }
+
+    /** A surge upgrade: two instances, one resource, two sockets that tell their instance and resource. */
+    @Test
+    void eachInstanceHasItsOwnSocketNameForOneResource() {
+        String first = InstanceTags.next();
+        String second = InstanceTags.next();
+        assertThat(InstanceTags.newer(second, first)).isTrue();
+        assertThat(InstanceTags.newer(first, second)).isFalse();
+        assertThat(first).hasSizeLessThanOrEqualTo(ResourceNames.MAX_INSTANCE_TAG);
+        for (String resource : new String[] {"rdma/hca_a", "intel.com/" + "s".repeat(63)}) {
+            String a = ResourceNames.socketFileName(resource, first);
+            String b = ResourceNames.socketFileName(resource, second);
+            assertThat(a).isNotEqualTo(b);
+            assertThat(ResourceNames.instanceOf(a)).contains(first);
+            assertThat(ResourceNames.instanceOf(b)).contains(second);
+            assertThat(ResourceNames.resourcePartOf(a)).isPresent().isEqualTo(ResourceNames.resourcePartOf(b));
+        }
+        assertThat(ResourceNames.resourcePartOf(ResourceNames.socketFileName("rdma/hca_b", first)))
+                .isNotEqualTo(ResourceNames.resourcePartOf(ResourceNames.socketFileName("rdma/hca_a", first)));
+        assertThat(ResourceNames.instanceOf("kubelet.sock")).isEmpty();
+        assertThatThrownBy(() -> ResourceNames.socketFileName("rdma/a", "Not/A.Tag"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** A clock stepped back between two starts still gives the successor the newer tag. */
+    @Test
+    void aSuccessorsTagIsNewerThanEveryTagInTheDirectoryWhateverTheClock() {
+        String future = Long.toString(System.currentTimeMillis() + 3_600_000L, 36);    // a predecessor's, clock ahead
+        String next = InstanceTags.nextAfter(java.util.Optional.of(future));
+        assertThat(InstanceTags.newer(next, future)).isTrue();
+        assertThat(next).hasSizeLessThanOrEqualTo(ResourceNames.MAX_INSTANCE_TAG);
     }
 
     @Test

@@ -31,20 +31,22 @@ class StaleSocketsTest {
 
     @Test
     void theNextHostRemovesOurDeadSocketsOnlyAndRegistersAfresh() throws IOException {
-        Path oursDead = deadSocket(dir.resolve(ResourceNames.socketFileName("rdma/gone")));
-        Path oursLongDead = deadSocket(dir.resolve(ResourceNames.socketFileName("rdma/" + "x".repeat(60))));
+        Path oursDead = deadSocket(dir.resolve(ResourceNames.socketFileName("rdma/gone", "old1")));
+        Path oursLongDead = deadSocket(dir.resolve(ResourceNames.socketFileName("rdma/" + "x".repeat(60), "old1")));
+        Path beforeTags = deadSocket(dir.resolve("rdma-node-agent.rdma_gone.sock"));   // an agent before tags
         Path otherPlugin = deadSocket(dir.resolve("sriov-network-device-plugin.sock"));
         Path ourNameNotASocket = Files.writeString(dir.resolve("rdma-node-agent.notes.sock"), "kept");
         Path checkpoint = Files.writeString(dir.resolve("kubelet_internal_checkpoint"), "{}");
         try (ServerSocketChannel alive = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
              FakeKubelet kubelet = new FakeKubelet(dir).start()) {
-            Path oursAlive = dir.resolve(ResourceNames.socketFileName("rdma/alive"));
+            Path oursAlive = dir.resolve(ResourceNames.socketFileName("rdma/alive", "old2"));
             alive.bind(UnixDomainSocketAddress.of(oursAlive));
 
             try (KubeletDevicePluginHost host = new KubeletDevicePluginHost(new HostSettings(dir,
                     kubelet.socket(), 2000, 2000, 60_000, 1))) {
                 assertThat(oursDead).doesNotExist();
                 assertThat(oursLongDead).doesNotExist();
+                assertThat(beforeTags).doesNotExist();
                 assertThat(List.of(otherPlugin, ourNameNotASocket, checkpoint, kubelet.socket(), oursAlive))
                         .allSatisfy(p -> assertThat(p).exists());
                 host.serve(new TestPlugin("rdma/gone", List.of(new Device("d", true, List.of()))));

@@ -9,7 +9,6 @@ import io.rdmanode.kubelet.DevicePluginHost;
 import io.rdmanode.kubelet.internal.FakeKubelet;
 import io.rdmanode.kubelet.internal.HostSettings;
 import io.rdmanode.kubelet.internal.KubeletDevicePluginHost;
-import io.rdmanode.kubelet.internal.ResourceNames;
 import io.rdmanode.kubelet.internal.v1beta1.AllocateResponse;
 import io.rdmanode.kubelet.internal.v1beta1.ListAndWatchResponse;
 import java.io.IOException;
@@ -32,9 +31,12 @@ public final class KubeletTestbed implements AutoCloseable {
     private final KubeletDevicePluginHost host;
     private final FakeKubelet kubelet;
     private Path podResourcesSocket;
+    private final long timeoutMillis;
+    private final List<KubeletDevicePluginHost> otherInstances = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private KubeletTestbed(Path pluginDir, long timeoutMillis, int ioThreads) throws IOException {
         this.pluginDir = pluginDir;
+        this.timeoutMillis = timeoutMillis;
         this.host = new KubeletDevicePluginHost(new HostSettings(pluginDir, pluginDir.resolve("kubelet.sock"),
                 timeoutMillis, timeoutMillis, 60_000, ioThreads));
         this.kubelet = new FakeKubelet(pluginDir).start();
@@ -59,6 +61,22 @@ public final class KubeletTestbed implements AutoCloseable {
 
     public DevicePluginHost host() {
         return host;
+    }
+
+    /**
+     * The device-plugin host of another agent instance on the same directory and kubelet (a successor, the new
+     * pod of a surge upgrade): its sockets have names of its own, and kubelet serves a resource from its newest
+     * registration. Closed with the testbed, or earlier by the caller (the instance stops).
+     */
+    public DevicePluginHost newInstanceHost() {
+        try {
+            KubeletDevicePluginHost other = new KubeletDevicePluginHost(new HostSettings(pluginDir,
+                    pluginDir.resolve("kubelet.sock"), timeoutMillis, timeoutMillis, 60_000, 1));
+            otherInstances.add(other);
+            return other;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     public Path pluginDir() {
@@ -130,7 +148,8 @@ public final class KubeletTestbed implements AutoCloseable {
 
     /** The plugin socket of {@code resource} as the host names it (classic registration). */
     public Path pluginSocket(String resource) {
-        return pluginDir.resolve(ResourceNames.socketFileName(resource));
+        return host.socketOf(resource).orElseThrow(() -> new IllegalStateException("resource " + resource
+                + " is not served"));
     }
 
     public Plugin plugin(String resource) {
@@ -139,6 +158,7 @@ public final class KubeletTestbed implements AutoCloseable {
 
     @Override
     public void close() {
+        otherInstances.forEach(KubeletDevicePluginHost::close);
         host.close();
         kubelet.close();
     }

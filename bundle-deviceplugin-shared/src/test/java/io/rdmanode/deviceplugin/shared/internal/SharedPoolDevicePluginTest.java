@@ -60,7 +60,7 @@ class SharedPoolDevicePluginTest {
         String endpoint = kubelet.awaitRegistrations("rdma/hca_a", 1, WAIT);
         List<Device> list = kubelet.plugin("rdma/hca_a").latest(WAIT);
 
-        assertThat(endpoint).isEqualTo("rdma-node-agent.rdma_hca_a.sock");
+        assertThat(endpoint).matches("rdma-node-agent\\.rdma_hca_a\\.[0-9a-z]{1,8}\\.sock");
         assertThat(list).extracting(Device::id).containsExactly("hca_a-0", "hca_a-1", "hca_a-2");
         assertThat(list).allSatisfy(d -> assertThat(d.healthy()).isTrue());
         // One NUMA node per ID, so kubelet's PodResources lists each ID once.
@@ -136,7 +136,7 @@ class SharedPoolDevicePluginTest {
 
         // Removed pool: its stream ends and its socket goes.
         KubeletTestbed.Plugin oldB = kubelet.plugin("rdma/hca_b");
-        Path socketB = kubelet.pluginDir().resolve("rdma-node-agent.rdma_hca_b.sock");
+        Path socketB = kubelet.pluginSocket("rdma/hca_b");
         assertThat(socketB).exists();
         b.stop();
         assertThat(socketB).doesNotExist();
@@ -171,13 +171,14 @@ class SharedPoolDevicePluginTest {
     void stoppingReleasesSocketListenerAndStatus() {
         SharedPoolDevicePlugin a = activate("hca_a", "selectors.vendors", new String[] {"15b3"});
         kubelet.awaitRegistrations("rdma/hca_a", 1, WAIT);
+        Path socketA = kubelet.pluginSocket("rdma/hca_a");
 
         a.stop();
 
         assertThat(discovery.listenerCount()).isZero();
         assertThat(poolNames()).isEmpty();
         assertThat(kubelet.host().figures()).isEmpty();
-        assertThat(kubelet.pluginDir().resolve("rdma-node-agent.rdma_hca_a.sock")).doesNotExist();
+        assertThat(socketA).doesNotExist();
     }
 
     @Test
