@@ -58,6 +58,7 @@ final class ServedSet implements ServedPoolSet, RdmaTopologyListener {
             throw e;
         }
         members.add(member);
+        layer.serving(pool.resourceName());
         members.stream().filter(m -> m != member).forEach(m -> m.update(snapshot));
         return member;
     }
@@ -111,6 +112,11 @@ final class ServedSet implements ServedPoolSet, RdmaTopologyListener {
             layer.reconcileBeforeChange();
             refresh();
         }
+    }
+
+    /** A member serving {@code resource} was retired: what it leaves goes once released. */
+    void retired(String resource, java.util.Optional<HeldDeviceInfo> deviceInfo) {
+        layer.retire(resource, deviceInfo);
     }
 
     private List<ResourcePool> pools() {
