@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * released. {@link #allocated} and {@link #sync} exclude each other, and Allocate writes after the ledger recorded
  * the allocation, so a file Allocate just wrote is never taken for a stale one. Stopping the pool removes nothing
  * (the pods read the files while they run, a successor keeps them); a pool retired from the configuration leaves
- * its files to the layer, which removes each as its device is released ({@link #releaseUnheld}). No file is
+ * its files to the layer, which removes each as its device is released ({@link DeviceInfoDirs}). No file is
  * removed once a successor owns the state directory.
  */
 final class HeldDeviceInfo {
@@ -40,35 +40,6 @@ final class HeldDeviceInfo {
         this.pool = pool;
         this.held = held;
         this.files = new DeviceInfoFiles(dir, pool.resourceName());
-    }
-
-    String resourceName() {
-        return pool.resourceName();
-    }
-
-    /**
-     * Removes the files of devices no running container holds under the pool's resource (the pool was retired).
-     *
-     * @return true when no file is left: nothing more to do for this pool
-     */
-    synchronized boolean releaseUnheld() {
-        Set<String> mineHeld = new TreeSet<>();
-        held.heldBy().forEach((id, resource) -> {
-            if (pool.resourceName().equals(resource)) {
-                mineHeld.add(id);
-            }
-        });
-        try {
-            List<String> removed = files.removeAllBut(mineHeld);
-            if (!removed.isEmpty()) {
-                LOG.info("device-info removed resource={} devices={}: released, and the pool was removed from the"
-                        + " configuration", pool.resourceName(), removed);
-            }
-            return files.written().isEmpty();
-        } catch (IOException e) {
-            LOG.warn("device-info files in {}: {}", files.dir(), e.getMessage());
-            return false;
-        }
     }
 
     /** Why the files could not be kept last time; empty when fine. */

@@ -49,8 +49,7 @@ public final class Layer implements DevicePluginLayer {
     private final LiveOwners owners = new LiveOwners();
     private final HeldDevices held;
     private final List<ServedSet> sets = new CopyOnWriteArrayList<>();
-    /** Pools retired while some of their devices were held: their device-info files go as those are released. */
-    private final List<HeldDeviceInfo> retiredDeviceInfo = new CopyOnWriteArrayList<>();
+    private final DeviceInfoDirs deviceInfoDirs;
     private final java.util.function.BooleanSupplier handedOver;
     private final ScheduledExecutorService reconciler = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "rdma-agent-deviceplugin-ledger");
@@ -102,12 +101,15 @@ public final class Layer implements DevicePluginLayer {
 
     /** The index of CDI specs to their resources, beside the ledger ({@link CdiSpecs}). */
     static final String CDI_INDEX = "cdi-specs";
+    /** The device-info directories of pools and their resources, beside the ledger ({@link DeviceInfoDirs}). */
+    static final String DEVICE_INFO_INDEX = "deviceinfo-dirs";
 
     Layer(LayerSettings settings, AllocationLedger ledger, Optional<Path> cdiIndex, HeldDevices.Kubelet kubelet,
           Duration reconcileEvery, Duration settle, java.util.function.BooleanSupplier handedOver) {
         this.settings = settings;
         this.handedOver = handedOver;
         this.cdi = new CdiSpecs(settings.cdiSpecDirs(), cdiIndex, settle);
+        this.deviceInfoDirs = new DeviceInfoDirs(cdiIndex.map(i -> i.resolveSibling(DEVICE_INFO_INDEX)), settle);
         this.held = new HeldDevices(ledger, kubelet, handedOver);
         held.reconcile("start");
         sweep();
@@ -137,22 +139,29 @@ public final class Layer implements DevicePluginLayer {
             return;
         }
         cdi.sweep(held.heldBy());
-        retiredDeviceInfo.removeIf(HeldDeviceInfo::releaseUnheld);
+        deviceInfoDirs.sweep(held.heldBy());
+    }
+
+    /** {@code pool} serves: it keeps its device-info files itself. */
+    void serving(ResourcePool pool) {
+        pool.deviceInfoDir().ifPresent(d -> deviceInfoDirs.serving(d, pool.resourceName()));
     }
 
     /**
-     * The pool serving {@code resource} was retired: its unclaimed CDI specs and the device-info files of
-     * {@code deviceInfo} go as its devices are released (a sweep right after a reconciliation, now).
+     * {@code pool} stopped. When {@code retired} (its configuration is gone), its unclaimed CDI specs and its
+     * device-info files go as its devices are released (a sweep right after a reconciliation, now).
      */
-    void retire(String resource, Optional<HeldDeviceInfo> deviceInfo) {
-        cdi.retire(resource);
-        deviceInfo.ifPresent(retiredDeviceInfo::add);
-        reconcileNow();
+    void stopped(ResourcePool pool, boolean retired) {
+        pool.deviceInfoDir().ifPresent(d -> deviceInfoDirs.stopped(d, pool.resourceName(), retired));
+        if (retired) {
+            retire(pool.resourceName());
+        }
     }
 
-    /** A pool of {@code resource} serves again: it keeps its device-info files itself. */
-    void serving(String resource) {
-        retiredDeviceInfo.removeIf(d -> d.resourceName().equals(resource));
+    /** The CDI specs of {@code resource} no pool claims go once its devices are released (a sweep now). */
+    void retire(String resource) {
+        cdi.retire(resource);
+        reconcileNow();
     }
 
     /** Reconciles now (kubelet's PodDevices just came) and recomputes every pool set if the ledger changed. */

@@ -279,15 +279,15 @@ final class Served implements ServedPool, DevicePlugin {
 
     @Override
     public void retire() {
-        boolean first = !closed.get();
-        close();
-        if (first) {
-            set.retired(pool.resourceName(), deviceInfo);
-        }
+        stop(true);
     }
 
     @Override
     public void close() {
+        stop(false);
+    }
+
+    private void stop(boolean retired) {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
@@ -301,7 +301,8 @@ final class Served implements ServedPool, DevicePlugin {
         } catch (RuntimeException e) {
             LOG.warn("pool cleanup failed pool={}: {}", pool.name(), e.getMessage());
         }
+        set.stopped(pool, retired);
         set.removed(this);                       // after stopped(): a pool may keep its devices a moment longer
-        LOG.info("pool stopped pool={} resource={}", pool.name(), pool.resourceName());
+        LOG.info("pool {} pool={} resource={}", retired ? "retired" : "stopped", pool.name(), pool.resourceName());
     }
 }

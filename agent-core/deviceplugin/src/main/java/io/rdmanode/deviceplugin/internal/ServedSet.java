@@ -58,7 +58,7 @@ final class ServedSet implements ServedPoolSet, RdmaTopologyListener {
             throw e;
         }
         members.add(member);
-        layer.serving(pool.resourceName());
+        layer.serving(pool);
         members.stream().filter(m -> m != member).forEach(m -> m.update(snapshot));
         return member;
     }
@@ -114,9 +114,9 @@ final class ServedSet implements ServedPoolSet, RdmaTopologyListener {
         }
     }
 
-    /** A member serving {@code resource} was retired: what it leaves goes once released. */
-    void retired(String resource, java.util.Optional<HeldDeviceInfo> deviceInfo) {
-        layer.retire(resource, deviceInfo);
+    /** A member's pool stopped; {@code retired}: its configuration is gone, what it leaves goes once released. */
+    void stopped(ResourcePool pool, boolean retired) {
+        layer.stopped(pool, retired);
     }
 
     private List<ResourcePool> pools() {

@@ -150,9 +150,9 @@ class CdiSpecLifetimeTest {
         hold("rdma/a", "a-1");
 
         a.close();
-        layer.retire("rdma/a", Optional.empty());            // its configuration was deleted
+        layer.retire("rdma/a");            // its configuration was deleted
         b.close();
-        layer.retire("rdma/b", Optional.empty());
+        layer.retire("rdma/b");
         Awaitility.await().atMost(WAIT).until(() -> !Files.exists(b.file()));   // nothing of b held: at once
         assertThat(a.file()).exists();
 
@@ -165,7 +165,7 @@ class CdiSpecLifetimeTest {
         // An edit that keeps CDI on: retired, then claimed again by the pool as it starts: it stays.
         CdiSpec c = written(layer, "c", "rdma/c");
         c.close();
-        layer.retire("rdma/c", Optional.empty());
+        layer.retire("rdma/c");
         written(layer, "c", "rdma/c");
         Thread.sleep(500);
         assertThat(c.file()).exists();

@@ -340,11 +340,14 @@ class SriovPoolsTest {
         kubelet.awaitRegistrations("rdma/pf1", 1, WAIT);
         assertThat(spec).as("written when the pool starts").exists();
         assertThat(kubelet.admit("default", "p1", "c", "rdma/pf1", 1)).containsExactly("0000:86:00.2");
+        assertThat(kubelet.admit("default", "p2", "c", "rdma/pf1", 1)).containsExactly("0000:86:00.3");
+        Path released = dir.resolve("devinfo/rdma-pf1-0000:86:00.3-device.json");
         assertThat(info).exists();
 
         pools.remove(h);                                               // a bundle stop
         assertThat(spec).exists();
         assertThat(info).exists();
+        kubelet.remove("default", "p2");                               // p2 ends while nothing serves pf1
 
         // The agent stops and starts without either pool configured: a pod holds a VF of pf1, none of pf0.
         stopAgent();
@@ -354,7 +357,10 @@ class SriovPoolsTest {
                 new io.rdmanode.deviceplugin.DevicePaths(host.devRoot()), List.of(cdiDir)),
                 dir.resolve("state/allocations"), podDevices, Duration.ofMillis(300));
         pools = new SriovPools(host, layer, new RdmaVfLedger(dir.resolve("state/rdma-vfs")));
-        org.awaitility.Awaitility.await().atMost(WAIT).untilAsserted(() -> assertThat(other).doesNotExist());
+        org.awaitility.Awaitility.await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(other).doesNotExist();
+            assertThat(released).as("released, and no configured pool serves its resource").doesNotExist();
+        });
         assertThat(spec).as("a pod holds a VF of pf1").exists();
         assertThat(info).exists();
 
