@@ -162,7 +162,7 @@ final class CdiSpecs {
     }
 
     /** Specs on disk that no pool of this process writes now, each with why it stays, for {@code /status}. */
-    synchronized Map<String, String> unclaimed(Map<String, String> heldBy, boolean known) {
+    synchronized Map<String, String> unclaimed(boolean known) {
         Map<String, String> m = new LinkedHashMap<>();
         String wait = known ? "" : "; kubelet not asked yet";
         retired.forEach((f, r) -> m.put(f.toString(), "pool removed; kept while a running container holds a device"

@@ -279,6 +279,6 @@ public final class Layer implements DevicePluginLayer {
 
     /** CDI specs on disk that no pool of this process writes now, each with why it stays, for {@code /status}. */
     public Map<String, String> cdiSpecsKept() {
-        return cdi.unclaimed(held.heldBy(), held.known());
+        return cdi.unclaimed(held.known());
     }
 }
