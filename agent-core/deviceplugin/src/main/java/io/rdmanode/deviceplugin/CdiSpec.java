@@ -9,8 +9,11 @@ import org.osgi.annotation.versioning.ProviderType;
 /**
  * One CDI spec file owned by one pool ({@code <dir>/<vendor>-<class>_<owner>.json}, CDI spec 0.5.0), written
  * atomically (temp file and rename) so a runtime never reads half a file. Created by
- * {@link DevicePluginLayer#cdiSpec}; specs of this agent left in the directory by an instance that was killed
- * are removed when the layer starts. Thread-safe.
+ * {@link DevicePluginLayer#cdiSpec(Path, String, String, String)}, which claims the file for the pool. The file
+ * outlives the pool and the process: a runtime reads it again at every container restart of a pod holding a
+ * device of the pool. Stopping removes no spec; the layer removes it once the pool is retired
+ * ({@link ServedPool#retire}) or no longer configured at a start, and no running container holds a device of its
+ * resource. Thread-safe.
  *
  * @since 1.0
  */
@@ -38,7 +41,12 @@ public interface CdiSpec extends AutoCloseable {
     /** The devices on disk now; empty before the first write. */
     List<CdiDevice> written();
 
-    /** Deletes the file. Idempotent. */
+    /**
+     * The pool no longer writes the spec (it stops): the file stays, for the pods that hold devices of the pool and
+     * for the next instance, which writes it again when the pool starts. Idempotent.
+     *
+     * @since 2.2 (deleted the file before)
+     */
     @Override
     void close() throws IOException;
 }

@@ -54,11 +54,28 @@ public interface DevicePluginLayer {
     ServedPoolSet serve(PoolSet set, RdmaDiscovery discovery);
 
     /**
-     * The CDI spec {@code <dir>/<vendor>-<class>_<owner>.json} of kind {@code vendor/class}.
+     * The CDI spec {@code <dir>/<vendor>-<class>_<owner>.json} of kind {@code vendor/class}, as
+     * {@link #cdiSpec(Path, String, String, String)} for a resource the layer does not know: it keeps the file
+     * while any device of any resource is held.
      *
      * @throws IllegalArgumentException when the kind or owner is not valid in a CDI name
+     * @deprecated name the resource, so that the spec of a removed pool goes once its own devices are released
      */
-    CdiSpec cdiSpec(Path dir, String kind, String owner);
+    @Deprecated
+    default CdiSpec cdiSpec(Path dir, String kind, String owner) {
+        return cdiSpec(dir, kind, owner, "");
+    }
+
+    /**
+     * Claims the CDI spec {@code <dir>/<vendor>-<class>_<owner>.json} of kind {@code vendor/class} for the pool
+     * that serves {@code resourceName}: the pool writes it when it starts; the file stays when the pool or the agent
+     * stops, and goes once the pool is retired ({@link ServedPool#retire}) or not configured at a start, and no
+     * running container holds a device of {@code resourceName} (see {@link CdiSpec}).
+     *
+     * @throws IllegalArgumentException when the kind or owner is not valid in a CDI name
+     * @since 2.2
+     */
+    CdiSpec cdiSpec(Path dir, String kind, String owner, String resourceName);
 
     /**
      * The layer's own line of the ownership rule, at serve time: records what the served resource

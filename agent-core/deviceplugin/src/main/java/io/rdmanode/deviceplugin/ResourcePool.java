@@ -86,7 +86,10 @@ public interface ResourcePool {
         return Optional.empty();
     }
 
-    /** Called once the pool is no longer served (delete files it wrote). */
+    /**
+     * Called once the pool is no longer served: release what the pool holds in this process. Files a runtime or
+     * CNI reads (CDI specs, device-info) stay; the layer removes them when what they describe is gone.
+     */
     default void stopped() {
     }
 }

@@ -25,10 +25,15 @@
  * extended resource name across bundles); selector values are refused with
  * {@code io.rdmanode.agent.SettingException}, naming the selector kind.
  *
+ * <p>2.2: state the runtime and kubelet read outlives the process: {@code CdiSpec.close} and
+ * {@code ServedPool.close} remove no file; {@code ServedPool.retire} (a pool removed from the configuration) and
+ * {@code DevicePluginLayer.cdiSpec(dir, kind, owner, resourceName)} (the spec stays while devices of that resource
+ * are held) are new.
+ *
  * @since 1.0
  */
 @Export
-@Version("2.1.0")
+@Version("2.2.0")
 package io.rdmanode.deviceplugin;
 
 import org.osgi.annotation.bundle.Export;

@@ -39,20 +39,25 @@ class CdiSpecTest {
         assertThat(edits.get("env").get(0).asText()).isEqualTo("QUOTE=a\"b");
         assertThat(edits.get("deviceNodes").get(0).get("hostPath").asText()).isEqualTo("/dev/infiniband/uverbs1");
         spec.close();
-        assertThat(spec.file()).doesNotExist();
+        assertThat(spec.file()).as("a pool that stops leaves its spec").exists();
         assertThatThrownBy(() -> layer.cdiSpec(dir, "no-slash", "x")).hasMessageContaining("'no-slash'");
     }
 
     @Test
-    void removesSpecsAKilledAgentLeftWhenTheLayerStartsAndNobodyElses() throws Exception {
+    void aLayerThatAsksNoKubeletRemovesNoSpecOnlyOldTemporaryFilesOfItsOwn() throws Exception {
         Files.writeString(dir.resolve("rdmanode.io-hca_gone.json"), "{}");
-        Files.writeString(dir.resolve(".rdmanode.io-hca_gone123.tmp"), "{");
+        Path oldTmp = Files.writeString(dir.resolve(".rdmanode.io-hca_gone123.tmp"), "{");
+        Files.setLastModifiedTime(oldTmp, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis()
+                - 120_000));
+        Path liveTmp = Files.writeString(dir.resolve(".rdmanode.io-hca_live456.tmp"), "{");
         Files.writeString(dir.resolve("nvidia.com-gpu.json"), "{}");
 
         DevicePluginLayer layer = new io.rdmanode.deviceplugin.internal.Layer(new LayerSettings(DevicePaths.DEFAULT, List.of(dir)));
 
+        // Who holds what is unknown without kubelet: a spec found stays (a pod may restart a container with it).
         try (var files = Files.list(dir)) {
-            assertThat(files).containsExactly(dir.resolve("nvidia.com-gpu.json"));
+            assertThat(files).containsExactlyInAnyOrder(dir.resolve("nvidia.com-gpu.json"),
+                    dir.resolve("rdmanode.io-hca_gone.json"), liveTmp);
         }
         // A spec this layer writes stays when another pool's spec is created in the same directory.
         CdiSpec a = layer.cdiSpec(dir, "rdmanode.io/hca", "a");

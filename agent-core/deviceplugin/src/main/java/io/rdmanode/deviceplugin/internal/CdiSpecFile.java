@@ -17,9 +17,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * One CDI spec file (CDI spec 0.5.0: {@code cdiVersion}, {@code kind}, {@code devices[].name},
+ * One pool's claim on a CDI spec file (CDI spec 0.5.0: {@code cdiVersion}, {@code kind}, {@code devices[].name},
  * {@code containerEdits.deviceNodes[]} with {@code path}, {@code hostPath}, {@code permissions}, and
- * {@code env} as {@code K=V} strings), written with Jackson's streaming generator.
+ * {@code env} as {@code K=V} strings), written with Jackson's streaming generator. Closing it gives the claim
+ * back and leaves the file: {@link CdiSpecs} decides when a spec goes.
  */
 final class CdiSpecFile implements CdiSpec {
 
@@ -30,11 +31,13 @@ final class CdiSpecFile implements CdiSpec {
     private final String kind;
     private final String owner;
     private final Path file;
+    private final java.util.function.Consumer<CdiSpecFile> onClose;
     private List<CdiDevice> written = List.of();
     private boolean onDisk;
 
-    CdiSpecFile(Path dir, String kind, String owner) {
+    CdiSpecFile(Path dir, String kind, String owner, java.util.function.Consumer<CdiSpecFile> onClose) {
         this.dir = dir;
+        this.onClose = onClose;
         this.kind = kind;
         this.owner = owner;
         this.file = dir.resolve(kind.replace('/', '-') + "_" + owner + ".json");
@@ -85,10 +88,8 @@ final class CdiSpecFile implements CdiSpec {
     }
 
     @Override
-    public synchronized void close() throws IOException {
-        Files.deleteIfExists(file);
-        written = List.of();
-        onDisk = false;
+    public void close() {
+        onClose.accept(this);
     }
 
     static String json(String kind, List<CdiDevice> devices) throws IOException {

@@ -22,7 +22,10 @@ import org.slf4j.LoggerFactory;
  * allocation ledger): written at Allocate, kept while the pod runs whether the pool still has the device or an
  * edit took it out (not a VF gone from the host), written again when missing (the agent restarted), removed once
  * released. {@link #allocated} and {@link #sync} exclude each other, and Allocate writes after the ledger recorded
- * the allocation, so a file Allocate just wrote is never taken for a stale one.
+ * the allocation, so a file Allocate just wrote is never taken for a stale one. Stopping the pool removes nothing
+ * (the pods read the files while they run, a successor keeps them); a pool retired from the configuration leaves
+ * its files to the layer, which removes each as its device is released ({@link DeviceInfoDirs}). No file is
+ * removed once a successor owns the state directory.
  */
 final class HeldDeviceInfo {
 
@@ -62,7 +65,7 @@ final class HeldDeviceInfo {
             }
         });
         try {
-            List<String> removed = unknown ? List.of() : files.removeAllBut(mineHeld);
+            List<String> removed = unknown || !held.mayRemoveFiles() ? List.of() : files.removeAllBut(mineHeld);
             if (!removed.isEmpty()) {
                 LOG.info("device-info removed resource={} devices={}: no running container holds them", mine,
                         removed);

@@ -34,14 +34,31 @@ final class HeldDevices {
 
     private final AllocationLedger ledger;
     private final Kubelet kubelet;
+    private final java.util.function.BooleanSupplier handedOver;
     private volatile String lastSource = "";
     private volatile String lastProblem = "";
     private volatile Instant lastReconciled;
     private volatile long released;
 
     HeldDevices(AllocationLedger ledger, Kubelet kubelet) {
+        this(ledger, kubelet, () -> false);
+    }
+
+    /** @param handedOver true once a successor owns the state directory: files are then left to it */
+    HeldDevices(AllocationLedger ledger, Kubelet kubelet, java.util.function.BooleanSupplier handedOver) {
         this.ledger = ledger;
         this.kubelet = kubelet;
+        this.handedOver = handedOver;
+    }
+
+    /** Whether kubelet has answered in this process: only then may what nobody holds be removed. */
+    boolean known() {
+        return lastReconciled != null;
+    }
+
+    /** Whether this process may remove a file of a released device (not once a successor owns them). */
+    boolean mayRemoveFiles() {
+        return !handedOver.getAsBoolean();
     }
 
     /** Device ID to the extended resource it is held under now. */

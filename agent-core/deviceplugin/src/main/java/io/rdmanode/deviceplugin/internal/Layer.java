@@ -38,12 +38,19 @@ public final class Layer implements DevicePluginLayer {
     private static final Logger LOG = LoggerFactory.getLogger(Layer.class);
     /** How often the allocation ledger asks kubelet which holders are gone. */
     static final long RECONCILE_SECONDS = 10;
+    /**
+     * How long a CDI spec found at start waits for its pool to claim it before it counts as not configured (the
+     * configuration is applied and every pool started well within it, also on a loaded node).
+     */
+    static final Duration SETTLE = Duration.ofSeconds(30);
 
     private final LayerSettings settings;
     private final CdiSpecs cdi;
     private final LiveOwners owners = new LiveOwners();
     private final HeldDevices held;
     private final List<ServedSet> sets = new CopyOnWriteArrayList<>();
+    private final DeviceInfoDirs deviceInfoDirs;
+    private final java.util.function.BooleanSupplier handedOver;
     private final ScheduledExecutorService reconciler = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "rdma-agent-deviceplugin-ledger");
         t.setDaemon(true);
@@ -52,7 +59,8 @@ public final class Layer implements DevicePluginLayer {
 
     /** A layer that keeps its allocation ledger in memory and asks no kubelet (tools that serve nothing). */
     public Layer(LayerSettings settings) {
-        this(settings, AllocationLedger.inMemory(), HeldDevices.Kubelet.NONE, Duration.ofSeconds(RECONCILE_SECONDS));
+        this(settings, AllocationLedger.inMemory(), Optional.empty(), HeldDevices.Kubelet.NONE,
+                Duration.ofSeconds(RECONCILE_SECONDS), SETTLE, () -> false);
     }
 
     /**
@@ -65,7 +73,13 @@ public final class Layer implements DevicePluginLayer {
 
     /** As above, asking kubelet every {@code reconcileEvery} (tests that wait for a holder to go). */
     public Layer(LayerSettings settings, Path ledgerFile, PodDevices kubelet, Duration reconcileEvery) {
-        this(settings, ledgerFile, () -> Optional.of(kubelet), reconcileEvery);
+        this(settings, ledgerFile, kubelet, reconcileEvery, SETTLE);
+    }
+
+    /** As above; a CDI spec found at start counts as not configured once no pool claimed it for {@code settle}. */
+    public Layer(LayerSettings settings, Path ledgerFile, PodDevices kubelet, Duration reconcileEvery,
+                 Duration settle) {
+        this(settings, ledgerFile, () -> Optional.of(kubelet), reconcileEvery, settle, () -> false);
     }
 
     /**
@@ -73,22 +87,32 @@ public final class Layer implements DevicePluginLayer {
      * that offers it starts serving pools while it activates, so the layer cannot wait for it):
      * {@link #reconcileNow} once it is there.
      */
-    Layer(LayerSettings settings, Path ledgerFile, Supplier<Optional<PodDevices>> kubelet, Duration reconcileEvery) {
-        this(settings, AllocationLedger.at(ledgerFile, Clock.systemUTC()), () -> {
+    Layer(LayerSettings settings, Path ledgerFile, Supplier<Optional<PodDevices>> kubelet, Duration reconcileEvery,
+          Duration settle, java.util.function.BooleanSupplier handedOver) {
+        this(settings, AllocationLedger.at(ledgerFile, Clock.systemUTC()),
+                Optional.of(ledgerFile.resolveSibling(CDI_INDEX)), () -> {
             PodHoldings h = kubelet.get().orElseThrow(() -> new IllegalStateException(
                     "kubelet's PodDevices service is not there (yet)")).running();
             return new HeldDevices.Kubelet.Answer(h.devices().stream().map(d -> new AllocationLedger.Holding(
                     d.resourceName(), d.deviceId(), d.podKey() + "/" + d.container())).toList(),
                     h.source().name() + (h.fallbackReason().isEmpty() ? "" : " (" + h.fallbackReason() + ")"));
-        }, reconcileEvery);
+        }, reconcileEvery, settle, handedOver);
     }
 
-    Layer(LayerSettings settings, AllocationLedger ledger, HeldDevices.Kubelet kubelet, Duration reconcileEvery) {
+    /** The index of CDI specs to their resources, beside the ledger ({@link CdiSpecs}). */
+    static final String CDI_INDEX = "cdi-specs";
+    /** The device-info directories of pools and their resources, beside the ledger ({@link DeviceInfoDirs}). */
+    static final String DEVICE_INFO_INDEX = "deviceinfo-dirs";
+
+    Layer(LayerSettings settings, AllocationLedger ledger, Optional<Path> cdiIndex, HeldDevices.Kubelet kubelet,
+          Duration reconcileEvery, Duration settle, java.util.function.BooleanSupplier handedOver) {
         this.settings = settings;
-        this.cdi = new CdiSpecs();
-        settings.cdiSpecDirs().forEach(cdi::cleanOnce);
-        this.held = new HeldDevices(ledger, kubelet);
+        this.handedOver = handedOver;
+        this.cdi = new CdiSpecs(settings.cdiSpecDirs(), cdiIndex, settle);
+        this.deviceInfoDirs = new DeviceInfoDirs(cdiIndex.map(i -> i.resolveSibling(DEVICE_INFO_INDEX)), settle);
+        this.held = new HeldDevices(ledger, kubelet, handedOver);
         held.reconcile("start");
+        sweep();
         if (kubelet != HeldDevices.Kubelet.NONE) {           // nothing to ask: no thread waking every period
             reconciler.scheduleWithFixedDelay(this::reconcileAndRefresh, reconcileEvery.toMillis(),
                     reconcileEvery.toMillis(), TimeUnit.MILLISECONDS);
@@ -101,9 +125,44 @@ public final class Layer implements DevicePluginLayer {
             if (held.reconcile("periodic") || merged) {
                 sets.forEach(ServedSet::refresh);
             }
+            sweep();
         } catch (RuntimeException e) {
             LOG.error("allocation ledger reconciliation failed", e);
         }
+    }
+
+    /**
+     * Removes what retired or unconfigured pools left once nothing of them is held: only with kubelet's word on
+     * the holders (asked in this process), and never once a successor owns the state directory.
+     */
+    private void sweep() {
+        if (!held.known() || handedOver.getAsBoolean()) {
+            return;
+        }
+        cdi.sweep(held.heldBy());
+        deviceInfoDirs.sweep(held.heldBy());
+    }
+
+    /** {@code pool} serves: it keeps its device-info files itself. */
+    void serving(ResourcePool pool) {
+        pool.deviceInfoDir().ifPresent(d -> deviceInfoDirs.serving(d, pool.resourceName()));
+    }
+
+    /**
+     * {@code pool} stopped. When {@code retired} (its configuration is gone), its unclaimed CDI specs and its
+     * device-info files go as its devices are released (a sweep right after a reconciliation, now).
+     */
+    void stopped(ResourcePool pool, boolean retired) {
+        pool.deviceInfoDir().ifPresent(d -> deviceInfoDirs.stopped(d, pool.resourceName(), retired));
+        if (retired) {
+            retire(pool.resourceName());
+        }
+    }
+
+    /** The CDI specs of {@code resource} no pool claims go once its devices are released (a sweep now). */
+    void retire(String resource) {
+        cdi.retire(resource);
+        reconcileNow();
     }
 
     /** Reconciles now (kubelet's PodDevices just came) and recomputes every pool set if the ledger changed. */
@@ -200,8 +259,8 @@ public final class Layer implements DevicePluginLayer {
     }
 
     @Override
-    public CdiSpec cdiSpec(Path dir, String kind, String owner) {
-        return cdi.spec(dir, kind, owner);
+    public CdiSpec cdiSpec(Path dir, String kind, String owner, String resourceName) {
+        return cdi.spec(dir, kind, owner, resourceName);
     }
 
     @Override
@@ -230,8 +289,13 @@ public final class Layer implements DevicePluginLayer {
         owners.close();
     }
 
-    /** Stale specs removed since this layer started, for {@code /status}. */
-    public List<String> staleCdiSpecsRemoved() {
+    /** CDI specs removed since this layer started, each with why, for {@code /status}. */
+    public List<String> cdiSpecsRemoved() {
         return cdi.removed();
+    }
+
+    /** CDI specs on disk that no pool of this process writes now, each with why it stays, for {@code /status}. */
+    public Map<String, String> cdiSpecsKept() {
+        return cdi.unclaimed(held.known());
     }
 }

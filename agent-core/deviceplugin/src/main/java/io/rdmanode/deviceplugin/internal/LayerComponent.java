@@ -39,8 +39,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The layer as an OSGi service ({@code deviceplugin.common { hostDevRoot = ..., cdiSpecDirs = [...] }}). Immediate, so
- * stale CDI specs of a killed agent go at start even before a pool serves. A change of the settings replaces
- * the service, which restarts the pools that use it (their device paths change).
+ * the allocation ledger is read and the CDI spec directories are looked at before a pool serves (specs found there
+ * stay until their pools start, or go when no pool claims them and nothing of them is held: {@link CdiSpecs}). A
+ * change of the settings replaces the service, which restarts the pools that use it (their device paths change).
  */
 @Component(service = {DevicePluginLayer.class, StatusSection.class, HeldFigures.class}, immediate = true,
         configurationPid = DevicePluginLayer.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)
@@ -57,8 +58,9 @@ public final class LayerComponent implements DevicePluginLayer, StatusSection, H
                 + " agent reads devices (discovery.devRoot)")
         String hostDevRoot() default "/dev";
 
-        @AttributeDefinition(description = "CDI spec directories where this agent's specs (rdmanode.io-*.json)"
-                + " left by a killed instance are removed at start")
+        @AttributeDefinition(description = "CDI spec directories looked at when the agent starts: this agent's specs"
+                + " (rdmanode.io-*.json) there stay until their pools start, and go when their pool is not"
+                + " configured and no running container holds a device of it")
         String[] cdiSpecDirs() default {"/var/run/cdi"};
     }
 
@@ -90,32 +92,60 @@ public final class LayerComponent implements DevicePluginLayer, StatusSection, H
 
     private volatile PodDevices kubelet;
 
-    private final AutoCloseable handoverWatch;
-
     /**
-     * @param handover the launcher's, absent in tests and in a framework without the launcher: when this process
-     *                 hands the state directory to a successor, the ledger stops writing it
+     * The launcher's handover, absent in tests and in a framework without the launcher (dynamic and greedy: the
+     * handover bundle may start after this one). Once a successor owns the state directory, the ledger stops
+     * writing it and this layer removes no file.
      */
-    @Activate
-    public LayerComponent(Config config, BundleContext context,
-                          @Reference(cardinality = ReferenceCardinality.OPTIONAL) io.rdmanode.agent.Handover handover) {
-        Path stateDir = Path.of(Optional.ofNullable(context.getProperty(STATE_DIR_PROPERTY)).orElse(DEFAULT_STATE_DIR));
-        this.layer = new Layer(settings(config), stateDir.resolve("deviceplugin/allocations"),
-                () -> Optional.ofNullable(kubelet), Duration.ofSeconds(Layer.RECONCILE_SECONDS));
-        LOG.info("device-plugin layer started hostDevRoot={} cdiSpecDirs={}", layer.settings().paths().hostDevRoot(),
-                layer.settings().cdiSpecDirs());
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+               policyOption = ReferencePolicyOption.GREEDY, unbind = "unbindHandover")
+    void bindHandover(io.rdmanode.agent.Handover h) {
+        handover = h;
         Layer started = layer;
-        this.handoverWatch = handover == null ? () -> { } : handover.onHandedOver(started::handedOver);
+        if (started != null) {               // DS binds after the constructor; checked all the same
+            closeHandoverWatch();
+            handoverWatch = h.onHandedOver(started::handedOver);
+        }
     }
 
+    void unbindHandover(io.rdmanode.agent.Handover h) {
+        if (handover == h) {
+            handover = null;
+            closeHandoverWatch();
+        }
+    }
 
-    @org.osgi.service.component.annotations.Deactivate
-    void stop() {
+    private volatile io.rdmanode.agent.Handover handover;
+    private volatile AutoCloseable handoverWatch = () -> { };
+
+    private boolean handedOver() {
+        io.rdmanode.agent.Handover h = handover;
+        return h != null && h.handedOver();
+    }
+
+    private void closeHandoverWatch() {
         try {
             handoverWatch.close();
         } catch (Exception e) {
             LOG.debug("handover watch not withdrawn: {}", e.getMessage());
         }
+        handoverWatch = () -> { };
+    }
+
+    @Activate
+    public LayerComponent(Config config, BundleContext context) {
+        Path stateDir = Path.of(Optional.ofNullable(context.getProperty(STATE_DIR_PROPERTY)).orElse(DEFAULT_STATE_DIR));
+        this.layer = new Layer(settings(config), stateDir.resolve("deviceplugin/allocations"),
+                () -> Optional.ofNullable(kubelet), Duration.ofSeconds(Layer.RECONCILE_SECONDS), Layer.SETTLE,
+                this::handedOver);
+        LOG.info("device-plugin layer started hostDevRoot={} cdiSpecDirs={}", layer.settings().paths().hostDevRoot(),
+                layer.settings().cdiSpecDirs());
+    }
+
+
+    @org.osgi.service.component.annotations.Deactivate
+    void stop() {
+        closeHandoverWatch();
         layer.close();
     }
 
@@ -156,8 +186,8 @@ public final class LayerComponent implements DevicePluginLayer, StatusSection, H
     }
 
     @Override
-    public CdiSpec cdiSpec(Path dir, String kind, String owner) {
-        return layer.cdiSpec(dir, kind, owner);
+    public CdiSpec cdiSpec(Path dir, String kind, String owner, String resourceName) {
+        return layer.cdiSpec(dir, kind, owner, resourceName);
     }
 
     @Override
@@ -200,7 +230,8 @@ public final class LayerComponent implements DevicePluginLayer, StatusSection, H
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("hostDevRoot", layer.settings().paths().hostDevRoot().toString());
         m.put("cdiSpecDirs", layer.settings().cdiSpecDirs().stream().map(Path::toString).toList());
-        m.put("staleCdiSpecsRemoved", layer.staleCdiSpecsRemoved());
+        m.put("cdiSpecsRemoved", layer.cdiSpecsRemoved());
+        m.put("cdiSpecsKept", layer.cdiSpecsKept());
         Map<String, Object> owners = new java.util.TreeMap<>();
         layer.claims().values().forEach(c -> owners.put(c.pool(), (c.exclusive() ? "exclusive " : "shared ")
                 + c.configuration() + " " + new java.util.TreeSet<>(c.devices())));

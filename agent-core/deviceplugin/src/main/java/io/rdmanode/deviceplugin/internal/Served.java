@@ -32,7 +32,10 @@ import org.slf4j.LoggerFactory;
 /**
  * One pool being served: the kubelet-facing plugin over the pool's current view, its server on the device-plugin
  * host and its discovery subscription. A topology change recomputes the view; ListAndWatch is pushed only when
- * the device list changed. Views are replaced whole (volatile), so RPC threads never see half an update.
+ * the device list changed. Views are replaced whole (volatile), so RPC threads never see half an update. Every
+ * Allocate is recorded in the layer's allocation ledger before the pool answers (a shared pool's IDs too: what
+ * is held keeps the pool's CDI spec, across a crash); stopping removes no file a pod reads ({@link #close}), a
+ * retired pool leaves them to the layer ({@link #retire}).
  */
 final class Served implements ServedPool, DevicePlugin {
 
@@ -223,7 +226,7 @@ final class Served implements ServedPool, DevicePlugin {
                     .toList() + ", not " + mine);
         }
         // Recorded before the pool answers (and writes its files), forgotten if it refuses.
-        List<String> recorded = pool.exclusive() ? held.allocated(mine, deviceIds) : List.of();
+        List<String> recorded = held.allocated(mine, deviceIds);
         try {
             PoolView v = view;
             ContainerAllocation a = pool.allocate(v, deviceIds);
@@ -275,20 +278,31 @@ final class Served implements ServedPool, DevicePlugin {
     }
 
     @Override
+    public void retire() {
+        stop(true);
+    }
+
+    @Override
     public void close() {
+        stop(false);
+    }
+
+    private void stop(boolean retired) {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
         owners.remove(this);
         owners.release(pool.resourceName());
         served.close();
-        deviceInfo.ifPresent(d -> d.sync(view, null));       // files of held devices stay while their pods run
+        // No device-info file and no CDI spec goes here: a pod may restart a container at any moment, and the next
+        // instance (a restart, a handover, the pool edited) takes them over.
         try {
             pool.stopped();
         } catch (RuntimeException e) {
             LOG.warn("pool cleanup failed pool={}: {}", pool.name(), e.getMessage());
         }
+        set.stopped(pool, retired);
         set.removed(this);                       // after stopped(): a pool may keep its devices a moment longer
-        LOG.info("pool stopped pool={} resource={}", pool.name(), pool.resourceName());
+        LOG.info("pool {} pool={} resource={}", retired ? "retired" : "stopped", pool.name(), pool.resourceName());
     }
 }

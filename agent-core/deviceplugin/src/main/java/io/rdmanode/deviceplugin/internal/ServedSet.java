@@ -58,6 +58,7 @@ final class ServedSet implements ServedPoolSet, RdmaTopologyListener {
             throw e;
         }
         members.add(member);
+        layer.serving(pool);
         members.stream().filter(m -> m != member).forEach(m -> m.update(snapshot));
         return member;
     }
@@ -111,6 +112,11 @@ final class ServedSet implements ServedPoolSet, RdmaTopologyListener {
             layer.reconcileBeforeChange();
             refresh();
         }
+    }
+
+    /** A member's pool stopped; {@code retired}: its configuration is gone, what it leaves goes once released. */
+    void stopped(ResourcePool pool, boolean retired) {
+        layer.stopped(pool, retired);
     }
 
     private List<ResourcePool> pools() {

@@ -32,6 +32,21 @@ public final class DevicePluginTesting {
         return new Layer(settings, ledgerFile, kubelet, java.time.Duration.ofMillis(300));
     }
 
+    /**
+     * As above; a CDI spec found at start counts as not configured once no pool claimed it for {@code settle}
+     * (the agent waits 30 s). The CDI spec index is kept beside {@code ledgerFile}.
+     */
+    public static DevicePluginLayer layer(LayerSettings settings, Path ledgerFile, PodDevices kubelet,
+                                          java.time.Duration settle) {
+        return new Layer(settings, ledgerFile, kubelet, java.time.Duration.ofMillis(300), settle);
+    }
+
+    /** {@code /status}'s CDI spec lines of a layer made here: removed (with why) and kept (file to why). */
+    public static java.util.Map<String, Object> cdiStatus(DevicePluginLayer layer) {
+        Layer l = (Layer) layer;
+        return java.util.Map.of("removed", l.cdiSpecsRemoved(), "kept", l.cdiSpecsKept());
+    }
+
     /** Stops a layer made here: its ledger's reconciliation and the ownership notifier (an agent that stops). */
     public static void close(DevicePluginLayer layer) {
         ((Layer) layer).close();

@@ -31,8 +31,11 @@ import java.util.TreeSet;
  * names ({@link SharedIdTopology}: dealt round-robin in PCI order);
  * Allocate hands out the character devices of every matched HCA that can work (a port ACTIVE, uverbs present):
  * container path {@code /dev/infiniband/<name>}, host path under the layer's {@code hostDevRoot}. The pool is
- * Unhealthy only when no matched HCA is usable. Thread-safe: {@link #compute} runs on the discovery thread, the
- * rest on RPC threads.
+ * Unhealthy only when no matched HCA is usable. With CDI on, the pool's spec (one device named after the pool,
+ * with those nodes) is written when the pool starts and whenever its nodes change, so it is on disk before any
+ * Allocate (a pod admitted by an earlier instance restarts its containers with it); a view without a usable node
+ * leaves the file as it is (CDI refuses a device without edits, and pods may still hold it). Stopping leaves the
+ * file ({@link #stopped}). Thread-safe: {@link #compute} runs on the discovery thread, the rest on RPC threads.
  */
 public final class SharedPool implements ResourcePool {
 
@@ -47,11 +50,13 @@ public final class SharedPool implements ResourcePool {
     private final Optional<CdiSpec> cdi;
     private final Optional<CdiRuntime.Finding> cdiRuntime;
     private volatile Computed current;
+    private volatile String cdiProblem = "";
 
     public SharedPool(PoolSettings settings, DevicePluginLayer layer, Optional<CdiRuntime.Finding> cdiRuntime) {
         this.settings = settings;
         this.layer = layer;
-        this.cdi = settings.cdiSpecDir().map(dir -> layer.cdiSpec(dir, CDI_KIND, settings.name()));
+        this.cdi = settings.cdiSpecDir().map(dir -> layer.cdiSpec(dir, CDI_KIND, settings.name(),
+                settings.extendedResourceName()));
         this.cdiRuntime = cdiRuntime;
     }
 
@@ -110,11 +115,29 @@ public final class SharedPool implements ResourcePool {
         if (!missing.isEmpty()) {
             details.put("missingDeviceNodes", missing);
         }
+        writeCdiSpec(nodes);
         details.put("cdi", cdi.map(c -> (Object) c.file().toString()).orElse(false));
         cdiRuntime.ifPresent(f -> details.put("cdiRuntime", f.toStatus()));
+        if (!cdiProblem.isEmpty()) {
+            details.put("cdiProblem", cdiProblem);
+        }
         PoolView view = new PoolView(host.revision(), devices, selection, unusable, healthy, reason, details);
         current = new Computed(view, nodes);
         return view;
+    }
+
+    /** The spec of {@code nodes}, unless it is on disk already; a failure is for the log and {@code /status}. */
+    private void writeCdiSpec(List<DeviceNode> nodes) {
+        if (cdi.isEmpty() || nodes.isEmpty()) {
+            return;
+        }
+        try {
+            cdi.get().write(List.of(new CdiDevice(settings.name(), nodes, Map.of())));
+            cdiProblem = "";
+        } catch (IOException e) {
+            // Allocate writes it again, and fails if it still cannot.
+            cdiProblem = "cannot write CDI spec " + cdi.get().file() + ": " + e.getMessage();
+        }
     }
 
     private static String reason(HostSnapshot host, Selection selection, Map<String, String> unusable) {
@@ -156,7 +179,7 @@ public final class SharedPool implements ResourcePool {
         if (cdi.isPresent()) {
             CdiSpec spec = cdi.get();
             try {
-                spec.write(List.of(new CdiDevice(settings.name(), c.nodes(), Map.of())));
+                spec.write(List.of(new CdiDevice(settings.name(), c.nodes(), Map.of())));   // a no-op when on disk
             } catch (IOException e) {
                 throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, resourceName(),
                         "cannot write CDI spec " + spec.file() + " for pool " + settings.name() + ": "
@@ -169,14 +192,14 @@ public final class SharedPool implements ResourcePool {
         return new ContainerAllocation(Map.of(), List.of(), nodes, annotations, cdiDevices);
     }
 
-    /** Removes the CDI spec, if one was written. */
+    /** Gives the CDI spec back to the layer; the file stays (see {@link io.rdmanode.deviceplugin.CdiSpec}). */
     @Override
     public void stopped() {
         cdi.ifPresent(spec -> {
             try {
                 spec.close();
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException("cannot delete CDI spec " + spec.file(), e);
+                throw new java.io.UncheckedIOException("CDI spec " + spec.file(), e);
             }
         });
     }

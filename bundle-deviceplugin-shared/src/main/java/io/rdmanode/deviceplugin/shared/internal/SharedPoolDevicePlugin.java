@@ -142,11 +142,16 @@ public final class SharedPoolDevicePlugin {
         return Optional.ofNullable(serving);
     }
 
+    /**
+     * Stops serving. A pool whose configuration was deleted or changed is retired (its CDI spec goes once no running
+     * container holds a device of it, unless the changed pool takes it again as it starts); any other stop (bundle,
+     * framework, layer) leaves everything for the next instance.
+     */
     @Deactivate
-    void stop() {
+    void stop(int reason) {
         registry.remove(name);
         if (serving != null) {
-            serving.close();
+            serving.stop(reason);
         }
     }
 }

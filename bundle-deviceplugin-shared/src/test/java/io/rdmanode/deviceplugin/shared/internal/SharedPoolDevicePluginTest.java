@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.rdmanode.deviceplugin.DevicePaths;
 import io.rdmanode.deviceplugin.DevicePluginLayer;
 import io.rdmanode.deviceplugin.LayerSettings;
+import io.rdmanode.deviceplugin.ServedPool;
 import io.rdmanode.discovery.NetnsMode;
 import io.rdmanode.discovery.testing.RecordedHostDiscovery;
 import io.rdmanode.kubelet.ContainerAllocation;
@@ -28,6 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 class SharedPoolDevicePluginTest {
 
     private static final Duration WAIT = Duration.ofSeconds(5);
+    /** {@code ComponentConstants.DEACTIVATION_REASON_BUNDLE_STOPPED}. */
+    static final int BUNDLE_STOPPED = 6;
 
     @TempDir
     Path dir;
@@ -128,7 +131,7 @@ class SharedPoolDevicePluginTest {
 
         // Changed pool: SCR deactivates the old component and activates one with the new configuration.
         KubeletTestbed.Plugin oldA = kubelet.plugin("rdma/hca_a");
-        a.stop();
+        a.stop(ServedPool.CONFIGURATION_MODIFIED);
         a = activate("hca_a", "rdmaHcaMax", 5, "selectors.deviceIDs", new String[] {"1017"});
         kubelet.awaitRegistrations("rdma/hca_a", 2, WAIT);
         assertThat(kubelet.plugin("rdma/hca_a").latest(WAIT)).hasSize(5);
@@ -138,7 +141,7 @@ class SharedPoolDevicePluginTest {
         KubeletTestbed.Plugin oldB = kubelet.plugin("rdma/hca_b");
         Path socketB = kubelet.pluginSocket("rdma/hca_b");
         assertThat(socketB).exists();
-        b.stop();
+        b.stop(ServedPool.CONFIGURATION_DELETED);
         assertThat(socketB).doesNotExist();
         org.awaitility.Awaitility.await().atMost(WAIT).until(oldB::streamEnded);
 
@@ -147,7 +150,7 @@ class SharedPoolDevicePluginTest {
         kubelet.awaitRegistrations("rdma/shared_c", 1, WAIT);
         assertThat(poolNames()).containsExactly("hca_a", "hca_c");
         assertThat(discovery.listenerCount()).isEqualTo(2);
-        a.stop();
+        a.stop(BUNDLE_STOPPED);
     }
 
     @Test
@@ -173,7 +176,7 @@ class SharedPoolDevicePluginTest {
         kubelet.awaitRegistrations("rdma/hca_a", 1, WAIT);
         Path socketA = kubelet.pluginSocket("rdma/hca_a");
 
-        a.stop();
+        a.stop(BUNDLE_STOPPED);
 
         assertThat(discovery.listenerCount()).isZero();
         assertThat(poolNames()).isEmpty();
@@ -194,7 +197,7 @@ class SharedPoolDevicePluginTest {
         assertThat(registry.check().ok()).isFalse();
         assertThat(registry.check().message()).contains("other");
         assertThat(discovery.listenerCount()).isEqualTo(1);
-        other.stop();
+        other.stop(ServedPool.CONFIGURATION_DELETED);
         assertThat(registry.check().ok()).isTrue();
     }
 

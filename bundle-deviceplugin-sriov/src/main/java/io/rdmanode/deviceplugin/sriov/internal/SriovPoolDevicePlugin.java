@@ -158,11 +158,15 @@ public final class SriovPoolDevicePlugin {
         return handle;
     }
 
+    /**
+     * Stops serving; a pool whose configuration was deleted or modified is retired (its CDI spec and device-info
+     * files go once no running container holds its VFs), any other stop leaves them to the next instance.
+     */
     @Deactivate
-    void stop() {
+    void stop(int reason) {
         registry.notRefused(name);
         if (handle != null) {
-            registry.pools().remove(handle);
+            registry.pools().stop(handle, reason);
         }
     }
 }

@@ -113,7 +113,8 @@ public final class SriovPools implements PoolSet, AutoCloseable {
      */
     public Handle add(SriovPoolSettings settings, VfMatcher matcher, DevicePluginHost host) {
         Optional<CdiSpec> cdi = settings.cdiSpecDir()
-                .map(dir -> layer.cdiSpec(dir, SriovVfPool.CDI_KIND, settings.name()));
+                .map(dir -> layer.cdiSpec(dir, SriovVfPool.CDI_KIND, settings.name(),
+                        settings.extendedResourceName()));
         Optional<CdiRuntime.Finding> cdiRuntime = Optional.empty();
         if (cdi.isPresent()) {
             CdiRuntime.Finding f = CdiRuntime.detect(nodeRoot);
@@ -129,7 +130,7 @@ public final class SriovPools implements PoolSet, AutoCloseable {
         try {
             servedPool = served.serve(pool, host);
         } catch (RuntimeException e) {
-            pool.removeCdiSpec();
+            pool.releaseCdiSpec();
             throw e;
         }
         Handle h = new Handle(pool, servedPool);
@@ -144,8 +145,16 @@ public final class SriovPools implements PoolSet, AutoCloseable {
      * to the edited pool, some of which its pods hold.
      */
     public void remove(Handle h) {
+        stop(h, 0);
+    }
+
+    /**
+     * Stops a pool as its component's deactivation {@code reason} asks ({@link ServedPool#stop(int)}): retired when
+     * its configuration was modified or deleted, so its CDI spec and device-info files go once released.
+     */
+    public void stop(Handle h, int reason) {
         if (handles.remove(h)) {
-            h.served.close();                          // the layer calls SriovVfPool.stopped, then prepares again
+            h.served.stop(reason);                     // the layer calls SriovVfPool.stopped, then prepares again
         }
     }
 

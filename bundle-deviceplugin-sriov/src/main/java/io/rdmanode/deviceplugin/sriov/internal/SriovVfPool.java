@@ -152,20 +152,23 @@ public final class SriovVfPool implements ResourcePool {
         return list;
     }
 
-    /** The pool stopped: its VFs stay reserved a moment, its CDI spec goes (the layer keeps held VFs' device-info). */
+    /**
+     * The pool stopped: its VFs stay reserved a moment; its CDI spec and the device-info files stay on disk for the
+     * pods holding its VFs (the layer removes them once the pool is retired and they are released).
+     */
     @Override
     public void stopped() {
         set.stopped(this);
-        removeCdiSpec();
+        releaseCdiSpec();
     }
 
-    /** Deletes the pool's CDI spec, if CDI is on (the pool stops). */
-    void removeCdiSpec() {
+    /** Gives the pool's CDI spec back to the layer, if CDI is on; the file stays. */
+    void releaseCdiSpec() {
         cdi.ifPresent(spec -> {
             try {
                 spec.close();
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot delete CDI spec " + spec.file(), e);
+                throw new UncheckedIOException("CDI spec " + spec.file(), e);
             }
         });
     }

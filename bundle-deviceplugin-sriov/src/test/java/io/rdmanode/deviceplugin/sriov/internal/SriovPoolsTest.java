@@ -290,14 +290,13 @@ class SriovPoolsTest {
     void answersWithCdiNamesKeepsEnvAndDeviceInfoAndListsEveryVfInTheSpec() throws IOException {
         Path cdiDir = dir.resolve("cdi");
         Files.createDirectories(cdiDir);
-        Files.writeString(cdiDir.resolve("rdmanode.io-vf_old.json"), "{}");        // a killed agent's spec
         pools.close();
         pools = new SriovPools(host, host.layer(), new RdmaVfLedger(dir.resolve("state/rdma-vfs")),
                 dir.resolve("node"));
         SriovPools.Handle h = cdiPool("pf1", pf("0000:86:00.0"), cdiDir);
         kubelet.awaitRegistrations("rdma/pf1", 1, WAIT);
         Path spec = cdiDir.resolve("rdmanode.io-vf_pf1.json");
-        assertThat(cdiDir.resolve("rdmanode.io-vf_old.json")).doesNotExist();
+        assertThat(spec).as("written when the pool starts, before any Allocate").exists();
 
         List<ContainerAllocation> first = kubelet.plugin("rdma/pf1").allocate("rdma/pf1",
                 List.of("0000:86:00.2", "0000:86:00.3"));
@@ -322,7 +321,62 @@ class SriovPoolsTest {
         assertThat(h.status()).containsEntry("cdi", spec.toString()).containsKey("cdiRuntime");
 
         pools.remove(h);
-        assertThat(spec).doesNotExist();
+        assertThat(spec).as("a pool that stops leaves its spec").exists();
+    }
+
+    /**
+     * The spec and device-info files a pod reads outlive stops and restarts (also a start where the pool is no
+     * longer configured) while the pod holds the VF, and go once the pool is retired and the VF released.
+     */
+    @Test
+    void aHeldVfsSpecAndDeviceInfoOutliveStopsAndRestartsAndGoOnceThePoolIsRetiredAndTheVfReleased()
+            throws Exception {
+        Path cdiDir = dir.resolve("cdi");
+        Path spec = cdiDir.resolve("rdmanode.io-vf_pf1.json");
+        Path info = dir.resolve("devinfo/rdma-pf1-0000:86:00.2-device.json");
+        Path other = cdiDir.resolve("rdmanode.io-vf_pf0.json");
+        SriovPools.Handle h = cdiPool("pf1", pf("0000:86:00.0"), cdiDir);
+        cdiPool("pf0", pf("0000:3b:00.0"), cdiDir);
+        kubelet.awaitRegistrations("rdma/pf1", 1, WAIT);
+        assertThat(spec).as("written when the pool starts").exists();
+        assertThat(kubelet.admit("default", "p1", "c", "rdma/pf1", 1)).containsExactly("0000:86:00.2");
+        assertThat(kubelet.admit("default", "p2", "c", "rdma/pf1", 1)).containsExactly("0000:86:00.3");
+        Path released = dir.resolve("devinfo/rdma-pf1-0000:86:00.3-device.json");
+        assertThat(info).exists();
+
+        pools.remove(h);                                               // a bundle stop
+        assertThat(spec).exists();
+        assertThat(info).exists();
+        kubelet.remove("default", "p2");                               // p2 ends while nothing serves pf1
+
+        // The agent stops and starts without either pool configured: a pod holds a VF of pf1, none of pf0.
+        stopAgent();
+        assertThat(spec).exists();
+        assertThat(other).exists();
+        layer = io.rdmanode.deviceplugin.testing.DevicePluginTesting.layer(new io.rdmanode.deviceplugin.LayerSettings(
+                new io.rdmanode.deviceplugin.DevicePaths(host.devRoot()), List.of(cdiDir)),
+                dir.resolve("state/allocations"), podDevices, Duration.ofMillis(300));
+        pools = new SriovPools(host, layer, new RdmaVfLedger(dir.resolve("state/rdma-vfs")));
+        org.awaitility.Awaitility.await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(other).doesNotExist();
+            assertThat(released).as("released, and no configured pool serves its resource").doesNotExist();
+        });
+        assertThat(spec).as("a pod holds a VF of pf1").exists();
+        assertThat(info).exists();
+
+        // pf1 is configured again (written again), then removed from the configuration while p1 runs.
+        h = cdiPool("pf1", pf("0000:86:00.0"), cdiDir);
+        kubelet.awaitRegistrations("rdma/pf1", 2, WAIT);
+        pools.stop(h, io.rdmanode.deviceplugin.ServedPool.CONFIGURATION_DELETED);
+        Thread.sleep(1000);
+        assertThat(spec).exists();
+        assertThat(info).exists();
+
+        kubelet.remove("default", "p1");
+        org.awaitility.Awaitility.await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(spec).doesNotExist();
+            assertThat(info).doesNotExist();
+        });
     }
 
     @Test
