@@ -53,7 +53,7 @@ class HandoverIT {
 
         AgentProcess old = AgentProcess.start(home, state, Map.of(), "--config", config.toString());
         try {
-            old.awaitReady(Duration.ofSeconds(60));
+            old.awaitStarted(Duration.ofSeconds(60));     // the demo has no kubelet: started, never ready
             try (HandoverLoad load = new HandoverLoad(port, rdma, router)) {
                 Awaitility.await().atMost(Duration.ofSeconds(10))
                         .until(() -> load.cniOk.get() > 0 && load.freeflowOk.get() > 0 && load.healthOk.get() > 0);

@@ -38,7 +38,9 @@ final class ReadinessProbe {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             Optional<String> base = baseUrl();
-            if (base.isPresent() && get(base.get() + path) == 200) {
+            // ?pid: while a successor takes over, the predecessor answers on the same port until the successor
+            // has taken it; its 200 is not this process's.
+            if (base.isPresent() && get(base.get() + path + "?pid=" + ProcessHandle.current().pid()) == 200) {
                 return base;
             }
             Thread.sleep(pollMillis);

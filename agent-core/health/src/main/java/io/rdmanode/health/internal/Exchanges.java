@@ -47,6 +47,16 @@ final class Exchanges {
         return query != null && Arrays.stream(query.split("&")).anyMatch(p -> p.split("=", 2)[0].equals(name));
     }
 
+    /** The first value of query parameter {@code name}; empty when absent. */
+    static java.util.Optional<String> queryParameter(URI uri, String name) {
+        String query = uri.getRawQuery();
+        if (query == null) {
+            return java.util.Optional.empty();
+        }
+        return Arrays.stream(query.split("&")).map(p -> p.split("=", 2)).filter(p -> p[0].equals(name))
+                .map(p -> p.length > 1 ? p[1] : "").findFirst();
+    }
+
     /** One line naming the failure, for a 500 body; the stack trace goes to the log. */
     static String describe(Throwable failure) {
         String message = failure.getMessage();

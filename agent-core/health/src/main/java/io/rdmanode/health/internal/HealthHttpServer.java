@@ -183,6 +183,12 @@ final class HealthHttpServer implements AutoCloseable, HttpConnection.Router {
             refuseBody(connection, path);
             return;
         }
+        java.util.Optional<HealthResponses.Response> otherInstance = Exchanges.queryParameter(target, "pid")
+                .flatMap(HealthResponses::otherInstance);
+        if (otherInstance.isPresent() && !"/healthz".equals(path)) {
+            connection.respond(Exchanges.full(otherInstance.get(), head), keepAlive);
+            return;
+        }
         switch (path) {
             case "/healthz" -> cache.whenReady(s -> connection.respond(Exchanges.full(
                     responses.healthz(s, Exchanges.hasQueryParameter(target, "verbose")), head), keepAlive));

@@ -72,6 +72,21 @@ final class HealthResponses {
         return new Response(report.ok() ? 200 : 503, TEXT, report.verbose());
     }
 
+    /**
+     * {@code ?pid=N} on {@code /startedz}, {@code /readyz} or {@code /status}: during a handover two instances
+     * share the port (the successor takes it over), so a launcher asking whether <em>it</em> has started must not
+     * take the predecessor's answer for its own. A 409 naming this process when N is another one; empty when N is
+     * this process (the usual answer follows).
+     */
+    static java.util.Optional<Response> otherInstance(String pid) {
+        long self = ProcessHandle.current().pid();
+        if (pid.equals(Long.toString(self))) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(new Response(409, TEXT, "answered by agent process " + self + ", not " + pid
+                + " (a handover in progress)\n"));
+    }
+
     /** The checks as last refreshed, with the bundles, components and sections read now. */
     Response status(HealthCache.Snapshot snapshot) {
         List<CheckResult> checks = snapshot.checks();
