@@ -62,6 +62,7 @@ public final class FakeKubelet implements AutoCloseable {
     private final List<String> cancelledRegistrations = new CopyOnWriteArrayList<>();
     private final List<String> arrivedRegistrations = new CopyOnWriteArrayList<>();
     private final Map<String, String> refusals = new ConcurrentHashMap<>();
+    private final java.util.Set<String> withheldStreams = ConcurrentHashMap.newKeySet();
     private final FakeDeviceManager deviceManager;
     private volatile Path podResourcesSocket;
     private volatile Server podResourcesServer;
@@ -220,6 +221,14 @@ public final class FakeKubelet implements AutoCloseable {
         refusals.put(resource, reason);
     }
 
+    /**
+     * {@code Register} calls for {@code resource} succeed, but kubelet opens no ListAndWatch stream on them (a
+     * kubelet that lost the plugin between the two steps).
+     */
+    public void withholdStream(String resource) {
+        withheldStreams.add(resource);
+    }
+
     /** {@code Register} calls for {@code resource} are accepted again. */
     public void accept(String resource) {
         refusals.remove(resource);
@@ -334,7 +343,9 @@ public final class FakeKubelet implements AutoCloseable {
             out.onNext(io.rdmanode.kubelet.internal.v1beta1.Empty.getDefaultInstance());
             out.onCompleted();
             // Detached from this call's context, which is cancelled when Register returns.
-            io.grpc.Context.ROOT.run(connection::watch);
+            if (!withheldStreams.contains(request.getResourceName())) {
+                io.grpc.Context.ROOT.run(connection::watch);
+            }
         }
     }
 
