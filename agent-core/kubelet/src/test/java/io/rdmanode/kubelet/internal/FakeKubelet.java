@@ -35,7 +35,8 @@ import java.util.stream.Stream;
 /**
  * A kubelet double: a real {@code v1beta1.Registration} gRPC server on {@code <dir>/kubelet.sock}. Like kubelet,
  * {@code Register} dials the plugin back on {@code <dir>/<endpoint>} and calls {@code GetDevicePluginOptions}
- * before it answers, then opens the {@code ListAndWatch} stream. {@link #restart()} does what a kubelet
+ * before it answers, then opens the {@code ListAndWatch} stream. A newer registration of a resource takes over
+ * its calls; the replaced connection stays until the plugin ends its stream, so a call sent there completes. {@link #restart()} does what a kubelet
  * restart does to the directory: every file but the checkpoint goes, then a new {@code kubelet.sock} appears.
  * {@link #admit} admits a container as kubelet's device manager does ({@link FakeDeviceManager}: its own book per
  * resource name, the checkpoint file in the directory); {@link #servePodResources} serves that book as kubelet's
@@ -56,6 +57,9 @@ public final class FakeKubelet implements AutoCloseable {
     private final UdsTransport transport;
     private final List<Registration> registrations = new CopyOnWriteArrayList<>();
     private final Map<String, PluginConnection> plugins = new ConcurrentHashMap<>();
+    /** Connections of replaced registrations whose ListAndWatch stream is still open. */
+    private final java.util.Set<PluginConnection> replaced = ConcurrentHashMap.newKeySet();
+    private final Map<String, PluginConnection> replacedBy = new ConcurrentHashMap<>();   // resource -> latest
     private volatile Server server;
     private volatile long startedNanos;
     private final Map<String, java.util.concurrent.CountDownLatch> held = new ConcurrentHashMap<>();
@@ -153,6 +157,9 @@ public final class FakeKubelet implements AutoCloseable {
         }
         plugins.values().forEach(PluginConnection::close);
         plugins.clear();
+        replaced.forEach(PluginConnection::close);
+        replaced.clear();
+        replacedBy.clear();
         deleteQuietly(socket());
         stopPodResources();
     }
@@ -179,6 +186,9 @@ public final class FakeKubelet implements AutoCloseable {
         }
         plugins.values().forEach(PluginConnection::close);
         plugins.clear();
+        replaced.forEach(PluginConnection::close);
+        replaced.clear();
+        replacedBy.clear();
     }
 
     /**
@@ -280,6 +290,14 @@ public final class FakeKubelet implements AutoCloseable {
         return c;
     }
 
+    /**
+     * kubelet's connection to the endpoint the current one replaced for {@code resource}, while its ListAndWatch
+     * stream is open: where a call kubelet sent before it switched still goes. Null if none.
+     */
+    public PluginConnection replacedPlugin(String resource) {
+        return replacedBy.get(resource);
+    }
+
     public boolean hasPlugin(String resource) {
         return plugins.containsKey(resource);
     }
@@ -327,7 +345,14 @@ public final class FakeKubelet implements AutoCloseable {
             }
             PluginConnection old = plugins.put(request.getResourceName(), connection);
             if (old != null) {
-                old.close();
+                // kubelet keeps the replaced endpoint's connection until its ListAndWatch stream ends (the plugin
+                // ends it); a call already sent there completes there.
+                replaced.add(old);
+                replacedBy.put(request.getResourceName(), old);
+                old.closeWhenStreamEnds(() -> {
+                    replaced.remove(old);
+                    replacedBy.remove(request.getResourceName(), old);
+                });
             }
             registrations.add(new Registration(request.getResourceName(), request.getEndpoint(),
                     request.getVersion(), now));
@@ -345,6 +370,7 @@ public final class FakeKubelet implements AutoCloseable {
         private final List<Long> updateNanos = new CopyOnWriteArrayList<>();
         private volatile DevicePluginOptions options;
         private volatile Status streamEnd;
+        private volatile Runnable onStreamEnd;
 
         PluginConnection(ManagedChannel channel) {
             this.channel = channel;
@@ -364,18 +390,44 @@ public final class FakeKubelet implements AutoCloseable {
 
                 @Override
                 public void onError(Throwable t) {
-                    streamEnd = Status.fromThrowable(t);
+                    ended(Status.fromThrowable(t));
                 }
 
                 @Override
                 public void onCompleted() {
-                    streamEnd = Status.OK;
+                    ended(Status.OK);
                 }
             });
         }
 
+        private synchronized void ended(Status status) {
+            streamEnd = status;
+            if (onStreamEnd != null) {
+                onStreamEnd.run();
+            }
+        }
+
+        /**
+         * A newer registration replaced this one: once the plugin ends the stream the channel shuts down (calls
+         * still running on it finish), then {@code after} runs.
+         */
+        synchronized void closeWhenStreamEnds(Runnable after) {
+            onStreamEnd = () -> {
+                channel.shutdown();
+                after.run();
+            };
+            if (streamEnd != null) {
+                onStreamEnd.run();
+            }
+        }
+
         public DevicePluginOptions options() {
             return options;
+        }
+
+        /** One GetDevicePluginOptions call, as kubelet makes it when the plugin registers. */
+        public DevicePluginOptions fetchOptions() {
+            return stub().getDevicePluginOptions(Empty.getDefaultInstance());
         }
 
         public List<ListAndWatchResponse> updates() {
