@@ -121,6 +121,19 @@ public final class KubeletDouble implements AutoCloseable {
         kubelet.refuse(resource, reason);
     }
 
+    /**
+     * {@code Register} calls for {@code resource} arrive but get no answer until {@link #release} (a kubelet busy
+     * elsewhere); the resource's calls go on to the endpoint registered before.
+     */
+    public void hold(String resource) {
+        kubelet.hold(resource);
+    }
+
+    /** {@code Register} calls for {@code resource} are answered again, a held one at once. */
+    public void release(String resource) {
+        kubelet.release(resource);
+    }
+
     /** {@code Register} calls for {@code resource} are accepted again. */
     public void accept(String resource) {
         kubelet.accept(resource);
