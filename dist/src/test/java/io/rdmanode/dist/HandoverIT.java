@@ -61,7 +61,7 @@ class HandoverIT {
                 .replace("port = ${?RDMA_AGENT_HTTP_PORT}", "port = " + port));
         Path rdma = state.resolve("cni/bin/rdma");
         Path router = state.resolve("freeflow/ffrouter");
-        List<String> figures = new ArrayList<>();
+        HandoverFigures figures = new HandoverFigures();
         List<AutoCloseable> started = new ArrayList<>();
 
         try (KubeletDouble kubelet = KubeletDouble.start(pluginDir, state.resolve("pod-resources/kubelet.sock"))) {
@@ -71,6 +71,7 @@ class HandoverIT {
             RESOURCES.forEach(r -> kubelet.awaitRegistrations(r, 1, Duration.ofSeconds(30)));
             try (HandoverLoad load = new HandoverLoad(port, rdma, router);
                  KubeletLoad calls = new KubeletLoad(kubelet, RESOURCES)) {
+                figures.failedCalls(() -> load.failures.size() + calls.failures.size());
                 Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> load.cniOk.get() > 0
                         && load.freeflowOk.get() > 0 && load.healthOk.get() > 0 && calls.allocateOk.get() > 4);
                 load.takeMaxHealthGapMillis();
@@ -82,7 +83,7 @@ class HandoverIT {
                 }
                 assertThat(load.failures).isEmpty();
                 assertThat(calls.failures).isEmpty();
-                figures.add("calls answered: /healthz " + load.healthOk.get() + ", CNI VERSION " + load.cniOk.get()
+                figures.line("calls answered: /healthz " + load.healthOk.get() + ", CNI VERSION " + load.cniOk.get()
                         + ", Freeflow ALLOC_PD+DEALLOC_PD " + load.freeflowOk.get() + ", kubelet"
                         + " GetDevicePluginOptions " + calls.optionsOk.get() + ", GetPreferredAllocation "
                         + calls.preferredOk.get() + ", Allocate " + calls.allocateOk.get() + "; failed: "
@@ -93,7 +94,7 @@ class HandoverIT {
             for (AutoCloseable c : started) {
                 c.close();
             }
-            figures.forEach(line -> System.out.println("HandoverIT " + line));
+            figures.print();
             try (Stream<Path> all = Files.walk(dir)) {
                 all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
@@ -102,7 +103,7 @@ class HandoverIT {
 
     /** One handover under load: a successor starts (by hand, or by the takeover command), the predecessor goes. */
     private record Round(int round, KubeletDouble kubelet, HandoverLoad load, KubeletLoad calls, Path home,
-                         Path state, Path config, List<String> figures) {
+                         Path state, Path config, HandoverFigures figures) {
 
         /** Round ROUNDS - 2's successor stops by itself once handed over (round ROUNDS - 1), as under systemd. */
         boolean successorExitsByItself() {
@@ -157,8 +158,10 @@ class HandoverIT {
             long registeredMillis = millis(exec, System.nanoTime());
             // Admissions kubelet began before it switched: through the predecessor's endpoint until it stops.
             LateCalls late = sigterm() ? new LateCalls(kubelet, RESOURCES) : null;
-            String rss = "RSS old " + rssMb(old.pid()) + " MB, new " + rssMb(successor.pid()) + " MB";
-            String loadAverage = Files.readString(Path.of("/proc/loadavg")).strip();
+            long rssOld = rssMb(old.pid());
+            long rssNew = rssMb(successor.pid());
+            String rss = "RSS old " + rssOld + " MB, new " + rssNew + " MB";
+            String loadAverage = HandoverFigures.loadAverage();
             if (sigterm()) {
                 long freeflowBefore = load.freeflowOk.get();
                 Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> load.freeflowOk.get() > freeflowBefore + 3);
@@ -177,6 +180,7 @@ class HandoverIT {
             String lateFigures = "";
             if (late != null) {
                 late.close();
+                figures.lateFailures(late.failedBefore(stop).size());
                 assertThat(late.failedBefore(stop)).as("admissions sent to the predecessor before its SIGTERM")
                         .isEmpty();
                 lateFigures = "; admissions on the predecessor's endpoint: " + late.okBefore(stop) + " before SIGTERM,"
@@ -194,9 +198,11 @@ class HandoverIT {
             assertThat(load.failures).as("failed calls in round " + round).isEmpty();
             assertThat(calls.failures).as("failed kubelet calls in round " + round).isEmpty();
             assertServesEverything(successor);
-            figures.add("round " + round + (takeover() ? " (bin/rdma-node-agent takeover)" : "") + ": handover "
+            long gap = load.takeMaxHealthGapMillis();
+            figures.round(handoverMillis, gap, rssOld, rssNew);
+            figures.line("round " + round + (takeover() ? " (bin/rdma-node-agent takeover)" : "") + ": handover "
                     + handoverMillis + " ms (successor exec -> every door served), every resource registered at +"
-                    + registeredMillis + " ms, max /healthz gap " + load.takeMaxHealthGapMillis() + " ms, " + rss
+                    + registeredMillis + " ms, max /healthz gap " + gap + " ms, " + rss
                     + ", load average " + loadAverage
                     + (takeover() ? "; SIGTERM by the takeover command, exit seen at +"
                             : predecessorExitsByItself() ? "; exit by itself (--exit-after-handover), seen at +"
