@@ -217,7 +217,8 @@ public final class Main {
                 long sinceExec = Duration.between(ProcessHandle.current().info().startInstant().orElse(now), now)
                         .toMillis();
                 String notReady = probe.notReadyBecause(base.get());
-                if (notReady.isEmpty()) {
+                if (notReady.isEmpty()
+                        && ReadinessProbe.get(base.get() + "/readyz?pid=" + ProcessHandle.current().pid()) == 200) {
                     successor.ready();
                 }
                 log.info("agent started in {} ms from JVM start ({} ms from exec); status page {}/status; {}", sinceJvm,
