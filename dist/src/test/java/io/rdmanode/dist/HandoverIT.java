@@ -44,6 +44,12 @@ class HandoverIT {
             "rdma/sriov_rdma");
     /** The resource whose registration kubelet is slow to answer in the takeover round. */
     static final String SLOW = "rdma/sriov_rdma";
+    /**
+     * {@code -Dhandover.kubelet=pre-1.35}: the double drops the newest endpoint when the replaced one's stream ends,
+     * as kubelets before 1.35 do (kubernetes#121994); a measurement (bench-handover --kubelet-pre-1.35): failed
+     * kubelet calls are counted and printed, not asserted.
+     */
+    static final boolean PRE_135 = "pre-1.35".equals(System.getProperty("handover.kubelet"));
     private static final Pattern SUCCESSOR = Pattern.compile("successor pid (\\d+) serves after");
 
     @Test
@@ -65,6 +71,7 @@ class HandoverIT {
         List<AutoCloseable> started = new ArrayList<>();
 
         try (KubeletDouble kubelet = KubeletDouble.start(pluginDir, state.resolve("pod-resources/kubelet.sock"))) {
+            kubelet.dropNewestWhenReplacedStreamEnds(PRE_135);
             Instance old = Instance.of(AgentProcess.start(home, state, Map.of(), "--config", config.toString()));
             started.add(old);
             old.child().awaitReady(Duration.ofSeconds(60));
@@ -82,12 +89,19 @@ class HandoverIT {
                     old = successor;
                 }
                 assertThat(load.failures).isEmpty();
-                assertThat(calls.failures).isEmpty();
+                if (!PRE_135) {
+                    assertThat(calls.failures).isEmpty();
+                }
                 figures.line("calls answered: /healthz " + load.healthOk.get() + ", CNI VERSION " + load.cniOk.get()
                         + ", Freeflow ALLOC_PD+DEALLOC_PD " + load.freeflowOk.get() + ", kubelet"
                         + " GetDevicePluginOptions " + calls.optionsOk.get() + ", GetPreferredAllocation "
                         + calls.preferredOk.get() + ", Allocate " + calls.allocateOk.get() + "; failed: "
-                        + (load.failures.size() + calls.failures.size()));
+                        + (load.failures.size() + calls.failures.size()) + "; admissions kubelet refused itself (it"
+                        + " held no endpoint" + (PRE_135 ? ", kubelet before 1.35" : "") + "): "
+                        + calls.noEndpoint.get());
+                if (PRE_135) {
+                    calls.failures.forEach(f -> figures.line("failed kubelet call " + f));
+                }
             }
             assertThat(old.terminate(Duration.ofSeconds(30))).isZero();
         } finally {
@@ -196,7 +210,9 @@ class HandoverIT {
                     && load.healthOk.get() > health + 2 && load.freeflowOk.get() > freeflow + 2
                     && calls.calls() > kubeletCalls + 3 * RESOURCES.size());
             assertThat(load.failures).as("failed calls in round " + round).isEmpty();
-            assertThat(calls.failures).as("failed kubelet calls in round " + round).isEmpty();
+            if (!PRE_135) {
+                assertThat(calls.failures).as("failed kubelet calls in round " + round).isEmpty();
+            }
             assertServesEverything(successor);
             long gap = load.takeMaxHealthGapMillis();
             figures.round(handoverMillis, gap, rssOld, rssNew);
@@ -221,6 +237,8 @@ class HandoverIT {
             String base = Files.readString(state.resolve("http.url")).trim();
             Awaitility.await("successor ready").atMost(Duration.ofSeconds(10))
                     .until(() -> AgentProcess.status(base + "/readyz") == 200);
+            Awaitility.await("every resource with an endpoint").atMost(Duration.ofSeconds(10))
+                    .until(() -> RESOURCES.stream().allMatch(kubelet::hasEndpoint));
             for (String resource : RESOURCES) {
                 Path socket = state.resolve("device-plugins").resolve(kubelet.endpoint(resource));
                 assertThat(socket).as(resource).exists();

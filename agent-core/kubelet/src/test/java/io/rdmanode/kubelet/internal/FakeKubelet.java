@@ -60,6 +60,7 @@ public final class FakeKubelet implements AutoCloseable {
     /** Connections of replaced registrations whose ListAndWatch stream is still open. */
     private final java.util.Set<PluginConnection> replaced = ConcurrentHashMap.newKeySet();
     private final Map<String, PluginConnection> replacedBy = new ConcurrentHashMap<>();   // resource -> latest
+    private volatile boolean dropsNewest;
     private volatile Server server;
     private volatile long startedNanos;
     private final Map<String, java.util.concurrent.CountDownLatch> held = new ConcurrentHashMap<>();
@@ -291,6 +292,15 @@ public final class FakeKubelet implements AutoCloseable {
     }
 
     /**
+     * As kubelet before 1.35 (kubernetes#121994): when a replaced endpoint's stream ends, kubelet disconnects the
+     * resource's current endpoint as well (its connection closes, the resource has no endpoint until the plugin
+     * registers again).
+     */
+    public void dropNewestWhenReplacedStreamEnds(boolean drop) {
+        dropsNewest = drop;
+    }
+
+    /**
      * kubelet's connection to the endpoint the current one replaced for {@code resource}, while its ListAndWatch
      * stream is open: where a call kubelet sent before it switched still goes. Null if none.
      */
@@ -352,6 +362,9 @@ public final class FakeKubelet implements AutoCloseable {
                 old.closeWhenStreamEnds(() -> {
                     replaced.remove(old);
                     replacedBy.remove(request.getResourceName(), old);
+                    if (dropsNewest) {
+                        dropStream(request.getResourceName());
+                    }
                 });
             }
             registrations.add(new Registration(request.getResourceName(), request.getEndpoint(),

@@ -145,6 +145,19 @@ public final class KubeletDouble implements AutoCloseable {
     }
 
     /**
+     * Behaves as kubelet before 1.35 (kubernetes#121994): when the stream of an endpoint a newer registration
+     * replaced ends, the resource's newest endpoint is disconnected too, until the plugin registers again.
+     */
+    public void dropNewestWhenReplacedStreamEnds(boolean drop) {
+        kubelet.dropNewestWhenReplacedStreamEnds(drop);
+    }
+
+    /** Whether kubelet holds an endpoint for {@code resource} now (else it refuses admissions itself). */
+    public boolean hasEndpoint(String resource) {
+        return kubelet.hasPlugin(resource);
+    }
+
+    /**
      * The endpoint (socket file name) kubelet holds for {@code resource} now: its newest registration.
      *
      * @throws AssertionError when no plugin registered the resource
