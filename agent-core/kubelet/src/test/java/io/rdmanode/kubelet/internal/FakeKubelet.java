@@ -126,7 +126,10 @@ public final class FakeKubelet implements AutoCloseable {
      * latest healthy list that kubelet's book holds under no pod for {@code resource}. Returns the IDs.
      */
     public List<String> admit(String namespace, String pod, String container, String resource, int count) {
-        return deviceManager.admit(plugin(resource), namespace, pod, container, resource, count);
+        // The endpoint is looked up once the book is ours: one held by a waiting admission may be gone by then.
+        synchronized (deviceManager) {
+            return deviceManager.admit(plugin(resource), namespace, pod, container, resource, count);
+        }
     }
 
     /** The pod is gone: kubelet frees its devices (book and checkpoint). */

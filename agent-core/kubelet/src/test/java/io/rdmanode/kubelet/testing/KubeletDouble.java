@@ -187,8 +187,8 @@ public final class KubeletDouble implements AutoCloseable {
      * now; the IDs the plugin prefers.
      */
     public List<String> preferred(String resource, int size) {
+        Set<String> held = held(resource);                 // may wait for an admission: before the lookup
         FakeKubelet.PluginConnection plugin = kubelet.plugin(resource);
-        Set<String> held = held(resource);
         List<String> free = plugin.latest(Duration.ofSeconds(5)).getDevicesList().stream()
                 .filter(d -> d.getHealth().equals("Healthy")).map(d -> d.getID())
                 .filter(id -> !held.contains(id)).toList();
@@ -202,11 +202,13 @@ public final class KubeletDouble implements AutoCloseable {
      * @throws IllegalStateException when there is no such endpoint, too few IDs are free, or the plugin fails
      */
     public List<String> admitOnReplaced(String namespace, String pod, String container, String resource, int count) {
-        FakeKubelet.PluginConnection replaced = kubelet.replacedPlugin(resource);
-        if (replaced == null) {
-            throw new IllegalStateException("no replaced endpoint of " + resource + " with an open stream");
+        synchronized (kubelet.deviceManager()) {           // the book first, then the endpoint (see admit)
+            FakeKubelet.PluginConnection replaced = kubelet.replacedPlugin(resource);
+            if (replaced == null) {
+                throw new IllegalStateException("no replaced endpoint of " + resource + " with an open stream");
+            }
+            return kubelet.deviceManager().admit(replaced, namespace, pod, container, resource, count);
         }
-        return kubelet.deviceManager().admit(replaced, namespace, pod, container, resource, count);
     }
 
     /** Registrations of every resource so far. */
