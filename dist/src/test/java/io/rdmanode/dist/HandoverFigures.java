@@ -50,8 +50,9 @@ final class HandoverFigures {
         lines.forEach(line -> System.out.println("HandoverIT " + line));
         List<Long> h = new ArrayList<>(handoverMillis);
         Collections.sort(h);
-        System.out.println("HandoverIT summary: " + h.size() + " handovers, failed calls " + (failedCalls.getAsLong() + lateFailures)
-                + " (goal 0); handover (successor exec -> every door served) p50 " + percentile(h, 50) + " ms, max "
+        System.out.println("HandoverIT summary: " + h.size() + " handovers, failed calls "
+                + (failedCalls.getAsLong() + lateFailures) + " (goal 0); handover (successor exec -> every door"
+                + " served) p50 " + percentile(h, 50) + " ms, max "
                 + (h.isEmpty() ? "-" : h.get(h.size() - 1)) + " ms; max /healthz gap "
                 + gapMillis.stream().mapToLong(Long::longValue).max().orElse(-1) + " ms (rounds over 100 ms: "
                 + gapMillis.stream().filter(g -> g > 100).count() + "); RSS during the handover: predecessor max "

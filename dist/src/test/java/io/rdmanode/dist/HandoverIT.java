@@ -34,8 +34,9 @@ import org.junit.jupiter.api.Test;
  * is registered with it. Repeated with the roles alternating ({@code -Dhandover.rounds}, 4 by default; the issue
  * asks for 20): the last but one predecessor stops by itself ({@code --exit-after-handover}, systemd's way) and
  * the last round runs the shipped {@code bin/rdma-node-agent takeover}, the command of the unit's
- * {@code ExecReload}, with kubelet slow to answer one resource's registration. The figures (handover time from the successor's exec to every door served, the longest
- * /healthz gap, both RSS, the load average) are printed, not asserted: this machine's load decides them.
+ * {@code ExecReload}, with kubelet slow to answer one resource's registration. The figures (handover time from
+ * the successor's exec to every door served, the longest /healthz gap, both RSS, the load average) are printed,
+ * not asserted: this machine's load decides them.
  */
 class HandoverIT {
 
@@ -159,9 +160,10 @@ class HandoverIT {
                 assertThat(m.find()).as(command.output()).isTrue();
                 successor = Instance.detached(Long.parseLong(m.group(1)), command);
             } else {
-                successor = Instance.of(successorExitsByItself()
-                        ? AgentProcess.start(home, state, Map.of(), "--config", config.toString(), "--exit-after-handover")
-                        : AgentProcess.start(home, state, Map.of(), "--config", config.toString()));
+                String[] args = successorExitsByItself()
+                        ? new String[] {"--config", config.toString(), "--exit-after-handover"}
+                        : new String[] {"--config", config.toString()};
+                successor = Instance.of(AgentProcess.start(home, state, Map.of(), args));
                 awaitLog(successor, tookOver, Duration.ofSeconds(60));
                 handoverMillis = millis(exec, System.nanoTime());
             }
@@ -178,11 +180,13 @@ class HandoverIT {
             String loadAverage = HandoverFigures.loadAverage();
             if (sigterm()) {
                 long freeflowBefore = load.freeflowOk.get();
-                Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> load.freeflowOk.get() > freeflowBefore + 3);
+                Awaitility.await().atMost(Duration.ofSeconds(5))
+                        .until(() -> load.freeflowOk.get() > freeflowBefore + 3);
             }
             load.reconnectFreeflow(); // the tenant's next connection is the successor's
             long freeflowReconnected = load.freeflowOk.get();
-            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> load.freeflowOk.get() > freeflowReconnected + 3);
+            Awaitility.await().atMost(Duration.ofSeconds(5))
+                    .until(() -> load.freeflowOk.get() > freeflowReconnected + 3);
 
             if (late != null) {
                 Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> late.okBefore(System.nanoTime()) > 8);
@@ -197,9 +201,10 @@ class HandoverIT {
                 figures.lateFailures(late.failedBefore(stop).size());
                 assertThat(late.failedBefore(stop)).as("admissions sent to the predecessor before its SIGTERM")
                         .isEmpty();
-                lateFigures = "; admissions on the predecessor's endpoint: " + late.okBefore(stop) + " before SIGTERM,"
-                        + " " + (late.okBefore(exited) - late.okBefore(stop)) + " answered after it, "
-                        + late.inFlightAt(stop) + " in flight at SIGTERM, later ones refused: " + late.errorsAfter(stop);
+                lateFigures = "; admissions on the predecessor's endpoint: " + late.okBefore(stop)
+                        + " before SIGTERM, " + (late.okBefore(exited) - late.okBefore(stop)) + " answered after it, "
+                        + late.inFlightAt(stop) + " in flight at SIGTERM, later ones refused: "
+                        + late.errorsAfter(stop);
             }
 
             long cni = load.cniOk.get();

@@ -65,8 +65,9 @@ final class KubeletLoad implements AutoCloseable {
                     allocateOk.incrementAndGet();
                     kubelet.remove("load", name);
                 } catch (RuntimeException | AssertionError e) {
+                    String why = String.valueOf(e.getMessage());
                     failures.add("+" + (System.nanoTime() - started) / 1_000_000 + " ms " + call + " " + resource
-                            + " on " + endpoint + ": " + e.getMessage());
+                            + " on " + endpoint + ": " + (why.length() > 200 ? why.substring(0, 200) + "..." : why));
                 }
             }
             pause();

@@ -36,8 +36,9 @@ import java.util.stream.Stream;
  * A kubelet double: a real {@code v1beta1.Registration} gRPC server on {@code <dir>/kubelet.sock}. Like kubelet,
  * {@code Register} dials the plugin back on {@code <dir>/<endpoint>} and calls {@code GetDevicePluginOptions}
  * before it answers, then opens the {@code ListAndWatch} stream. A newer registration of a resource takes over
- * its calls; the replaced connection stays until the plugin ends its stream, so a call sent there completes. {@link #restart()} does what a kubelet
- * restart does to the directory: every file but the checkpoint goes, then a new {@code kubelet.sock} appears.
+ * its calls; the replaced connection stays until the plugin ends its stream, so a call sent there completes.
+ * {@link #restart()} does what a kubelet restart does to the directory: every file but the checkpoint goes, then
+ * a new {@code kubelet.sock} appears.
  * {@link #admit} admits a container as kubelet's device manager does ({@link FakeDeviceManager}: its own book per
  * resource name, the checkpoint file in the directory); {@link #servePodResources} serves that book as kubelet's
  * pod-resources API on a socket of the test's choosing, stopped and started with kubelet.
