@@ -119,7 +119,10 @@ public final class Main {
         // Before start(): /readyz can answer while later bundles still start, and a SIGTERM then (systemd
         // stopping a unit that just came up) must get the same clean, exit-0 stop.
         Optional<Path> cleanup = demoDir;
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> stopOnSignal(framework, settings, cleanup),
+        ReadinessProbe shared = new ReadinessProbe(settings.stateDir());
+        SuccessorReadiness successor = new SuccessorReadiness(
+                () -> shared.baseUrl().map(base -> ReadinessProbe.get(base + "/readyz")).orElse(-1));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> stopOnSignal(framework, settings, successor, cleanup),
                 "rdma-agent-launcher-shutdown"));
         try {
             framework.start();
@@ -128,6 +131,7 @@ public final class Main {
             failedStart = true;
             return EXIT_FAILURE;
         }
+        framework.onHandedOver(successor::handedOver);
         if (options.exitAfterHandover() || System.getenv("NOTIFY_SOCKET") != null) {
             // A supervisor that started the successor (systemd's ExecReload) expects the old process to go.
             framework.onHandedOver(() -> {
@@ -136,7 +140,7 @@ public final class Main {
                 exit.start();
             });
         }
-        reportReadiness(settings, options, resolved, framework);
+        reportReadiness(settings, options, resolved, framework, successor);
         try {
             framework.awaitStop();
         } catch (InterruptedException e) {
@@ -146,11 +150,18 @@ public final class Main {
     }
 
     /** Runs on SIGTERM/SIGINT: a bounded, clean stop, then exit 0 (or 1 when the bound was exceeded). */
-    private static void stopOnSignal(AgentFramework framework, RuntimeSettings settings, Optional<Path> demoDir) {
+    private static void stopOnSignal(AgentFramework framework, RuntimeSettings settings, SuccessorReadiness successor,
+                                     Optional<Path> demoDir) {
         Logger log = LoggerFactory.getLogger(Main.class);
         long started = System.nanoTime();
         log.info("stopping rdma-node-agent timeout={}s", settings.shutdownTimeout().toSeconds());
         int code = 0;
+        try {
+            // Handed over: kubelet may not have switched every resource to the successor yet.
+            successor.awaitBeforeStop(settings.shutdownTimeout());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         try {
             if (!framework.stop(settings.shutdownTimeout())) {
                 log.error("framework did not stop within {}s; exiting anyway", settings.shutdownTimeout().toSeconds());
@@ -181,7 +192,8 @@ public final class Main {
      * comes, and why not until then.
      */
     private static void reportReadiness(RuntimeSettings settings, LaunchOptions options,
-                                        com.typesafe.config.Config config, AgentFramework framework) {
+                                        com.typesafe.config.Config config, AgentFramework framework,
+                                        SuccessorReadiness successor) {
         Thread reporter = new Thread(() -> {
             Logger log = LoggerFactory.getLogger(Main.class);
             ReadinessProbe probe = new ReadinessProbe(settings.stateDir());
@@ -205,6 +217,10 @@ public final class Main {
                 long sinceExec = Duration.between(ProcessHandle.current().info().startInstant().orElse(now), now)
                         .toMillis();
                 String notReady = probe.notReadyBecause(base.get());
+                if (notReady.isEmpty()
+                        && ReadinessProbe.get(base.get() + "/readyz?pid=" + ProcessHandle.current().pid()) == 200) {
+                    successor.ready();
+                }
                 log.info("agent started in {} ms from JVM start ({} ms from exec); status page {}/status; {}", sinceJvm,
                         sinceExec, base.get(), notReady.isEmpty() ? "ready" : "not ready yet: " + notReady);
                 if (!options.exitWhenReady()) {               // a training run is not the unit's agent
@@ -219,6 +235,7 @@ public final class Main {
                 }
                 CdsArchive.makeIfMissing(options.home());
                 if (!notReady.isEmpty() && probe.awaitReady(Duration.ofDays(3650), 1000).isPresent()) {
+                    successor.ready();
                     log.info("agent ready: registered with kubelet ({} ms from JVM start)", Instant.now().toEpochMilli()
                             - java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime());
                 }

@@ -35,8 +35,10 @@ import java.util.stream.Stream;
 /**
  * A kubelet double: a real {@code v1beta1.Registration} gRPC server on {@code <dir>/kubelet.sock}. Like kubelet,
  * {@code Register} dials the plugin back on {@code <dir>/<endpoint>} and calls {@code GetDevicePluginOptions}
- * before it answers, then opens the {@code ListAndWatch} stream. {@link #restart()} does what a kubelet
- * restart does to the directory: every file but the checkpoint goes, then a new {@code kubelet.sock} appears.
+ * before it answers, then opens the {@code ListAndWatch} stream. A newer registration of a resource takes over
+ * its calls; the replaced connection stays until the plugin ends its stream, so a call sent there completes.
+ * {@link #restart()} does what a kubelet restart does to the directory: every file but the checkpoint goes, then
+ * a new {@code kubelet.sock} appears.
  * {@link #admit} admits a container as kubelet's device manager does ({@link FakeDeviceManager}: its own book per
  * resource name, the checkpoint file in the directory); {@link #servePodResources} serves that book as kubelet's
  * pod-resources API on a socket of the test's choosing, stopped and started with kubelet.
@@ -56,6 +58,10 @@ public final class FakeKubelet implements AutoCloseable {
     private final UdsTransport transport;
     private final List<Registration> registrations = new CopyOnWriteArrayList<>();
     private final Map<String, PluginConnection> plugins = new ConcurrentHashMap<>();
+    /** Connections of replaced registrations whose ListAndWatch stream is still open. */
+    private final java.util.Set<PluginConnection> replaced = ConcurrentHashMap.newKeySet();
+    private final Map<String, PluginConnection> replacedBy = new ConcurrentHashMap<>();   // resource -> latest
+    private volatile boolean dropsNewest;
     private volatile Server server;
     private volatile long startedNanos;
     private final Map<String, java.util.concurrent.CountDownLatch> held = new ConcurrentHashMap<>();
@@ -122,7 +128,10 @@ public final class FakeKubelet implements AutoCloseable {
      * latest healthy list that kubelet's book holds under no pod for {@code resource}. Returns the IDs.
      */
     public List<String> admit(String namespace, String pod, String container, String resource, int count) {
-        return deviceManager.admit(plugin(resource), namespace, pod, container, resource, count);
+        // The endpoint is looked up once the book is ours: one held by a waiting admission may be gone by then.
+        synchronized (deviceManager) {
+            return deviceManager.admit(plugin(resource), namespace, pod, container, resource, count);
+        }
     }
 
     /** The pod is gone: kubelet frees its devices (book and checkpoint). */
@@ -154,6 +163,9 @@ public final class FakeKubelet implements AutoCloseable {
         }
         plugins.values().forEach(PluginConnection::close);
         plugins.clear();
+        replaced.forEach(PluginConnection::close);
+        replaced.clear();
+        replacedBy.clear();
         deleteQuietly(socket());
         stopPodResources();
     }
@@ -180,6 +192,9 @@ public final class FakeKubelet implements AutoCloseable {
         }
         plugins.values().forEach(PluginConnection::close);
         plugins.clear();
+        replaced.forEach(PluginConnection::close);
+        replaced.clear();
+        replacedBy.clear();
     }
 
     /**
@@ -289,6 +304,23 @@ public final class FakeKubelet implements AutoCloseable {
         return c;
     }
 
+    /**
+     * As kubelet before 1.35 (kubernetes#121994): when a replaced endpoint's stream ends, kubelet disconnects the
+     * resource's current endpoint as well (its connection closes, the resource has no endpoint until the plugin
+     * registers again).
+     */
+    public void dropNewestWhenReplacedStreamEnds(boolean drop) {
+        dropsNewest = drop;
+    }
+
+    /**
+     * kubelet's connection to the endpoint the current one replaced for {@code resource}, while its ListAndWatch
+     * stream is open: where a call kubelet sent before it switched still goes. Null if none.
+     */
+    public PluginConnection replacedPlugin(String resource) {
+        return replacedBy.get(resource);
+    }
+
     public boolean hasPlugin(String resource) {
         return plugins.containsKey(resource);
     }
@@ -336,7 +368,17 @@ public final class FakeKubelet implements AutoCloseable {
             }
             PluginConnection old = plugins.put(request.getResourceName(), connection);
             if (old != null) {
-                old.close();
+                // kubelet keeps the replaced endpoint's connection until its ListAndWatch stream ends (the plugin
+                // ends it); a call already sent there completes there.
+                replaced.add(old);
+                replacedBy.put(request.getResourceName(), old);
+                old.closeWhenStreamEnds(() -> {
+                    replaced.remove(old);
+                    replacedBy.remove(request.getResourceName(), old);
+                    if (dropsNewest) {
+                        dropStream(request.getResourceName());
+                    }
+                });
             }
             registrations.add(new Registration(request.getResourceName(), request.getEndpoint(),
                     request.getVersion(), now));
@@ -356,6 +398,7 @@ public final class FakeKubelet implements AutoCloseable {
         private final List<Long> updateNanos = new CopyOnWriteArrayList<>();
         private volatile DevicePluginOptions options;
         private volatile Status streamEnd;
+        private volatile Runnable onStreamEnd;
 
         PluginConnection(ManagedChannel channel) {
             this.channel = channel;
@@ -375,18 +418,44 @@ public final class FakeKubelet implements AutoCloseable {
 
                 @Override
                 public void onError(Throwable t) {
-                    streamEnd = Status.fromThrowable(t);
+                    ended(Status.fromThrowable(t));
                 }
 
                 @Override
                 public void onCompleted() {
-                    streamEnd = Status.OK;
+                    ended(Status.OK);
                 }
             });
         }
 
+        private synchronized void ended(Status status) {
+            streamEnd = status;
+            if (onStreamEnd != null) {
+                onStreamEnd.run();
+            }
+        }
+
+        /**
+         * A newer registration replaced this one: once the plugin ends the stream the channel shuts down (calls
+         * still running on it finish), then {@code after} runs.
+         */
+        synchronized void closeWhenStreamEnds(Runnable after) {
+            onStreamEnd = () -> {
+                channel.shutdown();
+                after.run();
+            };
+            if (streamEnd != null) {
+                onStreamEnd.run();
+            }
+        }
+
         public DevicePluginOptions options() {
             return options;
+        }
+
+        /** One GetDevicePluginOptions call, as kubelet makes it when the plugin registers. */
+        public DevicePluginOptions fetchOptions() {
+            return stub().getDevicePluginOptions(Empty.getDefaultInstance());
         }
 
         public List<ListAndWatchResponse> updates() {

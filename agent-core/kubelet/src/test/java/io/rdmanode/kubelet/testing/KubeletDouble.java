@@ -121,6 +121,19 @@ public final class KubeletDouble implements AutoCloseable {
         kubelet.refuse(resource, reason);
     }
 
+    /**
+     * {@code Register} calls for {@code resource} arrive but get no answer until {@link #release} (a kubelet busy
+     * elsewhere); the resource's calls go on to the endpoint registered before.
+     */
+    public void hold(String resource) {
+        kubelet.hold(resource);
+    }
+
+    /** {@code Register} calls for {@code resource} are answered again, a held one at once. */
+    public void release(String resource) {
+        kubelet.release(resource);
+    }
+
     /** {@code Register} calls for {@code resource} are accepted again. */
     public void accept(String resource) {
         kubelet.accept(resource);
@@ -129,6 +142,73 @@ public final class KubeletDouble implements AutoCloseable {
     /** Registrations of {@code resource} so far. */
     public long registrations(String resource) {
         return kubelet.registrations(resource);
+    }
+
+    /**
+     * Behaves as kubelet before 1.35 (kubernetes#121994): when the stream of an endpoint a newer registration
+     * replaced ends, the resource's newest endpoint is disconnected too, until the plugin registers again.
+     */
+    public void dropNewestWhenReplacedStreamEnds(boolean drop) {
+        kubelet.dropNewestWhenReplacedStreamEnds(drop);
+    }
+
+    /** Whether kubelet holds an endpoint for {@code resource} now (else it refuses admissions itself). */
+    public boolean hasEndpoint(String resource) {
+        return kubelet.hasPlugin(resource);
+    }
+
+    /**
+     * The endpoint (socket file name) kubelet holds for {@code resource} now: its newest registration.
+     *
+     * @throws AssertionError when no plugin registered the resource
+     */
+    public String endpoint(String resource) {
+        kubelet.plugin(resource);
+        List<FakeKubelet.Registration> all = kubelet.registrations();
+        for (int i = all.size() - 1; i >= 0; i--) {
+            if (all.get(i).resource().equals(resource)) {
+                return all.get(i).endpoint();
+            }
+        }
+        throw new AssertionError("no registration of " + resource);
+    }
+
+    /**
+     * GetDevicePluginOptions on the endpoint kubelet holds for {@code resource} now; whether the plugin offers
+     * GetPreferredAllocation.
+     */
+    public boolean options(String resource) {
+        return kubelet.plugin(resource).fetchOptions().getGetPreferredAllocationAvailable();
+    }
+
+    /**
+     * GetPreferredAllocation for one container of {@code size} devices among the healthy IDs of the latest
+     * ListAndWatch list that kubelet's book holds under no pod, on the endpoint kubelet holds for {@code resource}
+     * now; the IDs the plugin prefers.
+     */
+    public List<String> preferred(String resource, int size) {
+        Set<String> held = held(resource);                 // may wait for an admission: before the lookup
+        FakeKubelet.PluginConnection plugin = kubelet.plugin(resource);
+        List<String> free = plugin.latest(Duration.ofSeconds(5)).getDevicesList().stream()
+                .filter(d -> d.getHealth().equals("Healthy")).map(d -> d.getID())
+                .filter(id -> !held.contains(id)).toList();
+        return plugin.preferred(free, List.of(), size).getContainerResponses(0).getDeviceIDsList();
+    }
+
+    /**
+     * Admits a container as {@link #admit} does, through the endpoint that kubelet's newest registration of
+     * {@code resource} replaced (its stream still open): an admission kubelet began before it switched.
+     *
+     * @throws IllegalStateException when there is no such endpoint, too few IDs are free, or the plugin fails
+     */
+    public List<String> admitOnReplaced(String namespace, String pod, String container, String resource, int count) {
+        synchronized (kubelet.deviceManager()) {           // the book first, then the endpoint (see admit)
+            FakeKubelet.PluginConnection replaced = kubelet.replacedPlugin(resource);
+            if (replaced == null) {
+                throw new IllegalStateException("no replaced endpoint of " + resource + " with an open stream");
+            }
+            return kubelet.deviceManager().admit(replaced, namespace, pod, container, resource, count);
+        }
     }
 
     /** Registrations of every resource so far. */
