@@ -8,10 +8,8 @@ import io.rdmanode.deviceplugin.CdiSpec;
 import io.rdmanode.kubelet.ContainerAllocation.DeviceNode;
 import java.io.IOException;
 import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -27,7 +25,6 @@ final class CdiSpecFile implements CdiSpec {
     static final String CDI_VERSION = "0.5.0";
     private static final JsonFactory JSON = new JsonFactory();
 
-    private final Path dir;
     private final String kind;
     private final String owner;
     private final Path file;
@@ -36,7 +33,6 @@ final class CdiSpecFile implements CdiSpec {
     private boolean onDisk;
 
     CdiSpecFile(Path dir, String kind, String owner, java.util.function.Consumer<CdiSpecFile> onClose) {
-        this.dir = dir;
         this.onClose = onClose;
         this.kind = kind;
         this.owner = owner;
@@ -68,15 +64,7 @@ final class CdiSpecFile implements CdiSpec {
         if (onDisk && devices.equals(written) && Files.exists(file)) {
             return false;
         }
-        String json = json(kind, devices);
-        Files.createDirectories(dir);
-        Path tmp = Files.createTempFile(dir, "." + kind.replace('/', '-') + "_" + owner, ".tmp");
-        try {
-            Files.writeString(tmp, json, StandardCharsets.UTF_8);
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
+        AtomicFiles.write(file, json(kind, devices));     // a runtime never reads half a spec
         written = List.copyOf(devices);
         onDisk = true;
         return true;

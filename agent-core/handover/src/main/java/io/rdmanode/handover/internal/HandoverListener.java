@@ -51,7 +51,19 @@ final class HandoverListener implements AutoCloseable {
     private final Object inode;
     private final Doors doors;
     private final Thread thread;
+    private final java.util.concurrent.Semaphore sessions = new java.util.concurrent.Semaphore(MAX_SESSIONS);
     private volatile boolean running = true;
+
+    /**
+     * Sessions served at once: one successor, the launcher's pre-start check of another, and room for a retry. The
+     * socket is 0600 in the state directory, but a stuck or looping client must still not add threads without end.
+     */
+    static final int MAX_SESSIONS = 4;
+    /**
+     * A session silent this long ends (its lent doors stay listening for the next instance): longer than the
+     * largest {@code readyTimeout} (600 s) a legitimate successor may stay quiet for before its READY.
+     */
+    static final long SESSION_IDLE_MILLIS = 660_000;
 
     private HandoverListener(Posix posix, Path path, int fd, Doors doors) throws IOException {
         this.posix = posix;
@@ -87,7 +99,19 @@ final class HandoverListener implements AutoCloseable {
                     continue;
                 }
                 int session = posix.accept4(fd, Posix.SOCK_CLOEXEC);
-                Thread t = new Thread(() -> serve(session), "rdma-agent-handover-session-" + SESSIONS.incrementAndGet());
+                if (!sessions.tryAcquire()) {
+                    LOG.warn("handover socket {}: {} sessions open already; a new one is closed at once", path,
+                            MAX_SESSIONS);
+                    posix.close(session);
+                    continue;
+                }
+                Thread t = new Thread(() -> {
+                    try {
+                        serve(session);
+                    } finally {
+                        sessions.release();
+                    }
+                }, "rdma-agent-handover-session-" + SESSIONS.incrementAndGet());
                 t.setDaemon(true);
                 t.start();
             } catch (PosixException e) {
@@ -102,6 +126,7 @@ final class HandoverListener implements AutoCloseable {
         Object id = new Object();
         FdLines lines = new FdLines(posix, session);
         try {
+            Protocol.receiveTimeout(posix, session, SESSION_IDLE_MILLIS);
             for (;;) {
                 String[] request = lines.read().fields();
                 switch (request[0]) {

@@ -184,6 +184,48 @@ class SocketHandoverTest {
         await().atMost(Duration.ofSeconds(5)).until(handover::writer);
     }
 
+    @Test
+    void sessionsPastTheBoundAreClosedAtOnceAndAFreedSlotServesAgain() throws Exception {
+        start(Duration.ofSeconds(30));
+        Path socket = stateDir.resolve(Protocol.SOCKET);
+        List<SocketChannel> held = new ArrayList<>();
+        for (int i = 0; i < HandoverListener.MAX_SESSIONS; i++) {
+            held.add(connect(socket));
+            assertThat(hello(held.get(i))).startsWith(Protocol.HELLO);   // each is served
+        }
+        SocketChannel refused = connect(socket);
+        String answer;
+        try {
+            answer = hello(refused);
+        } catch (IOException closed) {                  // EPIPE / reset: closed before the request went out
+            answer = "";
+        }
+        assertThat(answer).as("closed at once, unserved").isEmpty();
+
+        held.get(0).close();
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            try (SocketChannel next = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+                next.connect(UnixDomainSocketAddress.of(socket));
+                return hello(next).startsWith(Protocol.HELLO);
+            } catch (IOException e) {
+                return false;
+            }
+        });
+    }
+
+    /** Sends HELLO and returns the answer line; empty when the connection was closed instead. */
+    private static String hello(SocketChannel channel) throws IOException {
+        channel.write(ByteBuffer.wrap((Protocol.HELLO + "\t" + Protocol.VERSION + "\t1\n")
+                .getBytes(StandardCharsets.UTF_8)));
+        ByteBuffer answer = ByteBuffer.allocate(256);
+        while (answer.position() == 0 || answer.get(answer.position() - 1) != '\n') {
+            if (channel.read(answer) < 0) {
+                return "";
+            }
+        }
+        return new String(answer.array(), 0, answer.position(), StandardCharsets.UTF_8);
+    }
+
     private SocketHandover start(Duration readyTimeout) throws IOException {
         SocketHandover handover = new SocketHandover(POSIX, stateDir, readyTimeout).start();
         open.add(handover);
