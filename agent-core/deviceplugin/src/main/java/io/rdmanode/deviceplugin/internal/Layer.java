@@ -283,9 +283,19 @@ public final class Layer implements DevicePluginLayer {
         return new Registry();
     }
 
-    /** Stops the ownership table's notifier and the ledger's reconciliation. */
+    /**
+     * Stops the ownership table's notifier and the ledger's reconciliation, waiting (briefly) for a sweep in
+     * progress: it writes the ledger and the CDI index, and must not do so after the layer is gone.
+     */
     public void close() {
         reconciler.shutdownNow();
+        try {
+            if (!reconciler.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS)) {
+                LOG.warn("the ledger's reconciliation did not stop within 5 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         owners.close();
     }
 
