@@ -12,6 +12,7 @@ import io.rdmanode.discovery.internal.netlink.KernelEvents;
 import io.rdmanode.discovery.internal.netlink.RdmaNetnsModeReader;
 import io.rdmanode.discovery.internal.sysfs.InfinibandClassReader;
 import io.rdmanode.discovery.internal.sysfs.InfinibandCounters;
+import io.rdmanode.discovery.internal.sysfs.KernelView;
 import io.rdmanode.discovery.internal.sysfs.SysfsRoot;
 import io.rdmanode.discovery.internal.sysfs.SysfsTopologySource;
 import io.rdmanode.discovery.internal.verbs.VerbsTopologySource;
@@ -89,6 +90,11 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
             return SysfsRoot.of(sysfsRoot, devRoot);
         }
 
+        /** Read from /proc now: a mount can come and go between two config edits. */
+        KernelView view() {
+            return KernelView.of(root());
+        }
+
         boolean verbsBackend() {
             return "verbs".equals(backend);
         }
@@ -104,6 +110,7 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
     private final DiscoveryEngine engine;
     private final VerbsLink verbs;
     private volatile Identity identity;
+    private volatile KernelView view;
     private volatile RdmaCounters counters;
     private volatile Listening events;
     private volatile String eventsState;
@@ -112,33 +119,45 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
     public DiscoveryComponent(Config config) {
         DiscoveryConfigCheck.require(config);
         this.identity = Identity.of(config);
+        this.view = identity.view();
         Tuning tuning = Tuning.of(config);
         this.counters = new InfinibandCounters(identity.root().sys());
         this.engine = new DiscoveryEngine(source(identity), tuning.rescanInterval());
         engine.retune(tuning.rescanInterval(), tuning.eventDebounce());
-        this.verbs = new VerbsLink(engine, identity.root().isLiveHost(), identity.verbsBackend());
-        listen(identity.root());
+        this.verbs = new VerbsLink(engine, view.runningKernel(), identity.verbsBackend());
+        listen(view);
     }
 
     private TopologySource source(Identity id) {
         SysfsRoot root = id.root();
-        Supplier<NetnsMode> netns = root.isLiveHost() ? RdmaNetnsModeReader::read
+        Supplier<NetnsMode> netns = view.runningKernel() ? RdmaNetnsModeReader::read
                 : () -> NetnsMode.unknown("sysfsRoot " + root.sys() + " is a recording: RDMA netlink would describe"
                         + " the running kernel, not it");
         SysfsTopologySource sysfs = new SysfsTopologySource(root, netns);
         return id.verbsBackend() ? new VerbsTopologySource(sysfs, this::boundVerbs) : sysfs;
     }
 
-    /** Kernel events on a live host; a recording changes only when edited, then rescanned. */
-    private void listen(SysfsRoot root) {
-        if (!root.isLiveHost()) {
+    /**
+     * Kernel events whenever the tree is the running kernel's sysfs seen from this network namespace, wherever it
+     * is mounted; a recording changes only when edited, then rescanned, and another namespace's sysfs would be
+     * described by events this process does not hear.
+     */
+    private void listen(KernelView v) {
+        if (!v.runningKernel()) {
             events = null;
             eventsState = "off (recorded host: edit the tree and rescan)";
             return;
         }
+        if (!v.thisNetns()) {
+            events = null;
+            eventsState = "off (" + v.description() + ": periodic rescan only; run the agent in the host's network"
+                    + " namespace, hostNetwork: true)";
+            LOG.warn("kernel events off: {}; device changes wait for the periodic rescan", v.description());
+            return;
+        }
         try {
             events = KernelEvents.listen(engine::hint);
-            eventsState = "uevent+rtnetlink";
+            eventsState = "uevent+rtnetlink (" + v.description() + ")";
         } catch (NetlinkException e) {
             events = null;
             eventsState = "unavailable (" + e.getMessage() + "): periodic rescan only";
@@ -158,13 +177,15 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
         Identity next = Identity.of(config);
         if (!next.equals(identity)) {
             LOG.info("discovery backend or roots changed ({} -> {}): reading the new tree", identity, next);
-            boolean wasLive = identity.root().isLiveHost();
+            KernelView nextView = next.view();
+            boolean eventsBefore = view.eventsApply();
             identity = next;
+            view = nextView;
             counters = new InfinibandCounters(next.root().sys());
-            verbs.retarget(next.root().isLiveHost(), next.verbsBackend());
-            if (wasLive != next.root().isLiveHost()) {
+            verbs.retarget(nextView.runningKernel(), next.verbsBackend());
+            if (eventsBefore != nextView.eventsApply() || !nextView.eventsApply()) {
                 closeEvents();
-                listen(next.root());
+                listen(nextView);
             }
             engine.replaceSource(source(next));
         }

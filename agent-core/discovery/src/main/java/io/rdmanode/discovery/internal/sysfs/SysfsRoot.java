@@ -50,9 +50,4 @@ public record SysfsRoot(Path sys, Path dev) {
     public Path devInfiniband(String node) {
         return dev.resolve("infiniband").resolve(node);
     }
-
-    /** A real host's tree rather than a recording: then RDMA netlink describes the same kernel. */
-    public boolean isLiveHost() {
-        return sys.equals(Path.of("/sys"));
-    }
 }
