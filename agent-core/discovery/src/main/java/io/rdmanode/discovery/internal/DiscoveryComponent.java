@@ -8,6 +8,7 @@ import io.rdmanode.discovery.RdmaDevice;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.discovery.RdmaTopologyListener;
 import io.rdmanode.discovery.internal.events.DiscoveryEngine;
+import io.rdmanode.discovery.internal.events.PortStateWatch;
 import io.rdmanode.discovery.internal.netlink.KernelEvents;
 import io.rdmanode.discovery.internal.netlink.RdmaNetnsModeReader;
 import io.rdmanode.discovery.internal.sysfs.InfinibandClassReader;
@@ -25,6 +26,7 @@ import io.rdmanode.verbs.RdmaVerbs;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -109,6 +111,7 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
 
     private final DiscoveryEngine engine;
     private final VerbsLink verbs;
+    private final PortStateWatch portWatch;
     private volatile Identity identity;
     private volatile KernelView view;
     private volatile RdmaCounters counters;
@@ -126,6 +129,8 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
         engine.retune(tuning.rescanInterval(), tuning.eventDebounce());
         this.verbs = new VerbsLink(engine, view.runningKernel(), identity.verbsBackend());
         listen(view);
+        this.portWatch = new PortStateWatch(identity.root().classInfiniband(), engine::snapshot,
+                () -> Set.copyOf(verbs.eventDevices()), engine::requestScan);
     }
 
     private TopologySource source(Identity id) {
@@ -182,6 +187,7 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
             identity = next;
             view = nextView;
             counters = new InfinibandCounters(next.root().sys());
+            portWatch.retarget(next.root().classInfiniband());
             verbs.retarget(nextView.runningKernel(), next.verbsBackend());
             if (eventsBefore != nextView.eventsApply() || !nextView.eventsApply()) {
                 closeEvents();
@@ -205,6 +211,7 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
 
     @Deactivate
     void stop() {
+        portWatch.close();
         verbs.close();
         closeEvents();
         engine.close();
@@ -284,6 +291,7 @@ public final class DiscoveryComponent implements RdmaDiscovery, StatusSection, H
         status.put("scans", Map.of("full", counters.fullScans(), "incremental", counters.incrementalScans(),
                 "failed", counters.failedScans()));
         status.put("kernelEvents", counters.kernelEvents());
+        status.put("portStateWatch", portWatch.status());
         status.put("verbsEvents", Map.of("received", verbs.eventsReceived(), "devices", verbs.eventDevices()));
         status.put("identity", Map.of("backend", identity.backend(), "sysfsRoot", identity.sysfsRoot(),
                 "devRoot", identity.devRoot()));
