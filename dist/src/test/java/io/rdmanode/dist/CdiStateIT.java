@@ -59,6 +59,8 @@ class CdiStateIT {
     private final Map<String, AtomicInteger> samples = new TreeMap<>();
     private volatile String phase = "start";
     private final AtomicBoolean sampling = new AtomicBoolean(true);
+    private final java.util.concurrent.atomic.AtomicReference<String> lastRefusal =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     @BeforeEach
     void world() throws IOException {
@@ -80,6 +82,12 @@ class CdiStateIT {
     void clean() throws IOException {
         sampling.set(false);                                  // no sample of a tree being deleted
         agents.forEach(AgentProcess::close);
+        // The agents' logs outlive the run, for a failure's post-mortem: target/it-logs/CdiStateIT-<n>.log.
+        Path logs = Files.createDirectories(Path.of("target/it-logs"));
+        for (int i = 0; i < agents.size(); i++) {
+            Files.copy(agents.get(i).log, logs.resolve("CdiStateIT-" + i + "-pid" + agents.get(i).pid() + ".log"),
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
         try (Stream<Path> all = Files.walk(dir)) {
             all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
@@ -150,6 +158,127 @@ class CdiStateIT {
             assertThat(kubelet.held(SRIOV)).as("the run admitted VFs").isNotEmpty();
             assertThat(kubelet.held(SHARED)).as("the run admitted shared IDs").isNotEmpty();
         }
+    }
+
+    /**
+     * A SIGKILL in the middle of a handover: a successor starts beside the serving agent while pods are admitted,
+     * and at a random point of its start and takeover (seeded) one of the two is killed, the predecessor in the
+     * first round, the successor in the second, either in the third. A supervisor starts the killed one again
+     * (systemd's {@code Restart=}, kubelet restarting the container); it takes over from the survivor. Through
+     * every gap and start, the files of held devices stay; the newest serves every pool and admits pods; held
+     * VFs are offered nowhere else; every survivor stops with 0 on SIGTERM.
+     */
+    @Test
+    void aKillAtAnyPointOfAHandoverLosesNoHeldDevicesFiles() throws Exception {
+        List<String> resources = List.of(SHARED, SRIOV);
+        try (KubeletDouble kubelet = KubeletDouble.start(pluginDir, podResources)) {
+            Thread sampler = sampler(kubelet);
+            AgentProcess serving = start(kubelet, false);
+            int pod = 0;
+            for (int round = 0; round < 3; round++) {
+                phase = "run";
+                AtomicInteger admitted = new AtomicInteger();
+                AtomicBoolean stop = new AtomicBoolean();
+                Thread loop = admissions(kubelet, resources, pod, admitted, stop);
+                int before = 1 + random.nextInt(4);
+                await(before + " admissions", Duration.ofSeconds(60), () -> admitted.get() >= before);
+
+                AgentProcess successor = AgentProcess.start(home, state, Map.of(), "--config",
+                        dir.resolve("agent.conf").toString());
+                agents.add(successor);
+                boolean killPredecessor = round == 0 || (round == 2 && random.nextBoolean());
+                long delay = random.nextInt(2500);       // JVM start, configuration, takeover, registration
+                Thread.sleep(delay);
+                AgentProcess victim = killPredecessor ? serving : successor;
+                AgentProcess survivor = killPredecessor ? successor : serving;
+                victim.kill();
+                phase = "gap";
+                System.out.printf("round %d: SIGKILL of the %s %d ms after the successor's exec, %d admission(s)"
+                        + " (seed %d)%n", round, killPredecessor ? "predecessor" : "successor", delay,
+                        admitted.get(), SEED);
+
+                // The supervisor restarts the killed one: it takes over from the survivor (or, when the survivor is
+                // itself still taking over from the killed one, from it once it serves).
+                AgentProcess restarted = AgentProcess.start(home, state, Map.of(), "--config",
+                        dir.resolve("agent.conf").toString());
+                agents.add(restarted);
+                for (String r : resources) {
+                    try {
+                        await(r + " registered by the restarted agent", START,
+                                () -> restarted.output().contains("registered resource=" + r + " "));
+                    } catch (org.awaitility.core.ConditionTimeoutException e) {
+                        throw new AssertionError(r + " not registered by the restarted agent:\n" + restarted.output()
+                                + "\nsurvivor:\n" + survivor.output(), e);
+                    }
+                    kubelet.watch(r, Duration.ofSeconds(10));
+                }
+                phase = "restarted";
+                int admittedBefore = admitted.get();
+                try {
+                    await("admissions through the restarted agent", Duration.ofSeconds(30),
+                            () -> admitted.get() >= admittedBefore + 2);
+                } catch (org.awaitility.core.ConditionTimeoutException e) {
+                    throw new AssertionError("no admission through the restarted agent; last refusal: "
+                            + lastRefusal.get() + "; shared held " + kubelet.held(SHARED).size() + ", lists "
+                            + kubelet.deviceLists(SHARED).stream().map(List::size).toList() + "; admissions thread "
+                            + java.util.Arrays.toString(loop.getStackTrace()).replace(", ", "\n  ")
+                            + "\nrestarted:\n" + restarted.output(), e);
+                }
+                stop.set(true);
+                loop.join(Duration.ofSeconds(30).toMillis());
+                notOfferedElsewhere(kubelet, false);
+                assertThat(survivor.terminate(Duration.ofSeconds(30))).as("survivor's exit:\n%s", survivor.output())
+                        .isZero();
+                try {
+                    kubelet.admit("ns", "after-" + round, "c", SHARED, 1);
+                } catch (RuntimeException e) {
+                    throw new AssertionError("no pod admitted once the survivor stopped (endpoint "
+                            + kubelet.endpoint(SHARED) + "):\nrestarted:\n" + restarted.output() + "\nsurvivor:\n"
+                            + survivor.output() + "\nkilled:\n" + victim.output(), e);
+                }
+                serving = restarted;
+                pod += 1000;
+            }
+            assertThat(serving.terminate(Duration.ofSeconds(15))).as("exit code:\n%s", serving.output()).isZero();
+            phase = "stopped";
+            Thread.sleep(300);
+            sampling.set(false);
+            sampler.join();
+            System.out.printf("samples %s%n", samples);
+            assertThat(violations).as("files of held devices missing (of %s samples)", samples).isEmpty();
+            assertThat(samples.get("gap").get()).as("samples in the gaps").isPositive();
+            assertThat(kubelet.held(SRIOV)).as("the run admitted VFs").isNotEmpty();
+        }
+    }
+
+    /**
+     * Admits pods {@code ns/p<first>}, {@code p<first+1>}, ... round-robin over {@code resources} until stopped;
+     * each pod ends eight admissions later.
+     */
+    private Thread admissions(KubeletDouble kubelet, List<String> resources, int first, AtomicInteger admitted,
+                                     AtomicBoolean stop) {
+        Thread loop = new Thread(() -> {
+            for (int i = first; !stop.get(); i++) {
+                try {
+                    kubelet.admit("ns", "p" + i, "c", resources.get(i % resources.size()), 1);
+                    admitted.incrementAndGet();
+                    if (i - first >= 8) {
+                        kubelet.remove("ns", "p" + (i - 8));       // pods end too: devices are released
+                    }
+                } catch (RuntimeException agentGoneOrNoneFree) {
+                    // kubelet fails the pod; its book holds nothing for it
+                    lastRefusal.set(agentGoneOrNoneFree.toString());
+                    try {
+                        Thread.sleep(5);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }
+        }, "admissions");
+        loop.setDaemon(true);
+        loop.start();
+        return loop;
     }
 
     /** Every held device's files, checked every 10 ms until {@code sampling} ends. */

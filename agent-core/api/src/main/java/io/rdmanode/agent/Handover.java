@@ -69,6 +69,18 @@ public interface Handover {
     boolean handedOver();
 
     /**
+     * True while this process is the state directory's one writer: from its start on a first start, from the
+     * predecessor's confirmation when it takes over, until it hands over. An instance still taking over (or
+     * waiting behind one that is) sees the state directory as the predecessor left it a moment ago: it must not
+     * remove a file of a device it believes released, since the predecessor may have just allocated it.
+     *
+     * @since 1.5
+     */
+    default boolean writer() {
+        return !handedOver();
+    }
+
+    /**
      * Runs {@code action} once when this process hands the state directory over (at once, on the caller's
      * thread, if it has already); the returned handle withdraws it.
      */

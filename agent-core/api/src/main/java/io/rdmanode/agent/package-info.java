@@ -13,6 +13,7 @@
  * {@link io.rdmanode.agent.RefusalLog} (refusals logged once per key and interval, with a count) and
  * {@link io.rdmanode.agent.StartupGate} (a start-up resource a component cannot get stops the starting agent) are new.
  * <p>1.4: {@link io.rdmanode.agent.Handover} (listening sockets and the state directory passed to a successor) is new.
+ * <p>1.5: {@code Handover.writer()} (whether this process is the state directory's one writer now) is new.
  *
  * <p>In the distribution the system bundle exports this package (the jar is on the launcher's class path), so
  * the launcher and the bundles share one copy of every class here.
@@ -20,7 +21,7 @@
  * @since 1.0
  */
 @Export
-@Version("1.4.0")
+@Version("1.5.0")
 package io.rdmanode.agent;
 
 import org.osgi.annotation.bundle.Export;

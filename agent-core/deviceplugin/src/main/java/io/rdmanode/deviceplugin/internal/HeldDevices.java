@@ -39,12 +39,16 @@ final class HeldDevices {
     private volatile String lastProblem = "";
     private volatile Instant lastReconciled;
     private volatile long released;
+    private volatile boolean refusedRemovals;
 
     HeldDevices(AllocationLedger ledger, Kubelet kubelet) {
         this(ledger, kubelet, () -> false);
     }
 
-    /** @param handedOver true once a successor owns the state directory: files are then left to it */
+    /**
+     * @param handedOver true while this process may not remove files: before it is the state directory's writer,
+     *                   and once a successor owns the state directory
+     */
     HeldDevices(AllocationLedger ledger, Kubelet kubelet, java.util.function.BooleanSupplier handedOver) {
         this.ledger = ledger;
         this.kubelet = kubelet;
@@ -56,9 +60,26 @@ final class HeldDevices {
         return lastReconciled != null;
     }
 
-    /** Whether this process may remove a file of a released device (not once a successor owns them). */
+    /**
+     * Whether this process may remove a file of a released device: not before it is the state directory's writer
+     * and not once a successor owns the files. A refusal is remembered, so that the next reconciliation after the
+     * refusal ends brings the files in line ({@link #takeRefusedRemovals}).
+     */
     boolean mayRemoveFiles() {
-        return !handedOver.getAsBoolean();
+        boolean may = !handedOver.getAsBoolean();
+        if (!may) {
+            refusedRemovals = true;
+        }
+        return may;
+    }
+
+    /** Whether a removal was refused since the last call, now that removals are allowed; clears the mark. */
+    boolean takeRefusedRemovals() {
+        if (!refusedRemovals || handedOver.getAsBoolean()) {
+            return false;
+        }
+        refusedRemovals = false;
+        return true;
     }
 
     /** Device ID to the extended resource it is held under now. */

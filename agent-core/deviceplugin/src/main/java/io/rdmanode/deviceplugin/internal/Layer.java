@@ -122,7 +122,8 @@ public final class Layer implements DevicePluginLayer {
     private void reconcileAndRefresh() {
         try {
             boolean merged = held.adoptWrittenElsewhere();        // a predecessor's last records
-            if (held.reconcile("periodic") || merged) {
+            boolean refused = held.takeRefusedRemovals();         // files kept while this was not the writer
+            if (held.reconcile("periodic") || merged || refused) {
                 sets.forEach(ServedSet::refresh);
             }
             sweep();
@@ -136,7 +137,7 @@ public final class Layer implements DevicePluginLayer {
      * the holders (asked in this process), and never once a successor owns the state directory.
      */
     private void sweep() {
-        if (!held.known() || handedOver.getAsBoolean()) {
+        if (!held.known() || !held.mayRemoveFiles()) {
             return;
         }
         cdi.sweep(held.heldBy());

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import io.rdmanode.kubelet.PodDevices;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Reference;
@@ -118,10 +119,32 @@ public final class LayerComponent implements DevicePluginLayer, StatusSection, H
     private volatile io.rdmanode.agent.Handover handover;
     private volatile AutoCloseable handoverWatch = () -> { };
 
-    private boolean handedOver() {
+    /**
+     * No file of a released device may go from this process: it is not (yet, or any more) the state directory's
+     * writer. A successor still taking over has not merged what its predecessor allocated a moment ago.
+     */
+    private boolean mayNotRemoveFiles() {
         io.rdmanode.agent.Handover h = handover;
-        return h != null && h.handedOver();
+        if (h == null) {
+            return false;
+        }
+        if (!h.writer()) {
+            writerSince = 0;
+            return true;
+        }
+        // Allocates kubelet sent the predecessor before it switched each resource are served there and recorded
+        // in its memory only; kubelet's PodResources lists them at this layer's next reconciliations. Until then a
+        // file of a device this layer believes released may be one the predecessor has just written.
+        long now = System.nanoTime();
+        if (writerSince == 0) {
+            writerSince = now;
+        }
+        return now - writerSince < TimeUnit.SECONDS.toNanos(WRITER_SETTLE_SECONDS);
     }
+
+    /** Two reconciliation periods: long enough for kubelet to switch every resource and list what it allocated. */
+    static final long WRITER_SETTLE_SECONDS = 2 * Layer.RECONCILE_SECONDS;
+    private volatile long writerSince;
 
     private void closeHandoverWatch() {
         try {
@@ -137,7 +160,7 @@ public final class LayerComponent implements DevicePluginLayer, StatusSection, H
         Path stateDir = Path.of(Optional.ofNullable(context.getProperty(STATE_DIR_PROPERTY)).orElse(DEFAULT_STATE_DIR));
         this.layer = new Layer(settings(config), stateDir.resolve("deviceplugin/allocations"),
                 () -> Optional.ofNullable(kubelet), Duration.ofSeconds(Layer.RECONCILE_SECONDS), Layer.SETTLE,
-                this::handedOver);
+                this::mayNotRemoveFiles);
         LOG.info("device-plugin layer started hostDevRoot={} cdiSpecDirs={}", layer.settings().paths().hostDevRoot(),
                 layer.settings().cdiSpecDirs());
     }

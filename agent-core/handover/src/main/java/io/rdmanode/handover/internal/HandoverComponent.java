@@ -75,6 +75,11 @@ public final class HandoverComponent implements Handover {
     }
 
     @Override
+    public boolean writer() {
+        return handover.writer();
+    }
+
+    @Override
     public AutoCloseable onHandedOver(Runnable action) {
         return handover.onHandedOver(action);
     }

@@ -31,6 +31,12 @@ final class Protocol {
     static final String RELEASED = "RELEASED";
     static final String SOCKET = "handover.sock";
     static final String LOCK = "state.lock";
+    /**
+     * Held by an instance from its start until it holds {@link #LOCK} and listens on {@link #SOCKET}: instances
+     * started at once (or one started while another takes over from a predecessor that dies) queue on it, so each
+     * finds the one before it listening and becomes its successor, never a second writer beside it.
+     */
+    static final String START_LOCK = "start.lock";
 
     private Protocol() {
     }

@@ -38,6 +38,7 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
     private final List<Runnable> actions = new CopyOnWriteArrayList<>();
     private final Set<String> pending = ConcurrentHashMap.newKeySet();
     private final WriterLock writerLock;
+    private final WriterLock startLock;
     private final ScheduledExecutorService timer;
     private final long startedNanos = System.nanoTime();
     private volatile Duration readyTimeout;
@@ -50,6 +51,7 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
         this.stateDir = stateDir;
         this.readyTimeout = readyTimeout;
         this.writerLock = new WriterLock(posix, stateDir.resolve(Protocol.LOCK));
+        this.startLock = new WriterLock(posix, stateDir.resolve(Protocol.START_LOCK));
         this.doors = new OfferedDoors(posix);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "rdma-agent-handover-timer");
@@ -59,11 +61,13 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
     }
 
     /**
-     * Connects to a predecessor (when one runs) and listens for a successor. Never fails: a handover that cannot
-     * work is logged, and this instance's doors then bind as on a first start.
+     * Waits its turn behind an instance that is starting (the start lock), connects to a predecessor (when one
+     * runs) and listens for a successor. Never fails: a handover that cannot work is logged, and this instance's
+     * doors then bind as on a first start.
      */
     synchronized SocketHandover start() {
         Path socket = stateDir.resolve(Protocol.SOCKET);
+        awaitStartTurn();
         Optional<PredecessorSession> predecessor;
         try {
             predecessor = PredecessorSession.connect(posix, socket, SESSION_TIMEOUT_MILLIS);
@@ -73,8 +77,16 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
             predecessor = Optional.empty();
         }
         if (predecessor.isEmpty()) {
+            // Whoever held the start lock before this instance listens once it holds state.lock; state.lock still
+            // held means a predecessor letting go after handing over to an instance that has just died, or one
+            // wedged: wait for it briefly rather than serve beside it as a second writer, whose sweeps would
+            // remove the files of devices the other just allocated.
+            if (!awaitWriterLock(SESSION_TIMEOUT_MILLIS)) {
+                LOG.error("another instance holds {} but does not answer on {}: starting beside it, writing the"
+                        + " state directory only once it lets go", stateDir.resolve(Protocol.LOCK), socket);
+                acquireWriterLock();
+            }
             listenForSuccessor();
-            acquireWriterLock();
             return this;
         }
         // The socket path stays the predecessor's until it has handed over: should this instance die while it
@@ -210,8 +222,75 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
         } finally {
             s.close();
         }
-        listenForSuccessor();
-        acquireWriterLock();
+        // The lock first: the predecessor released it with its confirmation (or died), and an instance waiting on
+        // the start lock must find this one listening only once it is the writer.
+        if (awaitWriterLock(SESSION_TIMEOUT_MILLIS)) {
+            listenForSuccessor();
+        } else {
+            LOG.error("state directory {} still locked {} ms after the handover: listening anyway, writing once it"
+                    + " is free", stateDir, SESSION_TIMEOUT_MILLIS);
+            listenForSuccessor();
+            acquireWriterLock();
+        }
+    }
+
+    /**
+     * Waits (polling) for the start lock, held by an instance that is starting; bounded by the longest a start
+     * and takeover may take, after which this one goes ahead (logged).
+     */
+    private void awaitStartTurn() {
+        long limit = readyTimeout.toMillis() + SESSION_TIMEOUT_MILLIS;
+        long waitUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(limit);
+        boolean told = false;
+        while (true) {
+            try {
+                if (startLock.tryAcquire()) {
+                    return;
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.error("cannot take the start lock {}: {}", stateDir.resolve(Protocol.START_LOCK), e.getMessage());
+                return;
+            }
+            if (System.nanoTime() - waitUntil > 0) {
+                LOG.error("another instance has been starting on {} for over {} ms: going ahead", stateDir, limit);
+                return;
+            }
+            if (!told) {
+                LOG.info("another instance is starting on this state directory: waiting for it, to take over from it");
+                told = true;
+            }
+            if (!sleep(LOCK_RETRY_MILLIS)) {
+                return;
+            }
+        }
+    }
+
+    /** Polls for state.lock up to {@code millis}; true once held (an error taking it counts as held, logged). */
+    private boolean awaitWriterLock(long millis) {
+        long waitUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (true) {
+            try {
+                if (writerLock.tryAcquire()) {
+                    return true;
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.error("cannot take the state directory's writer lock: {}", e.getMessage());
+                return true;
+            }
+            if (System.nanoTime() - waitUntil > 0 || !sleep(LOCK_RETRY_MILLIS)) {
+                return false;
+            }
+        }
+    }
+
+    private static boolean sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     private void listenForSuccessor() {
@@ -226,6 +305,7 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
                         e.getMessage());
             }
         }
+        startLock.close();                     // the next instance to start finds this one listening
     }
 
     /** Takes state.lock, waiting (on the timer) while another instance holds it. */
@@ -244,9 +324,10 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
         }
     }
 
-    /** True while this instance holds state.lock (the one writer of the state directory). */
-    boolean writer() {
-        return writerLock.held();
+    /** True while this instance holds state.lock (the one writer of the state directory) and has not handed over. */
+    @Override
+    public boolean writer() {
+        return writerLock.held() && !handedOver;
     }
 
     @Override
@@ -261,6 +342,7 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
             session = null;
         }
         writerLock.close();
+        startLock.close();
         doors.close();
     }
 }

@@ -29,7 +29,7 @@ class SocketHandoverTest {
 
     @TempDir
     Path stateDir;
-    private final List<AutoCloseable> open = new ArrayList<>();
+    private final List<AutoCloseable> open = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @AfterEach
     void closeAll() throws Exception {
@@ -90,6 +90,38 @@ class SocketHandoverTest {
         assertThat(first.take(Handover.CNI, "/run/cni.sock")).isEmpty();
         await().atMost(Duration.ofSeconds(5)).until(first::writer);
         assertThat(first.handedOver()).isFalse();
+    }
+
+    @Test
+    void anInstanceStartingWhileAnotherTakesOverQueuesBehindItAndBecomesItsSuccessor() throws Exception {
+        SocketHandover first = start(Duration.ofSeconds(30));
+        await().atMost(Duration.ofSeconds(5)).until(first::writer);
+        Path path = stateDir.resolve("router.sock");
+        first.offer(Handover.FREEFLOW, path.toString(), TestDoor.listen(path));
+        SocketHandover second = start(Duration.ofSeconds(30));          // taking over, the door not served yet
+        OptionalInt fd = second.take(Handover.FREEFLOW, path.toString());
+
+        java.util.concurrent.CompletableFuture<SocketHandover> third =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return start(Duration.ofSeconds(30));
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                });
+        Thread.sleep(300);
+        assertThat(third).as("waits while the second takes over").isNotDone();
+
+        second.offer(Handover.FREEFLOW, path.toString(), TestDoor.adopt(fd.getAsInt()));
+        SocketHandover t = third.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(first.handedOver()).isTrue();
+        assertThat(second.writer()).as("the writer until the third serves").isTrue();
+        assertThat(t.writer()).isFalse();
+        OptionalInt again = t.take(Handover.FREEFLOW, path.toString());
+        assertThat(again).as("the third takes the door from the second, its predecessor").isPresent();
+        t.offer(Handover.FREEFLOW, path.toString(), TestDoor.adopt(again.getAsInt()));
+        await().atMost(Duration.ofSeconds(5)).until(t::writer);
+        assertThat(second.handedOver()).isTrue();
     }
 
     @Test
