@@ -81,6 +81,16 @@ public interface Handover {
     }
 
     /**
+     * True when this process took over from a running predecessor (whether or not it confirmed), false on a first
+     * start: only then can Allocates the predecessor served late be missing from what this process knows.
+     *
+     * @since 1.5
+     */
+    default boolean tookOver() {
+        return false;
+    }
+
+    /**
      * Runs {@code action} once when this process hands the state directory over (at once, on the caller's
      * thread, if it has already); the returned handle withdraws it.
      */

@@ -13,7 +13,8 @@
  * {@link io.rdmanode.agent.RefusalLog} (refusals logged once per key and interval, with a count) and
  * {@link io.rdmanode.agent.StartupGate} (a start-up resource a component cannot get stops the starting agent) are new.
  * <p>1.4: {@link io.rdmanode.agent.Handover} (listening sockets and the state directory passed to a successor) is new.
- * <p>1.5: {@code Handover.writer()} (whether this process is the state directory's one writer now) is new.
+ * <p>1.5: {@code Handover.writer()} (whether this process is the state directory's one writer now) and
+ * {@code Handover.tookOver()} (whether it took over from a predecessor) are new.
  *
  * <p>In the distribution the system bundle exports this package (the jar is on the launcher's class path), so
  * the launcher and the bundles share one copy of every class here.

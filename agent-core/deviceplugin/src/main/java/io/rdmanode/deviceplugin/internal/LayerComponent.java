@@ -132,6 +132,9 @@ public final class LayerComponent implements DevicePluginLayer, StatusSection, H
             writerSince = 0;
             return true;
         }
+        if (!h.tookOver()) {
+            return false;                                  // a first start: nobody else allocated a moment ago
+        }
         // Allocates kubelet sent the predecessor before it switched each resource are served there and recorded
         // in its memory only; kubelet's PodResources lists them at this layer's next reconciliations. Until then a
         // file of a device this layer believes released may be one the predecessor has just written.

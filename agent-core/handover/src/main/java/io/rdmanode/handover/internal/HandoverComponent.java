@@ -80,6 +80,11 @@ public final class HandoverComponent implements Handover {
     }
 
     @Override
+    public boolean tookOver() {
+        return handover.tookOver();
+    }
+
+    @Override
     public AutoCloseable onHandedOver(Runnable action) {
         return handover.onHandedOver(action);
     }

@@ -43,6 +43,7 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
     private final long startedNanos = System.nanoTime();
     private volatile Duration readyTimeout;
     private volatile boolean handedOver;
+    private volatile boolean tookOver;
     private PredecessorSession session;
     private HandoverListener listener;
 
@@ -92,6 +93,7 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
         // The socket path stays the predecessor's until it has handed over: should this instance die while it
         // starts, the next one still finds the predecessor (and the doors lent to this one) there.
         session = predecessor.get();
+        tookOver = true;
         pending.addAll(session.doors().keySet());
         LOG.info("taking over from predecessor pid={} doors={}", session.pid(), session.doors());
         if (pending.isEmpty()) {
@@ -322,6 +324,11 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
         if (!timer.isShutdown()) {
             timer.schedule(this::acquireWriterLock, LOCK_RETRY_MILLIS, TimeUnit.MILLISECONDS);
         }
+    }
+
+    @Override
+    public boolean tookOver() {
+        return tookOver;
     }
 
     /** True while this instance holds state.lock (the one writer of the state directory) and has not handed over. */
