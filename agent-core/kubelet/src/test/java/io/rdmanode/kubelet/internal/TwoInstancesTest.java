@@ -126,7 +126,7 @@ class TwoInstancesTest {
                 // Every resource ends with the successor, for good.
                 for (String r : List.of("rdma/hca_a", "rdma/hca_b")) {
                     String own = successor.socketOf(r).orElseThrow().getFileName().toString();
-                    Awaitility.await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(10)).until(() -> {
+                    Awaitility.await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(30)).until(() -> {
                         List<FakeKubelet.Registration> all = kubelet.registrations().stream()
                                 .filter(g -> g.resource().equals(r)).toList();
                         return all.size() > 2 && all.get(all.size() - 1).endpoint().equals(own);
