@@ -59,7 +59,8 @@ class KernelEventsAtAnotherRootLiveTest {
 
     @Test
     void aNewNetDeviceArrivesByKernelEventsWhenTheSysfsIsThisNamespaces() throws Exception {
-        assertThat(run("mount", "-t", "sysfs", "sysfs", mountPoint.toString())).as("mount -t sysfs").isZero();
+        Assumptions.assumeTrue(run("mount", "-t", "sysfs", "sysfs", mountPoint.toString()) == 0,
+                "needs CAP_SYS_ADMIN to mount a sysfs");
         DiscoveryComponent c = discovery();
         assertThat(status(c).get("events").toString()).startsWith("uevent+rtnetlink").contains(mountPoint.toString());
 
@@ -75,8 +76,8 @@ class KernelEventsAtAnotherRootLiveTest {
 
     @Test
     void aSysfsOfAnotherNamespaceTurnsEventsOffAndSaysWhy() throws Exception {
-        assertThat(run("nsenter", "--net=/run/netns/" + NS, "mount", "-t", "sysfs", "sysfs", mountPoint.toString()))
-                .as("mount -t sysfs inside %s", NS).isZero();
+        Assumptions.assumeTrue(run("nsenter", "--net=/run/netns/" + NS, "mount", "-t", "sysfs", "sysfs",
+                mountPoint.toString()) == 0, "needs nsenter and CAP_SYS_ADMIN to mount a sysfs");
         DiscoveryComponent c = discovery();
         assertThat(status(c).get("events").toString())
                 .startsWith("off (sysfs at " + mountPoint).contains("another network namespace", "hostNetwork");
