@@ -78,7 +78,8 @@ public final class ReadyBench {
                           { name = sriov_rdma, selectors { vendors = ["15b3"], isRdma = true } }
                         ]
                         deviceplugin.shared.pools = [
-                          { name = hca_shared, rdmaHcaMax = 100, selectors { vendors = ["15b3"], deviceIDs = ["1017"] } }
+                          { name = hca_shared, rdmaHcaMax = 100,
+                            selectors { vendors = ["15b3"], deviceIDs = ["1017"] } }
                         ]
                         """.formatted(state, host, pluginDir, podResources, port));
                 ProcessBuilder pb = new ProcessBuilder(script.toString(), "--config", config.toString())
@@ -114,7 +115,8 @@ public final class ReadyBench {
             }
         }
         String loadAfter = Files.readString(Path.of("/proc/loadavg")).trim();
-        System.out.printf(Locale.ROOT, "start to ready, %d rounds each, interleaved, %d CPUs; load before: %s; after: %s%n",
+        System.out.printf(Locale.ROOT, "start to ready, %d rounds each, interleaved, %d CPUs; load before: %s;"
+                + " after: %s%n",
                 rounds, Runtime.getRuntime().availableProcessors(), loadBefore, loadAfter);
         System.out.printf(Locale.ROOT, "%-44s %9s %9s %9s%n", "", "median", "min", "max");
         row("exec -> /readyz 200 (ms)", ready);

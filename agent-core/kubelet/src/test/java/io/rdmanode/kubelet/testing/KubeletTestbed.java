@@ -58,15 +58,15 @@ public final class KubeletTestbed implements AutoCloseable {
 
     /**
      * As {@link #start(Path, long, int)}, with the host admitting {@code callsPerResource} unary calls per resource
-     * at once (twice that in all) instead of the shipped 8: for benchmarks with more concurrent clients than
-     * kubelet ever has (it sends one call at a time per resource); past the shipped bound every call over it would
-     * be refused with RESOURCE_EXHAUSTED and nothing would be measured.
+     * at once (twice that in all, as many ListAndWatch streams) instead of the shipped 8: for benchmarks with more
+     * concurrent clients than kubelet ever has (it sends one call at a time per resource); past the shipped bound
+     * every call over it would be refused with RESOURCE_EXHAUSTED and nothing would be measured.
      */
     public static KubeletTestbed start(Path dir, long timeoutMillis, int ioThreads, int callsPerResource) {
         CallLimits d = CallLimits.DEFAULTS;
         CallLimits limits = callsPerResource == d.callsPerResource() ? d : new CallLimits(d.callTimeout(),
-                callsPerResource, Math.max(d.callsTotal(), 2 * callsPerResource), d.streamsPerResource(),
-                d.messageCeiling());
+                callsPerResource, Math.max(d.callsTotal(), 2 * callsPerResource),
+                Math.max(d.streamsPerResource(), callsPerResource), d.messageCeiling());
         try {
             return new KubeletTestbed(Files.createDirectories(dir.resolve("dp")), timeoutMillis, ioThreads, limits);
         } catch (IOException e) {

@@ -40,7 +40,9 @@ public final class DevicePluginBenchmark {
         int allocateRounds = args.length > 2 ? Integer.parseInt(args[2]) : 2;
         Path dir = Files.createTempDirectory("dp-bench");
         RecordedHostDiscovery discovery = RecordedHostDiscovery.unpack("cx5-roce-sriov", dir.resolve("host"));
-        KubeletTestbed kubelet = KubeletTestbed.start(dir, 5000, 2, CLIENTS);   // the host admits all 50 at once (shipped: 8)
+        // The host admits all 50 clients' calls at once (shipped: 8 per resource), with headroom: a call's slot frees
+        // when the server closes it, which can be after its client has the answer and sent the next call.
+        KubeletTestbed kubelet = KubeletTestbed.start(dir, 5000, 2, 2 * CLIENTS);
         DevicePluginHost host = kubelet.host();
         DevicePluginLayer layer = io.rdmanode.deviceplugin.testing.DevicePluginTesting.layer(new LayerSettings(DevicePaths.DEFAULT, List.of()));
         SharedPoolRegistry registry = new SharedPoolRegistry(layer);
