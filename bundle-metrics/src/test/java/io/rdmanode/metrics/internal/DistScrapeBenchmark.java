@@ -146,8 +146,9 @@ public final class DistScrapeBenchmark {
 
     private static void waitFor(URI uri, String content) {
         org.awaitility.Awaitility.await(uri + " serving " + content).atMost(Duration.ofSeconds(120))
-                .pollInterval(Duration.ofMillis(200)).ignoreExceptionsInstanceOf(IOException.class)
-                .ignoreExceptionsInstanceOf(IllegalStateException.class)   // starting
+                .pollInterval(Duration.ofMillis(200))
+                // not listening yet, or starting (one predicate: a second ignoreExceptions... replaces the first)
+                .ignoreExceptionsMatching(e -> e instanceof IOException || e instanceof IllegalStateException)
                 .until(() -> body(uri).contains(content));
     }
 

@@ -132,8 +132,8 @@ public final class MetricsScrapeBenchmark {
 
     private static void waitUntilUp(URI uri) {
         org.awaitility.Awaitility.await("node_exporter answering on " + uri).atMost(Duration.ofSeconds(10))
-                .pollInterval(Duration.ofMillis(100)).ignoreExceptionsInstanceOf(IOException.class)
-                .ignoreExceptionsInstanceOf(IllegalStateException.class)
+                .pollInterval(Duration.ofMillis(100))
+                .ignoreExceptionsMatching(e -> e instanceof IOException || e instanceof IllegalStateException)
                 .until(() -> get(uri) >= 0);
     }
 

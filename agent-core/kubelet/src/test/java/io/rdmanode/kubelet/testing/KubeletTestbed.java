@@ -6,6 +6,7 @@ import io.rdmanode.kubelet.ContainerAllocation;
 import io.rdmanode.kubelet.Device;
 import io.rdmanode.kubelet.DevicePluginException;
 import io.rdmanode.kubelet.DevicePluginHost;
+import io.rdmanode.kubelet.internal.CallLimits;
 import io.rdmanode.kubelet.internal.FakeKubelet;
 import io.rdmanode.kubelet.internal.HostSettings;
 import io.rdmanode.kubelet.internal.KubeletDevicePluginHost;
@@ -34,11 +35,11 @@ public final class KubeletTestbed implements AutoCloseable {
     private final long timeoutMillis;
     private final List<KubeletDevicePluginHost> otherInstances = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    private KubeletTestbed(Path pluginDir, long timeoutMillis, int ioThreads) throws IOException {
+    private KubeletTestbed(Path pluginDir, long timeoutMillis, int ioThreads, CallLimits limits) throws IOException {
         this.pluginDir = pluginDir;
         this.timeoutMillis = timeoutMillis;
         this.host = new KubeletDevicePluginHost(new HostSettings(pluginDir, pluginDir.resolve("kubelet.sock"),
-                timeoutMillis, timeoutMillis, 60_000, ioThreads));
+                timeoutMillis, timeoutMillis, 60_000, ioThreads), limits);
         this.kubelet = new FakeKubelet(pluginDir).start();
     }
 
@@ -52,8 +53,22 @@ public final class KubeletTestbed implements AutoCloseable {
      * (benchmarks give it more room than tests).
      */
     public static KubeletTestbed start(Path dir, long timeoutMillis, int ioThreads) {
+        return start(dir, timeoutMillis, ioThreads, CallLimits.DEFAULTS.callsPerResource());
+    }
+
+    /**
+     * As {@link #start(Path, long, int)}, with the host admitting {@code callsPerResource} unary calls per resource
+     * at once (twice that in all, as many ListAndWatch streams) instead of the shipped 8: for benchmarks with more
+     * concurrent clients than kubelet ever has (it sends one call at a time per resource); past the shipped bound
+     * every call over it would be refused with RESOURCE_EXHAUSTED and nothing would be measured.
+     */
+    public static KubeletTestbed start(Path dir, long timeoutMillis, int ioThreads, int callsPerResource) {
+        CallLimits d = CallLimits.DEFAULTS;
+        CallLimits limits = callsPerResource == d.callsPerResource() ? d : new CallLimits(d.callTimeout(),
+                callsPerResource, Math.max(d.callsTotal(), 2 * callsPerResource),
+                Math.max(d.streamsPerResource(), callsPerResource), d.messageCeiling());
         try {
-            return new KubeletTestbed(Files.createDirectories(dir.resolve("dp")), timeoutMillis, ioThreads);
+            return new KubeletTestbed(Files.createDirectories(dir.resolve("dp")), timeoutMillis, ioThreads, limits);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -67,8 +67,16 @@ public final class PluginClients implements AutoCloseable {
 
     /** Opens a new ListAndWatch stream on {@code connection} and returns the device count of its first list. */
     public int firstListSize(int connection) {
-        return DevicePluginGrpc.newBlockingStub(channels.get(connection)).listAndWatch(Empty.getDefaultInstance())
-                .next().getDevicesCount();
+        // The stream is cancelled after its first message: left open, each call would hold one of the resource's
+        // few ListAndWatch streams (CallLimits.streamsPerResource) until the channel closes.
+        try (io.grpc.Context.CancellableContext stream = io.grpc.Context.current().withCancellation()) {
+            return stream.call(() -> DevicePluginGrpc.newBlockingStub(channels.get(connection))
+                    .listAndWatch(Empty.getDefaultInstance()).next().getDevicesCount());
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     @Override
