@@ -62,34 +62,22 @@ public final class InfinibandCounters implements RdmaCounters {
     @Override
     public Reader reader(List<RdmaCounter> counters) {
         int n = counters.size();
-        String[] paths = new String[n];
+        List<String> dirs = new ArrayList<>();
+        Map<String, Integer> dirIndex = new HashMap<>();          // one string per directory (issue 8, item 17)
+        Map<String, String> names = new HashMap<>();             // one string per file name (issue 23)
+        int[] dirOf = new int[n];
+        String[] files = new String[n];
         RdmaCounter.Kind[] kinds = new RdmaCounter.Kind[n];
-        Map<String, String> dirs = new HashMap<>();              // one string per directory (issue 8, item 17)
         for (int i = 0; i < n; i++) {
             RdmaCounter c = counters.get(i);
             kinds[i] = c.kind();
-            String dir = dirs.computeIfAbsent(c.device() + '/' + c.port() + '/' + c.kind(),
-                    k -> String.valueOf(directory(c.device(), c.port(), c.kind())));
-            paths[i] = dir + '/' + file(c);
+            dirOf[i] = dirIndex.computeIfAbsent(c.device() + '/' + c.port() + '/' + c.kind(), k -> {
+                dirs.add(directory(c.device(), c.port(), c.kind()) + "/");
+                return dirs.size() - 1;
+            });
+            files[i] = names.computeIfAbsent(file(c), f -> f);
         }
-        return new Reader() {
-            @Override
-            public int size() {
-                return n;
-            }
-
-            @Override
-            public void read(double[] values) {
-                byte[] buf = new byte[64];
-                for (int i = 0; i < n; i++) {
-                    values[i] = switch (kinds[i]) {
-                        case COUNTER, COUNTER_EXT, HW_COUNTER -> readCounter(paths[i], buf);
-                        case STATE, PHYS_STATE -> parseCoded(readLine(paths[i])).orElse(Double.NaN);
-                        case RATE -> parseRate(readLine(paths[i])).orElse(Double.NaN);
-                    };
-                }
-            }
-        };
+        return new CounterFileReader(dirs.toArray(String[]::new), dirOf, files, kinds);
     }
 
     /** The directory holding {@code c}'s file; for the link attributes the port directory itself. */
