@@ -115,6 +115,35 @@ class InfinibandCountersTest {
         assertThat(values).containsExactly(12, 4, 10, 7, 5, 100, Double.NaN);
     }
 
+    /**
+     * A directory with many counters is read relative to the directory: the same values, a missing or
+     * unparsable file without one, and a directory that is gone leaves all of its values out.
+     */
+    @Test
+    void preparedReaderReadsADirectoryOfManyCountersRelativeToIt(@TempDir Path sys) throws IOException {
+        Path hw = Files.createDirectories(sys.resolve("class/infiniband/mlx5_0/ports/1/hw_counters"));
+        var counters = new java.util.ArrayList<io.rdmanode.discovery.RdmaCounter>();
+        var expected = new java.util.ArrayList<Double>();
+        for (int i = 0; i < CounterFileReader.RELATIVE_MIN + 2; i++) {
+            Files.writeString(hw.resolve("c" + i), i == 3 ? "N/A (no PMA)\n" : (1000 + i) + "\n");
+            counters.add(new io.rdmanode.discovery.RdmaCounter("mlx5_0", 1,
+                    io.rdmanode.discovery.RdmaCounter.Kind.HW_COUNTER, "c" + i));
+            expected.add(i == 3 ? Double.NaN : 1000d + i);
+        }
+        counters.add(new io.rdmanode.discovery.RdmaCounter("mlx5_0", 1,
+                io.rdmanode.discovery.RdmaCounter.Kind.HW_COUNTER, "gone"));
+        expected.add(Double.NaN);
+        for (int i = 0; i < CounterFileReader.RELATIVE_MIN; i++) {
+            counters.add(new io.rdmanode.discovery.RdmaCounter("mlx5_9", 1,
+                    io.rdmanode.discovery.RdmaCounter.Kind.HW_COUNTER, "c" + i));
+            expected.add(Double.NaN);
+        }
+        var reader = new InfinibandCounters(sys).reader(counters);
+        double[] values = new double[reader.size()];
+        reader.read(values);
+        assertThat(values).containsExactly(expected.stream().mapToDouble(Double::doubleValue).toArray());
+    }
+
     private static OptionalDouble of(Double d) {
         return d == null ? OptionalDouble.empty() : OptionalDouble.of(d);
     }
