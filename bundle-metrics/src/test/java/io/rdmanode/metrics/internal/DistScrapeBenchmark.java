@@ -110,7 +110,9 @@ public final class DistScrapeBenchmark {
                         + " %.1f ms, ratio %.2f%s%n", cpuA / (rounds * 1.25), cpuN / (rounds * 1.25),
                         (double) cpuA / cpuN, samePage ? " (same page: hwCounters = false)" : "");
                 System.out.printf("agent VmRSS after its first scrape answered: %s; after the scrapes: VmRSS %s,"
-                        + " VmHWM %s (target <= 96 MB)%n", before, field(status, "VmRSS"), field(status, "VmHWM"));
+                        + " VmHWM %s (target <= 96 MB); of it RssAnon %s, RssFile %s (mapped files: the JVM, the"
+                        + " CDS archive, jars)%n", before, field(status, "VmRSS"), field(status, "VmHWM"),
+                        field(status, "RssAnon"), field(status, "RssFile"));
                 if (System.getenv("JAVA_OPTS") != null && System.getenv("JAVA_OPTS").contains("NativeMemoryTracking")) {
                     for (String command : new String[] {"VM.native_memory summary", "GC.heap_info",
                             "GC.class_histogram"}) {

@@ -36,8 +36,8 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 public final class InfinibandCollectorComponent implements StreamedCollector {
 
     /**
-     * A scrape's reads are cut into this many slices, one per core up to 4 (bounded: beyond a few cores the
-     * kernel's sysfs locks, not the cores, set the pace); the scraping thread reads one, these threads the rest.
+     * A scrape's reads are cut into this many slices, one per core up to 4 (bounded: a scrape should not take
+     * every core of a big node from its workloads); the scraping thread reads one, these threads the rest.
      */
     private static final int SLICES = Math.min(4, Runtime.getRuntime().availableProcessors());
 
@@ -77,7 +77,9 @@ public final class InfinibandCollectorComponent implements StreamedCollector {
 
     @Deactivate
     void stop() {
-        readers.shutdownNow();          // a scrape still running reads its slices itself (ValueReader)
+        // Not shutdownNow: a slice already queued must still run, its scrape waits for it; a scrape that comes
+        // later is refused the pool and reads its slices itself (ValueReader).
+        readers.shutdown();
     }
 
     private InfinibandPortCollector collector(MetricsConfig config) {
