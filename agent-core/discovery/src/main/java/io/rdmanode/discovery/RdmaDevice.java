@@ -30,7 +30,7 @@ public record RdmaDevice(String name, NodeType nodeType, Optional<String> nodeGu
 
     public RdmaDevice {
         ports = List.copyOf(ports);
-        hwCounterFiles = List.copyOf(hwCounterFiles);
+        hwCounterFiles = FileList.of(hwCounterFiles);
         netDevices = List.copyOf(netDevices);
     }
 

@@ -24,8 +24,8 @@ public record RdmaPort(int number, PortState state, PhysState physState, LinkLay
 
     public RdmaPort {
         gids = List.copyOf(gids);
-        counterFiles = List.copyOf(counterFiles);
-        hwCounterFiles = List.copyOf(hwCounterFiles);
+        counterFiles = FileList.of(counterFiles);
+        hwCounterFiles = FileList.of(hwCounterFiles);
     }
 
     /** {@code ports/N/state}: "4: ACTIVE". */

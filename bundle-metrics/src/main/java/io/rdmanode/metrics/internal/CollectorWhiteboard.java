@@ -75,6 +75,11 @@ public final class CollectorWhiteboard {
         return registry.scrape();
     }
 
+    /** The same, with {@link StreamedCollector}s handing their families to {@code scrape} instead. */
+    MetricSnapshots scrape(StreamedScrape scrape) {
+        return registry.scrape(scrape);
+    }
+
     /**
      * The scrape when {@link #scrape()} could not be written: two collectors produced the same series (one
      * declared no names, so registration could not tell). Each collector is read on its own, in name order; the

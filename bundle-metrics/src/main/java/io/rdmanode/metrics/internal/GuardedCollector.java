@@ -6,6 +6,7 @@ import io.prometheus.metrics.model.registry.PrometheusScrapeRequest;
 import io.prometheus.metrics.model.snapshots.MetricFamilyDescriptor;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -14,7 +15,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A contributed collector as the registry sees it: a collector that throws loses its own metrics for that
  * scrape (counted in {@code rdma_agent_metrics_collector_errors_total}) instead of failing the whole page, and
- * the time each collect takes is kept (node_exporter's {@code node_scrape_collector_duration_seconds}).
+ * the time each collect takes is kept (node_exporter's {@code node_scrape_collector_duration_seconds}). In a
+ * {@link StreamedScrape} a {@link StreamedCollector} hands its families to the scrape (the time kept is its
+ * read, the writing comes later) and returns no snapshots.
  */
 final class GuardedCollector implements MultiCollector {
 
@@ -70,6 +73,16 @@ final class GuardedCollector implements MultiCollector {
     public MetricSnapshots collect(Predicate<String> includedNames, PrometheusScrapeRequest request) {
         long start = System.nanoTime();
         try {
+            if (request instanceof StreamedScrape scrape) {
+                if (delegate instanceof StreamedCollector streamed) {
+                    Optional<StreamedFamilies> families = streamed.stream();
+                    if (families.isPresent()) {
+                        scrape.add(families.get());
+                        return new MetricSnapshots();
+                    }
+                }
+                return delegate.collect(includedNames, null);
+            }
             return delegate.collect(includedNames, request);
         } catch (RuntimeException e) {
             if (errors.getAndIncrement() == 0) {

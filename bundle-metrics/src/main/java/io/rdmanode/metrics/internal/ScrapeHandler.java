@@ -11,6 +11,7 @@ import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.List;
 import java.util.zip.GZIPOutputStream;
 
 /**
@@ -89,7 +90,11 @@ public final class ScrapeHandler implements HttpHandler {
         // The buffer keeps GZIP's header back until there is a body, for the same reason.
         OutputStream target = gzip ? new GZIPOutputStream(new BufferedOutputStream(body, 8192), 8192) : body;
         try {
-            writer.write(target, snapshots != null ? snapshots : collectors.scrape());
+            if (snapshots != null) {
+                writer.write(target, snapshots);
+            } else if (!writeStreamed(writer, collectors, target)) {
+                writer.write(target, collectors.scrape());
+            }
         } catch (IllegalArgumentException clash) {
             if (collectors == null || body.started()) {
                 throw clash;
@@ -97,6 +102,20 @@ public final class ScrapeHandler implements HttpHandler {
             writer.write(target, collectors.scrapeWithoutClashes(clash));
         }
         target.close();
+    }
+
+    /**
+     * The page with the big collectors' families written straight from what they read (a 1,032-device host's
+     * 43,000 RDMA series would otherwise become as many snapshot objects, then text through a {@code Writer}).
+     * False, with nothing written, when there is no such collector or a family name comes from two collectors.
+     */
+    private static boolean writeStreamed(ExpositionFormatWriter writer, CollectorWhiteboard collectors,
+                                         OutputStream target) throws IOException {
+        StreamedScrape scrape = new StreamedScrape();
+        MetricSnapshots others = collectors.scrape(scrape);
+        List<StreamedFamilies> streams = scrape.streams();
+        return !streams.isEmpty() && PageWriter.write(writer, writer instanceof OpenMetricsTextFormatWriter, others,
+                streams, target);
     }
 
     /** Opens its target on the first byte written (for HTTP: sends the 200 and its headers then). */

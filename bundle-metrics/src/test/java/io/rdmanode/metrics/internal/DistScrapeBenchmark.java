@@ -40,7 +40,7 @@ public final class DistScrapeBenchmark {
         Path home = Path.of(args.length > 1 ? args[1] : "dist/target/rdma-node-agent").toAbsolutePath();
         Path script = home.resolve("bin/rdma-node-agent");
         if (!Files.isExecutable(script)) {
-            throw new IllegalStateException(script + " missing: ./mvnw -q install -DskipTests first");
+            throw new IllegalStateException(script + " missing: ./mvnw -q package -DskipTests first");
         }
         Path parent = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of("/tmp");
         Path dir = Files.createTempDirectory(parent, "bench-metrics-dist");
@@ -68,8 +68,14 @@ public final class DistScrapeBenchmark {
             try {
                 URI ours = URI.create("http://127.0.0.1:" + agentPort + "/metrics");
                 URI theirs = URI.create("http://127.0.0.1:" + nePort + "/metrics");
-                waitFor(ours, "rdma_agent_infiniband_port_data_received_bytes_total{device=\"mlx5_1031\"");
-                waitFor(theirs, "node_infiniband");
+                try {
+                    waitFor(ours, "rdma_agent_infiniband_port_data_received_bytes_total{device=\"mlx5_1031\"");
+                    waitFor(theirs, "node_infiniband");
+                } catch (Exception e) {       // the logs go with the directory: show them
+                    System.err.println(Files.readString(dir.resolve("agent.log")));
+                    System.err.println(Files.readString(dir.resolve("node_exporter.log")));
+                    throw e;
+                }
                 String before = field(Files.readString(Path.of("/proc/" + agent.pid() + "/status")), "VmRSS");
                 String a = body(ours);
                 String n = body(theirs);
@@ -104,13 +110,15 @@ public final class DistScrapeBenchmark {
                         + " %.1f ms, ratio %.2f%s%n", cpuA / (rounds * 1.25), cpuN / (rounds * 1.25),
                         (double) cpuA / cpuN, samePage ? " (same page: hwCounters = false)" : "");
                 System.out.printf("agent VmRSS after its first scrape answered: %s; after the scrapes: VmRSS %s,"
-                        + " VmHWM %s (target <= 96 MB)%n", before, field(status, "VmRSS"), field(status, "VmHWM"));
+                        + " VmHWM %s (target <= 96 MB); of it RssAnon %s, RssFile %s (mapped files: the JVM, the"
+                        + " CDS archive, jars)%n", before, field(status, "VmRSS"), field(status, "VmHWM"),
+                        field(status, "RssAnon"), field(status, "RssFile"));
                 if (System.getenv("JAVA_OPTS") != null && System.getenv("JAVA_OPTS").contains("NativeMemoryTracking")) {
                     for (String command : new String[] {"VM.native_memory summary", "GC.heap_info",
                             "GC.class_histogram"}) {
                         Process jcmd = new ProcessBuilder(("jcmd " + agent.pid() + " " + command).split(" "))
                                 .redirectErrorStream(true).start();
-                        System.out.println(new String(jcmd.getInputStream().readAllBytes()).lines().limit(40)
+                        System.out.println(new String(jcmd.getInputStream().readAllBytes()).lines().limit(Integer.getInteger("bench.jcmdLines", 40))
                                 .collect(java.util.stream.Collectors.joining("\n")));
                         jcmd.waitFor(30, TimeUnit.SECONDS);
                     }
@@ -146,8 +154,8 @@ public final class DistScrapeBenchmark {
 
     private static void waitFor(URI uri, String content) {
         org.awaitility.Awaitility.await(uri + " serving " + content).atMost(Duration.ofSeconds(120))
+                // not listening yet, or answering 503 while starting; one matcher (a second call replaces the first)
                 .pollInterval(Duration.ofMillis(200))
-                // not listening yet, or starting (one predicate: a second ignoreExceptions... replaces the first)
                 .ignoreExceptionsMatching(e -> e instanceof IOException || e instanceof IllegalStateException)
                 .until(() -> body(uri).contains(content));
     }

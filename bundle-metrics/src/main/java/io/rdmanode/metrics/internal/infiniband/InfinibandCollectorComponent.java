@@ -2,6 +2,8 @@
 package io.rdmanode.metrics.internal.infiniband;
 
 import io.prometheus.metrics.model.registry.MultiCollector;
+import io.rdmanode.metrics.internal.StreamedCollector;
+import io.rdmanode.metrics.internal.StreamedFamilies;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.rdmanode.discovery.RdmaCounter;
 import io.rdmanode.discovery.RdmaCounters;
@@ -9,9 +11,14 @@ import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.metrics.internal.MetricsConfig;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
@@ -26,9 +33,25 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
  */
 @Component(service = MultiCollector.class, configurationPid = MetricsConfig.PID,
            configurationPolicy = ConfigurationPolicy.OPTIONAL)
-public final class InfinibandCollectorComponent implements MultiCollector {
+public final class InfinibandCollectorComponent implements StreamedCollector {
+
+    /**
+     * A scrape's reads are cut into this many slices, one per core up to 4 (bounded: a scrape should not take
+     * every core of a big node from its workloads); the scraping thread reads one, these threads the rest.
+     */
+    private static final int SLICES = Math.min(4, Runtime.getRuntime().availableProcessors());
 
     private final RdmaDiscovery discovery;
+    private final ExecutorService readers = Executors.newFixedThreadPool(Math.max(1, SLICES - 1), new ThreadFactory() {
+        private final AtomicInteger n = new AtomicInteger();
+
+        @Override
+        public Thread newThread(Runnable r) {
+            Thread t = new Thread(r, "rdma-agent-metrics-reader-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        }
+    });
     private volatile InfinibandPortCollector collector;
 
     /** The series of RDMA devices in pods, while the CNI plugin runs. */
@@ -52,9 +75,17 @@ public final class InfinibandCollectorComponent implements MultiCollector {
         collector = collector(config);
     }
 
+    @Deactivate
+    void stop() {
+        // Not shutdownNow: a slice already queued must still run, its scrape waits for it; a scrape that comes
+        // later is refused the pool and reads its slices itself (ValueReader).
+        readers.shutdown();
+    }
+
     private InfinibandPortCollector collector(MetricsConfig config) {
         return new InfinibandPortCollector(discovery::snapshot, new DiscoveryCounters(discovery),
-                config.deviceInclude(), config.deviceExclude(), config.hwCounters());
+                config.deviceInclude(), config.deviceExclude(), config.hwCounters(), SLICES,
+                SLICES > 1 ? readers : null);
     }
 
     /** The tree discovery reads now: another root (a configuration edit) is read from the next plan on. */
@@ -73,6 +104,12 @@ public final class InfinibandCollectorComponent implements MultiCollector {
         public Reader reader(List<RdmaCounter> counters) {
             return discovery.counters().reader(counters);
         }
+    }
+
+    /** Streamed while no pod devices join the families (merging those is {@link #collect()}'s). */
+    @Override
+    public Optional<StreamedFamilies> stream() {
+        return pods == null ? collector.stream() : Optional.empty();
     }
 
     @Override

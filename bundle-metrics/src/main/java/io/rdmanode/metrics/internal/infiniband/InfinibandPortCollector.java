@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.metrics.internal.infiniband;
 
-import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.RdmaCounters;
+import io.rdmanode.metrics.internal.StreamedCollector;
+import io.rdmanode.metrics.internal.StreamedFamilies;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executor;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
@@ -18,26 +22,45 @@ import java.util.regex.PatternSyntaxException;
  * values the current discovery snapshot lists, through discovery's {@link RdmaCounters}; the plan is rebuilt when the snapshot's revision changes.
  * Thread-safe; concurrent scrapes may both rebuild a stale plan, which is harmless.
  */
-public final class InfinibandPortCollector implements MultiCollector {
+public final class InfinibandPortCollector implements StreamedCollector {
 
     private final Supplier<HostSnapshot> snapshots;
     private final Predicate<String> devices;
     private final boolean hwCounters;
     private final RdmaCounters counters;
+    private final int slices;
+    private final Executor readers;
     private volatile ScrapePlan plan;
 
     /** @param counters discovery's reader of the tree the snapshots come from ({@code RdmaDiscovery.counters()}) */
     public InfinibandPortCollector(Supplier<HostSnapshot> snapshots, RdmaCounters counters, String deviceInclude,
                                    String deviceExclude, boolean hwCounters) {
+        this(snapshots, counters, deviceInclude, deviceExclude, hwCounters, 1, null);
+    }
+
+    /**
+     * @param slices  into how many slices a scrape's reads are cut, read at the same time
+     * @param readers the threads that read all slices but the first (the scraping thread's); null: none
+     */
+    public InfinibandPortCollector(Supplier<HostSnapshot> snapshots, RdmaCounters counters, String deviceInclude,
+                                   String deviceExclude, boolean hwCounters, int slices, Executor readers) {
         this.snapshots = snapshots;
         this.counters = counters;
         this.devices = deviceFilter(deviceInclude, deviceExclude);
         this.hwCounters = hwCounters;
+        this.slices = slices;
+        this.readers = readers;
     }
 
     @Override
     public MetricSnapshots collect() {
         return currentPlan().read();
+    }
+
+    /** The host's families read now, written straight into the page: the content of {@link #collect()}. */
+    @Override
+    public Optional<StreamedFamilies> stream() {
+        return Optional.of(currentPlan().stream());
     }
 
     /** The host's series with {@code more} (the devices in pods) merged in, family by family. */
@@ -54,7 +77,7 @@ public final class InfinibandPortCollector implements MultiCollector {
         HostSnapshot s = snapshots.get();
         ScrapePlan p = plan;
         if (p == null || p.revision() != s.revision()) {
-            p = new ScrapePlanner(devices, hwCounters, counters).plan(s);
+            p = new ScrapePlanner(devices, hwCounters, counters, Labels.EMPTY, slices, readers).plan(s);
             plan = p;
         }
         return p;

@@ -13,21 +13,28 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.Unit;
 import io.rdmanode.discovery.RdmaCounter;
 import io.rdmanode.discovery.RdmaCounters;
+import io.rdmanode.metrics.internal.StreamedFamilies;
+import io.rdmanode.metrics.internal.TextSink;
+import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 /**
  * What one scrape reads, worked out once per discovery revision: every metric family with, per data point,
- * its labels and the discovery value behind it ({@link RdmaCounter}), all read through one prepared
- * {@link RdmaCounters.Reader}. A scrape then only asks discovery for those values (no directory listing, no
- * symlink resolution here): discovery is the one reader of {@code class/infiniband}.
+ * its labels and the discovery value behind it ({@link RdmaCounter}), all read through prepared
+ * {@link RdmaCounters.Reader}s, and the family's exposition text that does not change between scrapes. A scrape
+ * then only asks discovery for those values (no directory listing, no symlink resolution here): discovery is the
+ * one reader of {@code class/infiniband}. The values are read by {@link ValueReader} (slices in parallel) and
+ * either become snapshots ({@link #read()}) or are written straight into the page ({@link #stream}).
  */
 final class ScrapePlan {
 
     /**
-     * A value: the {@code index}-th of the plan's reader times {@code scale}, or a constant ({@code index < 0}).
+     * A value: the {@code index}-th of the plan's values times {@code scale}, or a constant ({@code index < 0});
+     * {@code labelText} is {@code labels} as exposition text, shared by the series of one port.
      */
-    record Point(Labels labels, int index, double scale, double constant) {
+    record Point(Labels labels, byte[] labelText, int index, double scale, double constant) {
 
         /** The value, NaN when discovery could not read or parse it (absent series). */
         double value(double[] values) {
@@ -36,9 +43,16 @@ final class ScrapePlan {
     }
 
     /** One metric family: a counter, a gauge, or an info metric (constant 1, labels only). */
-    record Family(MetricMetadata metadata, Kind kind, List<Point> points) {
+    record Family(MetricMetadata metadata, Kind kind, List<Point> points, byte[] seriesName, byte[] textHeader,
+                  byte[] openMetricsHeader) {
 
         enum Kind { COUNTER, GAUGE, INFO }
+
+        static Family of(MetricMetadata metadata, Kind kind, List<Point> points) {
+            ExpositionText.Type type = ExpositionText.Type.valueOf(kind.name());
+            return new Family(metadata, kind, points, ExpositionText.seriesName(metadata, type),
+                    ExpositionText.textHeader(metadata, type), ExpositionText.openMetricsHeader(metadata, type));
+        }
 
         MetricSnapshot read(double[] values) {
             return switch (kind) {
@@ -47,6 +61,29 @@ final class ScrapePlan {
                 case INFO -> new InfoSnapshot(metadata, points.stream()
                         .map(p -> new InfoSnapshot.InfoDataPointSnapshot(p.labels())).toList());
             };
+        }
+
+        /** As {@link #read} would become text: a family without a value writes nothing. */
+        void write(double[] values, TextSink out, boolean openMetrics) throws IOException {
+            if (points.stream().allMatch(p -> Double.isNaN(p.value(values)))) {
+                return;
+            }
+            out.write(openMetrics ? openMetricsHeader : textHeader);
+            for (Point p : points) {
+                double v = p.value(values);
+                if (Double.isNaN(v)) {
+                    continue;
+                }
+                out.write(seriesName);
+                out.write(p.labelText());
+                out.write(' ');
+                if (kind == Kind.INFO) {
+                    out.write('1');
+                } else {
+                    out.writeDouble(v);
+                }
+                out.write('\n');
+            }
         }
 
         private MetricSnapshot counters(double[] values) {
@@ -77,13 +114,16 @@ final class ScrapePlan {
     }
 
     private final long revision;
+    /** In client_java's page order: by Prometheus name. */
     private final List<Family> families;
-    private final RdmaCounters.Reader reader;
+    private final ValueReader values;
 
-    ScrapePlan(long revision, List<Family> families, RdmaCounters.Reader reader) {
+    ScrapePlan(long revision, List<Family> families, ValueReader values) {
         this.revision = revision;
-        this.families = List.copyOf(families);
-        this.reader = reader;
+        List<Family> sorted = new ArrayList<>(families);
+        sorted.sort(Comparator.comparing(f -> f.metadata().getPrometheusName()));
+        this.families = List.copyOf(sorted);
+        this.values = values;
     }
 
     long revision() {
@@ -96,15 +136,35 @@ final class ScrapePlan {
 
     /** Reads every planned value once; a family whose values all failed is left out. */
     MetricSnapshots read() {
-        double[] values = new double[reader.size()];
-        reader.read(values);
+        double[] v = values.read();
         List<MetricSnapshot> out = new ArrayList<>(families.size());
         for (Family f : families) {
-            MetricSnapshot s = f.read(values);
+            MetricSnapshot s = f.read(v);
             if (s != null) {
                 out.add(s);
             }
         }
         return new MetricSnapshots(out);
+    }
+
+    /** Reads every planned value once, for the page to write: the same content as {@link #read()}. */
+    StreamedFamilies stream() {
+        double[] v = values.read();
+        return new StreamedFamilies() {
+            @Override
+            public int size() {
+                return families.size();
+            }
+
+            @Override
+            public String name(int i) {
+                return families.get(i).metadata().getPrometheusName();
+            }
+
+            @Override
+            public void write(int i, TextSink out, boolean openMetrics) throws IOException {
+                families.get(i).write(v, out, openMetrics);
+            }
+        };
     }
 }

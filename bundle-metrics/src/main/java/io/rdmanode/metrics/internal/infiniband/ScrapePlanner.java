@@ -17,12 +17,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.Executor;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -48,24 +50,37 @@ final class ScrapePlanner {
     private final Labels extra;
     private final Map<String, Builder> families = new TreeMap<>();
     private final List<RdmaCounter> reads = new ArrayList<>();
+    /** One exposition text per label set: the series of a port share theirs. */
+    private final Map<Labels, byte[]> labelTexts = new IdentityHashMap<>();
+    private final int slices;
+    private final Executor executor;
     private HostSnapshot snapshot;
 
     /** @param counters discovery's reader of the tree the snapshot comes from */
     ScrapePlanner(Predicate<String> devices, boolean hwCounters, RdmaCounters counters) {
-        this(devices, hwCounters, counters, Labels.EMPTY);
+        this(devices, hwCounters, counters, Labels.EMPTY, 1, null);
     }
 
     /** @param extra labels every series gets besides {@code device} (and {@code port}): a pod's identity */
     ScrapePlanner(Predicate<String> devices, boolean hwCounters, RdmaCounters counters, Labels extra) {
+        this(devices, hwCounters, counters, extra, 1, null);
+    }
+
+    /** @param slices, executor how the values are read in parallel ({@link ValueReader}); null: by the caller */
+    ScrapePlanner(Predicate<String> devices, boolean hwCounters, RdmaCounters counters, Labels extra, int slices,
+                  Executor executor) {
         this.devices = devices;
         this.hwCounters = hwCounters;
         this.counters = counters;
         this.extra = extra;
+        this.slices = slices;
+        this.executor = executor;
     }
 
     ScrapePlan plan(HostSnapshot snapshot) {
         families.clear();
         reads.clear();
+        labelTexts.clear();
         this.snapshot = snapshot;
         for (RdmaDevice d : snapshot.devices()) {
             if (devices.test(d.name())) {
@@ -73,8 +88,8 @@ final class ScrapePlanner {
             }
         }
         List<Family> out = new ArrayList<>(families.size());
-        families.values().forEach(b -> out.add(new Family(b.metadata, b.kind, List.copyOf(b.points))));
-        return new ScrapePlan(snapshot.revision(), out, counters.reader(List.copyOf(reads)));
+        families.values().forEach(b -> out.add(Family.of(b.metadata, b.kind, List.copyOf(b.points))));
+        return new ScrapePlan(snapshot.revision(), out, ValueReader.of(counters, reads, slices, executor));
     }
 
     private void device(RdmaDevice d) {
@@ -167,7 +182,7 @@ final class ScrapePlanner {
     private void counter(CounterName c, Labels labels, RdmaCounter value) {
         Builder b = builder(c.name(), c.help(), c.gauge() ? Family.Kind.GAUGE : Family.Kind.COUNTER, c.bytes(),
                 c.gauge() && c.suffix().endsWith("_seconds"));
-        b.add(new Point(labels, reads.size(), c.scale(), 0), value);
+        b.add(new Point(labels, text(labels), reads.size(), c.scale(), 0), value);
     }
 
     /** Read at scrape time when {@code live}, else the snapshot's value (none: no point). */
@@ -175,15 +190,19 @@ final class ScrapePlanner {
                        Double snapshotValue) {
         Builder b = builder(name, help, Family.Kind.GAUGE, false, false);
         if (live) {
-            b.add(new Point(labels, reads.size(), scale, 0), value);
+            b.add(new Point(labels, text(labels), reads.size(), scale, 0), value);
         } else if (snapshotValue != null) {
-            b.add(new Point(labels, -1, 1, snapshotValue), null);
+            b.add(new Point(labels, text(labels), -1, 1, snapshotValue), null);
         }
     }
 
     private void info(String name, String help, Labels labels) {
         builder(name.substring(0, name.length() - "_info".length()), help, Family.Kind.INFO, false, false)
-                .add(new Point(labels, -1, 1, 1), null);
+                .add(new Point(labels, text(labels), -1, 1, 1), null);
+    }
+
+    private byte[] text(Labels labels) {
+        return labelTexts.computeIfAbsent(labels, ExpositionText::labels);
     }
 
     private Builder builder(String name, String help, Family.Kind kind, boolean bytes, boolean seconds) {

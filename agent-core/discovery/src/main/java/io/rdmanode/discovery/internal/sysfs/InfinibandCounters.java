@@ -62,34 +62,25 @@ public final class InfinibandCounters implements RdmaCounters {
     @Override
     public Reader reader(List<RdmaCounter> counters) {
         int n = counters.size();
-        String[] paths = new String[n];
+        List<Path> dirs = new ArrayList<>();
+        Map<String, Integer> dirIndex = new HashMap<>();          // one string per directory (issue 8, item 17)
+        Map<String, Path> names = new HashMap<>();               // one string and path per file name (issue 23)
+        int[] dirOf = new int[n];
+        String[] files = new String[n];
+        Path[] relative = new Path[n];
         RdmaCounter.Kind[] kinds = new RdmaCounter.Kind[n];
-        Map<String, String> dirs = new HashMap<>();              // one string per directory (issue 8, item 17)
         for (int i = 0; i < n; i++) {
             RdmaCounter c = counters.get(i);
             kinds[i] = c.kind();
-            String dir = dirs.computeIfAbsent(c.device() + '/' + c.port() + '/' + c.kind(),
-                    k -> String.valueOf(directory(c.device(), c.port(), c.kind())));
-            paths[i] = dir + '/' + file(c);
+            dirOf[i] = dirIndex.computeIfAbsent(c.device() + '/' + c.port() + '/' + c.kind(), k -> {
+                dirs.add(directory(c.device(), c.port(), c.kind()));
+                return dirs.size() - 1;
+            });
+            relative[i] = names.computeIfAbsent(file(c), f -> classDir.getFileSystem().getPath(f));
+            files[i] = relative[i].toString();
         }
-        return new Reader() {
-            @Override
-            public int size() {
-                return n;
-            }
-
-            @Override
-            public void read(double[] values) {
-                byte[] buf = new byte[64];
-                for (int i = 0; i < n; i++) {
-                    values[i] = switch (kinds[i]) {
-                        case COUNTER, COUNTER_EXT, HW_COUNTER -> readCounter(paths[i], buf);
-                        case STATE, PHYS_STATE -> parseCoded(readLine(paths[i])).orElse(Double.NaN);
-                        case RATE -> parseRate(readLine(paths[i])).orElse(Double.NaN);
-                    };
-                }
-            }
-        };
+        return new CounterFileReader(dirs.stream().map(d -> d + "/").toArray(String[]::new),
+                dirs.toArray(Path[]::new), dirOf, files, relative, kinds);
     }
 
     /** The directory holding {@code c}'s file; for the link attributes the port directory itself. */
@@ -119,10 +110,12 @@ public final class InfinibandCounters implements RdmaCounters {
     /** The file's first line, trimmed; null when it cannot be read. Files here are a few bytes long. */
     static String readLine(String path) {
         byte[] buf = new byte[128];
-        int n;
-        try (InputStream in = new FileInputStream(path)) {
-            n = in.read(buf);
-        } catch (IOException e) {
+        return firstLine(buf, read(path, buf));
+    }
+
+    /** The first line of {@code n} bytes read ({@code < -1}: not readable, null), trimmed. */
+    static String firstLine(byte[] buf, int n) {
+        if (n < -1) {
             return null;
         }
         if (n <= 0) {
@@ -135,18 +128,26 @@ public final class InfinibandCounters implements RdmaCounters {
         return new String(buf, 0, end, StandardCharsets.US_ASCII).trim();
     }
 
+    /** One read of the file into {@code buf}: the byte count, -1 for an empty file, -2 when it cannot be read. */
+    static int read(String path, byte[] buf) {
+        try (InputStream in = new FileInputStream(path)) {
+            return in.read(buf);
+        } catch (IOException e) {
+            return -2;
+        }
+    }
+
     /**
      * {@code counters/*}, {@code counters_ext/*}, {@code hw_counters/*}: a counter file's value straight from its
      * bytes (the hot path: a 16-HCA host has over a thousand such files per scrape), NaN when the file cannot be
      * read or does not start with an unsigned decimal ({@code N/A (no PMA)}).
      */
     static double readCounter(String path, byte[] buf) {
-        int n;
-        try (InputStream in = new FileInputStream(path)) {
-            n = in.read(buf);
-        } catch (IOException e) {
-            return Double.NaN;
-        }
+        return parseCounter(buf, read(path, buf));
+    }
+
+    /** The counter in the first {@code n} bytes of {@code buf} (as {@link #readCounter}); NaN for {@code n < 0}. */
+    static double parseCounter(byte[] buf, int n) {
         long v = 0;
         int i = 0;
         for (; i < n && buf[i] >= '0' && buf[i] <= '9'; i++) {

@@ -71,6 +71,79 @@ class InfinibandCountersTest {
         assertThat(InfinibandCounters.parseCoded(file)).isEqualTo(of(expected));
     }
 
+    /** The byte-level reader of state files agrees with the parser on what the file's first line holds. */
+    @ParameterizedTest
+    @CsvSource(nullValues = "null", value = {"'4: ACTIVE', 4", "'5: LinkUp', 5", "'1: DOWN', 1", "'ACTIVE', null",
+        "' 4: ACTIVE', 4", "'', null", "'4', null", "'123456789: X', 123456789", "'1234567890: X', null",
+        "'4 : ACTIVE', null"})
+    void readsStateFilesAsTheParserReadsThem(String content, Double expected, @TempDir Path dir) throws IOException {
+        Path file = dir.resolve("state");
+        Files.writeString(file, content + "\n");
+        double v = CounterFileReader.readCoded(file.toString(), new byte[128]);
+        assertThat(Double.isNaN(v) ? OptionalDouble.empty() : OptionalDouble.of(v)).isEqualTo(of(expected))
+                .isEqualTo(InfinibandCounters.parseCoded(InfinibandCounters.readLine(file.toString())));
+        assertThat(CounterFileReader.readCoded(dir.resolve("gone").toString(), new byte[128])).isNaN();
+    }
+
+    /** A prepared reader reads every kind, in any order of directories, and leaves NaN for what is missing. */
+    @Test
+    void preparedReaderReadsEveryKind(@TempDir Path sys) throws IOException {
+        Path port = Files.createDirectories(sys.resolve("class/infiniband/mlx5_0/ports/1"));
+        Files.createDirectories(port.resolve("counters"));
+        Files.createDirectories(port.resolve("hw_counters"));
+        Files.createDirectories(sys.resolve("class/infiniband/mlx5_0/hw_counters"));
+        Files.writeString(port.resolve("counters/port_rcv_data"), "12\n");
+        Files.writeString(port.resolve("hw_counters/out_of_buffer"), "7\n");
+        Files.writeString(sys.resolve("class/infiniband/mlx5_0/hw_counters/lifespan"), "10\n");
+        Files.writeString(port.resolve("state"), "4: ACTIVE\n");
+        Files.writeString(port.resolve("phys_state"), "5: LinkUp\n");
+        Files.writeString(port.resolve("rate"), "100 Gb/sec (4X EDR)\n");
+        var reader = new InfinibandCounters(sys).reader(java.util.List.of(
+                new io.rdmanode.discovery.RdmaCounter("mlx5_0", 1, io.rdmanode.discovery.RdmaCounter.Kind.COUNTER,
+                        "port_rcv_data"),
+                io.rdmanode.discovery.RdmaCounter.link("mlx5_0", 1, io.rdmanode.discovery.RdmaCounter.Kind.STATE),
+                new io.rdmanode.discovery.RdmaCounter("mlx5_0", 0,
+                        io.rdmanode.discovery.RdmaCounter.Kind.HW_COUNTER, "lifespan"),
+                new io.rdmanode.discovery.RdmaCounter("mlx5_0", 1,
+                        io.rdmanode.discovery.RdmaCounter.Kind.HW_COUNTER, "out_of_buffer"),
+                io.rdmanode.discovery.RdmaCounter.link("mlx5_0", 1, io.rdmanode.discovery.RdmaCounter.Kind.PHYS_STATE),
+                io.rdmanode.discovery.RdmaCounter.link("mlx5_0", 1, io.rdmanode.discovery.RdmaCounter.Kind.RATE),
+                new io.rdmanode.discovery.RdmaCounter("mlx5_0", 1, io.rdmanode.discovery.RdmaCounter.Kind.COUNTER,
+                        "gone")));
+        double[] values = new double[reader.size()];
+        reader.read(values);
+        assertThat(values).containsExactly(12, 4, 10, 7, 5, 100, Double.NaN);
+    }
+
+    /**
+     * A directory with many counters is read relative to the directory: the same values, a missing or
+     * unparsable file without one, and a directory that is gone leaves all of its values out.
+     */
+    @Test
+    void preparedReaderReadsADirectoryOfManyCountersRelativeToIt(@TempDir Path sys) throws IOException {
+        Path hw = Files.createDirectories(sys.resolve("class/infiniband/mlx5_0/ports/1/hw_counters"));
+        var counters = new java.util.ArrayList<io.rdmanode.discovery.RdmaCounter>();
+        var expected = new java.util.ArrayList<Double>();
+        for (int i = 0; i < CounterFileReader.RELATIVE_MIN + 2; i++) {
+            Files.writeString(hw.resolve("c" + i), i == 3 ? "N/A (no PMA)\n" : (1000 + i) + "\n");
+            counters.add(new io.rdmanode.discovery.RdmaCounter("mlx5_0", 1,
+                    io.rdmanode.discovery.RdmaCounter.Kind.HW_COUNTER, "c" + i));
+            expected.add(i == 3 ? Double.NaN : 1000d + i);
+        }
+        counters.add(new io.rdmanode.discovery.RdmaCounter("mlx5_0", 1,
+                io.rdmanode.discovery.RdmaCounter.Kind.HW_COUNTER, "gone"));
+        expected.add(Double.NaN);
+        for (int i = 0; i < CounterFileReader.RELATIVE_MIN; i++) {
+            counters.add(new io.rdmanode.discovery.RdmaCounter("mlx5_9", 1,
+                    io.rdmanode.discovery.RdmaCounter.Kind.HW_COUNTER, "c" + i));
+            expected.add(Double.NaN);
+        }
+        var reader = new InfinibandCounters(sys).reader(counters);
+        double[] values = new double[reader.size()];
+        reader.read(values);
+        assertThat(values).containsExactly(expected.stream().mapToDouble(Double::doubleValue).toArray());
+    }
+
     private static OptionalDouble of(Double d) {
         return d == null ? OptionalDouble.empty() : OptionalDouble.of(d);
     }
