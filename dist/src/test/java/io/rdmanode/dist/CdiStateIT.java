@@ -107,20 +107,7 @@ class CdiStateIT {
                 List<String> resources = running ? List.of(SHARED, SRIOV, MOVED) : List.of(SHARED, SRIOV);
                 AtomicInteger admitted = new AtomicInteger();
                 AtomicBoolean stop = new AtomicBoolean();
-                int first = pod;
-                Thread loop = new Thread(() -> {
-                    for (int i = first; !stop.get(); i++) {
-                        String resource = resources.get(i % resources.size());
-                        try {
-                            kubelet.admit("ns", "p" + i, "c", resource, 1);
-                            admitted.incrementAndGet();
-                        } catch (RuntimeException agentGoneOrNoneFree) {
-                            // kubelet fails the pod; its book holds nothing for it
-                        }
-                    }
-                }, "admissions");
-                loop.setDaemon(true);
-                loop.start();
+                Thread loop = admissions(kubelet, resources, pod, admitted, stop, 0);
                 int killAfter = 1 + random.nextInt(6);
                 await(killAfter + " admissions", Duration.ofSeconds(30), () -> admitted.get() >= killAfter);
                 Thread.sleep(random.nextInt(30));                // somewhere inside an Allocate, or between two
@@ -179,7 +166,7 @@ class CdiStateIT {
                 phase = "run";
                 AtomicInteger admitted = new AtomicInteger();
                 AtomicBoolean stop = new AtomicBoolean();
-                Thread loop = admissions(kubelet, resources, pod, admitted, stop);
+                Thread loop = admissions(kubelet, resources, pod, admitted, stop, 8);
                 int before = 1 + random.nextInt(4);
                 await(before + " admissions", Duration.ofSeconds(60), () -> admitted.get() >= before);
 
@@ -253,17 +240,17 @@ class CdiStateIT {
 
     /**
      * Admits pods {@code ns/p<first>}, {@code p<first+1>}, ... round-robin over {@code resources} until stopped;
-     * each pod ends eight admissions later.
+     * each pod ends {@code endAfter} admissions later (0: pods run on).
      */
     private Thread admissions(KubeletDouble kubelet, List<String> resources, int first, AtomicInteger admitted,
-                                     AtomicBoolean stop) {
+                              AtomicBoolean stop, int endAfter) {
         Thread loop = new Thread(() -> {
             for (int i = first; !stop.get(); i++) {
                 try {
                     kubelet.admit("ns", "p" + i, "c", resources.get(i % resources.size()), 1);
                     admitted.incrementAndGet();
-                    if (i - first >= 8) {
-                        kubelet.remove("ns", "p" + (i - 8));       // pods end too: devices are released
+                    if (endAfter > 0 && i - first >= endAfter) {
+                        kubelet.remove("ns", "p" + (i - endAfter));   // pods end too: devices are released
                     }
                 } catch (RuntimeException agentGoneOrNoneFree) {
                     // kubelet fails the pod; its book holds nothing for it
