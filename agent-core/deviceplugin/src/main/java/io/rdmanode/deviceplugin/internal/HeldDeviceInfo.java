@@ -65,7 +65,10 @@ final class HeldDeviceInfo {
             }
         });
         try {
-            List<String> removed = unknown || !held.mayRemoveFiles() ? List.of() : files.removeAllBut(mineHeld);
+            // Only with kubelet's word on the holders, asked in this process (as the layer's sweep): an instance
+            // handed over but still alive serves Allocates kubelet sent it, recorded in its memory only.
+            List<String> removed = unknown || !held.known() || !held.mayRemoveFiles() ? List.of()
+                    : files.removeAllBut(mineHeld);
             if (!removed.isEmpty()) {
                 LOG.info("device-info removed resource={} devices={}: no running container holds them", mine,
                         removed);
