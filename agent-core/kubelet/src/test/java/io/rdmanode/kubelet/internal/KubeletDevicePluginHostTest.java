@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -190,7 +191,9 @@ class KubeletDevicePluginHostTest {
         plugin.set(devices(3, true));
         served.devicesChanged();
         kubelet.plugin(RESOURCE).awaitUpdate(u -> u.getDevicesCount() == 3, WAIT);
-        assertThat(host.figures().get(0).registrations()).isEqualTo(21);
+        // The host counts a registration once kubelet's answer is back, a moment after kubelet recorded it.
+        Awaitility.await().atMost(WAIT).untilAsserted(
+                () -> assertThat(host.figures().get(0).registrations()).isEqualTo(21));
     }
 
     @Test
