@@ -56,6 +56,31 @@ class DeviceInfoFilesTest {
         assertThat(a.remove("0000:3b:00.3")).isFalse();
     }
 
+    /**
+     * Every Allocate of a VF writes the same facts: a file this instance wrote is left in place while it is there
+     * with that content, and written again when it is gone or the facts changed.
+     */
+    @Test
+    void theSameContentIsNotWrittenAgainWhileItsFileIsThere() throws Exception {
+        DeviceInfoFiles files = new DeviceInfoFiles(dir, "rdma/sriov_a");
+        java.nio.file.Path f = files.write(vf("0000:3b:00.2", List.of("mlx5_2")));
+        Object inode = java.nio.file.Files.readAttributes(f, java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+
+        files.write(vf("0000:3b:00.2", List.of("mlx5_2")));
+        assertThat(java.nio.file.Files.readAttributes(f, java.nio.file.attribute.BasicFileAttributes.class).fileKey())
+                .isEqualTo(inode);
+
+        java.nio.file.Files.delete(f);
+        files.write(vf("0000:3b:00.2", List.of("mlx5_2")));
+        assertThat(f).exists();
+
+        files.write(vf("0000:3b:00.2", List.of("mlx5_3")));
+        assertThat(java.nio.file.Files.readString(f)).contains("mlx5_3");
+        assertThat(files.remove("0000:3b:00.2")).isTrue();
+        files.write(vf("0000:3b:00.2", List.of("mlx5_3")));
+        assertThat(f).exists();
+    }
+
     /** A full file system (a 16 KiB tmpfs): a clear error, the previous file intact, no temporary file left. */
     @Test
     void aFullFileSystemFailsClearlyAndLeavesNoTemporaryFile() throws Exception {
@@ -68,7 +93,8 @@ class DeviceInfoFilesTest {
             String before = java.nio.file.Files.readString(files.file("0000:3b:00.2"));
             io.rdmanode.deviceplugin.testing.TinyTmpfs.fill(mount);
 
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> files.write(vf("0000:3b:00.2", List.of("mlx5_2"))))
+            // Other content (the same is not written again, see below): the write must happen, and fail.
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> files.write(vf("0000:3b:00.2", List.of("mlx5_3"))))
                     .isInstanceOf(IOException.class).hasMessageContaining("No space left on device");
 
             assertThat(java.nio.file.Files.readString(files.file("0000:3b:00.2"))).isEqualTo(before);

@@ -48,6 +48,12 @@ public final class SriovVfPool implements ResourcePool {
     private final SriovPools set;
     private final VfAllocator allocator;
     private volatile Map<String, PooledVf> vfs = Map.of();
+    /** The VFs and rdma_cm node the CDI spec on disk was written for, and its device names; null until then. */
+    private volatile CdiWritten cdiWritten;
+
+    /** Compared by identity: {@link #update} replaces both objects whenever the assignment is recomputed. */
+    private record CdiWritten(Map<String, PooledVf> vfs, DeviceFile rdmaCm, java.util.Set<String> names) {
+    }
     private volatile List<Device> devices = List.of();
     private volatile DeviceFile rdmaCm;
     private final Optional<CdiSpec> cdi;
@@ -123,17 +129,29 @@ public final class SriovVfPool implements ResourcePool {
         devices = List.copyOf(list);
         cdi.ifPresent(spec -> {
             try {
-                if (spec.write(cdiDevices(next, rdmaCmNode))) {
-                    LOG.debug("CDI spec written pool={} file={} vfs={}", settings.name(), spec.file(), next.size());
-                }
+                writeCdiSpec(spec, vfs, next, rdmaCmNode);
                 cdiProblem = "";
             } catch (IOException e) {
+                cdiWritten = null;
                 // Allocate writes it again (and fails if it still cannot); until then the log and /status say it.
                 cdiProblem = "cannot write CDI spec " + spec.file() + ": " + e.getMessage();
                 LOG.warn("pool={}: {}", settings.name(), cdiProblem);
             }
         });
         return changed;
+    }
+
+    private CdiWritten writeCdiSpec(CdiSpec spec, Map<String, PooledVf> pooled, java.util.Collection<PooledVf> order,
+                                    DeviceFile rdmaCmNode) throws IOException {
+        List<CdiDevice> devices = cdiDevices(order, rdmaCmNode);
+        if (spec.write(devices)) {
+            LOG.debug("CDI spec written pool={} file={} vfs={}", settings.name(), spec.file(), pooled.size());
+        }
+        java.util.Set<String> names = new java.util.HashSet<>();
+        devices.forEach(d -> names.add(d.name()));
+        CdiWritten w = new CdiWritten(pooled, rdmaCmNode, java.util.Set.copyOf(names));
+        cdiWritten = w;
+        return w;
     }
 
     /**
@@ -240,13 +258,20 @@ public final class SriovVfPool implements ResourcePool {
             return plain;
         }
         CdiSpec spec = cdi.get();
-        try {
-            spec.write(cdiDevices(now.values(), cm));     // a no-op unless update could not write it
-        } catch (IOException e) {
-            throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, resourceName(),
-                    "cannot write CDI spec " + spec.file() + " for pool " + settings.name() + ": " + e.getMessage(), e);
+        CdiWritten written = cdiWritten;
+        if (written == null || written.vfs() != now || written.rdmaCm() != cm
+                || !java.nio.file.Files.exists(spec.file())) {
+            // Only when update could not write it, a new assignment is being taken, or the file is gone: building
+            // one CDI device per VF of the pool is O(pool) work that the Allocate path skips otherwise (and in the
+            // map's order, unlike update's, it rewrote the whole spec at every Allocate).
+            try {
+                written = writeCdiSpec(spec, now, now.values(), cm);
+            } catch (IOException e) {
+                throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, resourceName(),
+                        "cannot write CDI spec " + spec.file() + " for pool " + settings.name() + ": " + e.getMessage(), e);
+            }
         }
-        List<String> inSpec = spec.written().stream().map(CdiDevice::name).toList();
+        java.util.Set<String> inSpec = written.names();
         List<String> names = ids.stream().filter(inSpec::contains).map(spec::qualifiedName).toList();
         Map<String, String> annotations = names.isEmpty() ? Map.of()
                 : Map.of(spec.annotationKey(), String.join(",", names));
