@@ -690,6 +690,14 @@ static void golden(void)
 	memset(&mm, 0, sizeof mm); /* the pad after key */
 	mm.key = 0xdeadbeef; mm.mr_ptr = 0x7f0000100000ull; mm.shm_ptr = 0x7f0000200000ull;
 	hex("reg_mr_mapping_req", &mm, sizeof mm);
+	/* The same 24 bytes are what a genuine router sends to the other hosts' routers (UDP 11232). Their answer,
+	   as ffrouter.cpp's UDPServer makes it: the received mapping in its 1400-byte buffer, sprintf(buf, "ack-%u",
+	   key) over the start, all 1400 bytes sent; 0xa5 stands for what the rest of its stack buffer held. */
+	char ack[1400];
+	memset(ack, 0xa5, sizeof ack);
+	memcpy(ack, &mm, sizeof mm);
+	sprintf(ack, "ack-%u", mm.key);
+	hex("mr_mapping_ack_genuine", ack, sizeof ack);
 	struct poll_cq_req pq = { 3, 16 };
 	hex("poll_cq_req", &pq, sizeof pq);
 	struct { struct post_hdr h; struct send_wr w[2]; struct sge s[3]; } ps;

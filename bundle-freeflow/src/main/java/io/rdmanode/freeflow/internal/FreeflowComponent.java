@@ -3,6 +3,8 @@ package io.rdmanode.freeflow.internal;
 
 import io.rdmanode.agent.Handover;
 import io.rdmanode.agent.StartupGate;
+import io.rdmanode.freeflow.internal.mapping.MappingSettings;
+import io.rdmanode.freeflow.internal.mapping.MrMappingService;
 import io.rdmanode.freeflow.internal.router.ControlServer;
 import io.rdmanode.freeflow.internal.router.ControlSettings;
 import io.rdmanode.freeflow.internal.router.Limits;
@@ -140,6 +142,31 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
                 + " still connected to this instance keep it at stop before they are cut, milliseconds; keep"
                 + " agent.runtime.shutdownTimeout above it", min = "0", max = "600000")
         long drainTimeout() default 5_000;
+
+        @AttributeDefinition(description = "hosts (IP addresses) whose Freeflow routers this one exchanges MR"
+                + " mappings with over UDP, as the genuine routers' HOST_LIST; empty: no inter-host mapping."
+                + " Announcements from other senders are ignored")
+        String[] hosts() default {};
+
+        @AttributeDefinition(description = "UDP port of the MR mapping on every host (the genuine routers' 11232)",
+                min = "1", max = "65535")
+        int mappingPort() default MappingSettings.GENUINE_PORT;
+
+        @AttributeDefinition(description = "local address the MR mapping binds and sends from")
+        String mappingBind() default "0.0.0.0";
+
+        @AttributeDefinition(description = "how long an MR mapping waits for each host's acknowledgement before it"
+                + " is sent again, milliseconds", min = "1", max = "60000")
+        long mappingAckTimeout() default 250;
+
+        @AttributeDefinition(description = "how many times an MR mapping is sent to a host that does not"
+                + " acknowledge it", min = "1", max = "100")
+        int mappingAttempts() default 4;
+    }
+
+    static MappingSettings mappingSettings(Config c) {
+        return MappingSettings.of(c.hosts(), c.mappingPort(), c.mappingBind(), c.mappingAckTimeout(),
+                c.mappingAttempts());
     }
 
     /** What, changed, needs a new router and socket. */
@@ -168,6 +195,8 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
     private volatile ControlServer server;
     private final Handover handover;
     private AutoCloseable offered;
+    private MrMappingService mapping;
+    private volatile String mappingProblem = "";
 
     @Activate
     public FreeflowComponent(Config config,
@@ -208,8 +237,37 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
             throw e;
         }
         this.router = r;
+        mapping(mappingSettings(c));
         if (handover != null) {
             offered = handover.offer(Handover.FREEFLOW, address, server.door());
+        }
+    }
+
+    /**
+     * Starts, adjusts or stops the inter-host MR mapping: a new host list applies in place, a new port or bind
+     * address rebinds. A port that cannot be bound leaves the router serving without it (logged, in /status).
+     */
+    private void mapping(MappingSettings s) {
+        MrMappingService running = mapping;
+        if (running != null && s.enabled() && running.settings().port() == s.port()
+                && running.settings().bind().equals(s.bind())) {
+            running.hosts(s);
+            return;
+        }
+        if (running != null) {
+            router.mapping(java.util.Optional.empty());
+            running.close();
+            mapping = null;
+        }
+        mappingProblem = "";
+        if (s.enabled()) {
+            try {
+                mapping = MrMappingService.start(s);
+                router.mapping(java.util.Optional.of(mapping));
+            } catch (IOException e) {
+                mappingProblem = e.getMessage();
+                LOG.error("{}", mappingProblem);
+            }
         }
     }
 
@@ -226,6 +284,7 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
             return;
         }
         Tuning t = Tuning.of(c);
+        mapping(mappingSettings(c));
         router.limits(t.limits());
         router.poller().settings(t.poller());
         server.settings(t.control());
@@ -244,6 +303,10 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
                     left == 0 ? 0 : config.drainTimeout());
         }
         server.close();
+        if (mapping != null) {
+            mapping.close();
+            mapping = null;
+        }
         router.close();
     }
 
@@ -289,6 +352,30 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
 
     @Override
     public Object status() {
-        return FreeflowStatus.of(config.socketDir() + "/" + config.routerName(), config.shmDir(), router, server);
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>(
+                FreeflowStatus.of(config.socketDir() + "/" + config.routerName(), config.shmDir(), router, server));
+        MrMappingService running = mapping;
+        if (running != null || !mappingProblem.isEmpty()) {
+            java.util.Map<String, Object> mm = new java.util.LinkedHashMap<>();
+            if (running != null) {
+                MappingSettings s = running.settings();
+                mm.put("udp", s.bind().getHostAddress() + ":" + s.port());
+                mm.put("hosts", s.hosts().stream().map(java.net.InetAddress::getHostAddress).toList());
+                MrMappingService.Figures f = running.figures();
+                mm.put("mappings", f.mappings());
+                mm.put("received", f.received());
+                mm.put("unknownSenders", f.unknownSenders());
+                mm.put("malformed", f.malformed());
+                mm.put("announced", f.announced());
+                mm.put("unacknowledged", f.unacknowledged());
+                mm.put("resent", f.resent());
+                mm.put("rkeyCollisions", f.collisions());
+            }
+            if (!mappingProblem.isEmpty()) {
+                mm.put("problem", mappingProblem);
+            }
+            m.put("mrMapping", mm);
+        }
+        return m;
     }
 }

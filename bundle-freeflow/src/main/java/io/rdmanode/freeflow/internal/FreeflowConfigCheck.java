@@ -2,6 +2,7 @@
 package io.rdmanode.freeflow.internal;
 
 import io.rdmanode.agent.ConfigValidator;
+import io.rdmanode.freeflow.internal.mapping.MappingSettings;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,6 +32,10 @@ public final class FreeflowConfigCheck implements ConfigValidator {
         check(string(p, "socketDir"), string(p, "routerName"), string(p, "shmDir"),
                 (key, message) -> refusals.add(new Refusal(FreeflowComponent.PID,
                         p.containsKey(key) || !key.equals("routerName") ? key : "socketDir", message)));
+        String mapping = mappingProblem(p);
+        if (mapping != null) {
+            refusals.add(new Refusal(FreeflowComponent.PID, "hosts", mapping));
+        }
         return refusals;
     }
 
@@ -39,6 +44,11 @@ public final class FreeflowConfigCheck implements ConfigValidator {
         List<String> problems = new ArrayList<>();
         check(config.socketDir(), config.routerName(), config.shmDir(), (key, message) -> problems.add(key + ": "
                 + message));
+        try {
+            FreeflowComponent.mappingSettings(config);
+        } catch (IllegalArgumentException e) {
+            problems.add(e.getMessage());
+        }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("freeflow: " + String.join("; ", problems));
         }
@@ -67,6 +77,39 @@ public final class FreeflowConfigCheck implements ConfigValidator {
                 refuse.accept("routerName", "the socket " + socket + " is " + bytes + " bytes; a Unix socket path is"
                         + " at most " + MAX_SOCKET_BYTES + " bytes (socketDir + '/' + routerName)");
             }
+        }
+    }
+
+    /** The MR mapping's settings as the component parses them ({@link MappingSettings#of}); null when fine. */
+    private static String mappingProblem(Map<String, Object> p) {
+        try {
+            Object hosts = p.getOrDefault("hosts", new String[0]);
+            String[] list = hosts instanceof String[] a ? a : hosts instanceof java.util.Collection<?> c
+                    ? c.stream().map(String::valueOf).toArray(String[]::new) : new String[] {String.valueOf(hosts)};
+            MappingSettings.of(list, number(p, "mappingPort").intValue(), string(p, "mappingBind"),
+                    number(p, "mappingAckTimeout").longValue(), number(p, "mappingAttempts").intValue());
+            return null;
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+    }
+
+    private static Number number(Map<String, Object> properties, String key) {
+        Object value = properties.get(key);
+        if (value instanceof Number n) {
+            return n;
+        }
+        if (value instanceof String text) {
+            try {
+                return Long.parseLong(text.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(key + ": '" + text + "' is not a number", e);
+            }
+        }
+        try {
+            return (Number) FreeflowComponent.Config.class.getMethod(key).getDefaultValue();
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException("Config has no " + key, e);
         }
     }
 

@@ -148,4 +148,64 @@ class FreeflowComponentTest {
         assertThat(tenants()).isEmpty();
         assertThat(new FfClient(dir.resolve("ffrouter2"), shm, 7).allocPd()).isPositive();
     }
+
+    /**
+     * freeflow.hosts on: a client's REG_MR_MAPPING reaches the listed host's router over UDP with this router's own
+     * address of the MR's pages; a host list edit applies in place; a host that is not an IP is refused by the
+     * same check live reload runs.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void a_client_mr_mapping_is_announced_to_the_listed_hosts_and_the_host_list_is_live() throws Exception {
+        java.net.InetAddress self = java.net.InetAddress.getByName("127.0.0.5");
+        java.net.InetAddress peerAddress = java.net.InetAddress.getByName("127.0.0.6");
+        int port;
+        try (java.net.DatagramSocket probe = new java.net.DatagramSocket(new java.net.InetSocketAddress(self, 0))) {
+            port = probe.getLocalPort();
+        }
+        try (io.rdmanode.freeflow.internal.mapping.MrMappingService peer =
+                     io.rdmanode.freeflow.internal.mapping.MrMappingService.start(
+                             new io.rdmanode.freeflow.internal.mapping.MappingSettings(List.of(self), port, peerAddress,
+                                     100, 3))) {
+            props.put("hosts", new String[] {"127.0.0.6"});
+            props.put("mappingPort", port);
+            props.put("mappingBind", "127.0.0.5");
+            component.modified(config());
+
+            FfClient c = new FfClient(dir.resolve("ffrouter"), shm, 9);
+            int pd = c.allocPd();
+            Mr mr = c.regMr(pd, 1 << 16, ACCESS_ALL);
+            assertThat(c.regMrMapping(mr.lkey(), 0x7f1234560000L)).isZero();
+
+            var announced = peer.table().get(mr.lkey()).orElseThrow();
+            assertThat(announced.host()).isEqualTo(self);
+            assertThat(announced.mrPtr()).isEqualTo(0x7f1234560000L);
+            assertThat(announced.shmPtr()).isNotZero();                       // where this router maps the MR
+            Map<String, Object> mapping = (Map<String, Object>) status().get("mrMapping");
+            assertThat(mapping).containsEntry("hosts", List.of("127.0.0.6")).containsEntry("announced", 1L)
+                    .containsEntry("unacknowledged", 0L);
+
+            props.put("hosts", new String[] {});
+            component.modified(config());
+            assertThat(status()).doesNotContainKey("mrMapping");
+            assertThat(c.regMrMapping(mr.lkey(), 0x7f1234560000L)).isZero();  // no hosts: recorded locally only
+
+            props.put("hosts", new String[] {"peer.example"});
+            io.rdmanode.agent.ConfigValidator.Proposal proposal = new io.rdmanode.agent.ConfigValidator.Proposal() {
+                @Override
+                public Map<String, Map<String, Object>> configurations() {
+                    return Map.of(FreeflowComponent.PID, props);
+                }
+
+                @Override
+                public <T> java.util.Optional<T> service(Class<T> type) {
+                    return java.util.Optional.empty();
+                }
+            };
+            assertThat(new FreeflowConfigCheck().validate(proposal)).singleElement().satisfies(r -> {
+                assertThat(r.property()).isEqualTo("hosts");
+                assertThat(r.message()).contains("'peer.example' is not an IP address");
+            });
+        }
+    }
 }

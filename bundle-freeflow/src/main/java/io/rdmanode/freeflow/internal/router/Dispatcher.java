@@ -246,7 +246,8 @@ final class Dispatcher {
             }
             case Func.DESTROY_QP -> ok(() -> router.destroyQp(t, HandleRequest.decode(b, "QP").handle()));
             case Func.REG_MR -> router.regMr(t, RegMrRequest.decode(b)).encode();
-            case Func.REG_MR_MAPPING -> ok(() -> router.regMrMapping(t, RegMrMappingRequest.decode(b)));
+            case Func.REG_MR_MAPPING -> ok(() -> router.regMrMapping(t, RegMrMappingRequest.decode(b))
+                    .ifPresent(router::announce));
             case Func.DEREG_MR -> ok(() -> router.deregMr(t, HandleRequest.decode(b, "MR").handle()));
             case Func.POST_SEND, Func.POST_RECV -> {
                 PostRequest r = spec.id() == Func.POST_SEND ? PostRequest.decodeSend(b, b.capacity())

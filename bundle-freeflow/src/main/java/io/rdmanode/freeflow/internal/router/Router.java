@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal.router;
 
+import io.rdmanode.agent.RefusalLog;
+import io.rdmanode.freeflow.internal.mapping.MrMappingDatagram;
+import io.rdmanode.freeflow.internal.mapping.MrMappingService;
+import io.rdmanode.freeflow.internal.mapping.ProcMaps;
 import io.rdmanode.freeflow.internal.posix.PeerCred;
 import io.rdmanode.freeflow.internal.wire.AllocPdResponse;
 import io.rdmanode.freeflow.internal.wire.CreateCqRequest;
@@ -16,12 +20,12 @@ import io.rdmanode.freeflow.internal.wire.RegMrMappingRequest;
 import io.rdmanode.freeflow.internal.wire.RegMrRequest;
 import io.rdmanode.freeflow.internal.wire.RegMrResponse;
 import io.rdmanode.freeflow.internal.wire.WireException;
-import io.rdmanode.agent.RefusalLog;
 import java.io.IOException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +52,8 @@ public final class Router implements AutoCloseable {
     private final RefusalLog refusals = new RefusalLog(LOG, Duration.ofMinutes(1));
     final Transport transport;
     private volatile Limits limits;
+    /** The inter-host MR mapping, when {@code freeflow.hosts} lists any host. */
+    private volatile Optional<MrMappingService> mapping = Optional.empty();
 
     public Router(RouterSettings settings) {
         this.shm = new ShmStore(settings.shmDir(), settings.shmPrefix());
@@ -455,12 +461,48 @@ public final class Router implements AutoCloseable {
         return new RegMrResponse(h, key, key, f.name());
     }
 
-    synchronized void regMrMapping(Tenant t, RegMrMappingRequest r) {
+    /**
+     * Records the application's address of an MR; with the inter-host mapping on, returns what the other routers
+     * are told: the key, that address and this router's own address of the MR's pages (a remote NIC writes there).
+     * Announcing waits for the network, so the caller does it outside the router's lock ({@link #announce}).
+     */
+    synchronized Optional<MrMappingDatagram> regMrMapping(
+            Tenant t, RegMrMappingRequest r) {
         MemoryRegion mr = t.mrsByKey.get(r.key());
         if (mr == null) {
             throw new WireException(Errno.EINVAL, "no MR with key " + Integer.toUnsignedString(r.key()) + " for " + t.id());
         }
         mr.appBase = r.mrPtr();
+        if (mapping.isEmpty()) {
+            return Optional.empty();
+        }
+        long own = ProcMaps.startOf(mr.file.path()).orElse(0L);
+        return Optional.of(new MrMappingDatagram(r.key(), r.mrPtr(), own));
+    }
+
+    /** Sends an MR mapping to the configured hosts' routers (as the genuine router, the verb answers 0 anyway). */
+    void announce(MrMappingDatagram m) {
+        Optional<MrMappingService> service = mapping;
+        if (service.isEmpty()) {
+            return;
+        }
+        try {
+            service.get().announce(m);
+        } catch (java.io.IOException e) {
+            refusals.warn("announce", "freeflow MR mapping of key {} not sent: {}", Integer.toUnsignedString(m.key()),
+                    e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Starts or stops announcing and accepting MR mappings (the component owns the service). */
+    public void mapping(Optional<MrMappingService> service) {
+        this.mapping = service;
+    }
+
+    public Optional<MrMappingService> mapping() {
+        return mapping;
     }
 
     synchronized void deregMr(Tenant t, int h) {

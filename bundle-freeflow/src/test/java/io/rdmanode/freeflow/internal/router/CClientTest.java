@@ -90,7 +90,7 @@ class CClientTest {
         Process p = start(List.of(), "golden");
         List<String> lines = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
         assertThat(p.waitFor()).isZero();
-        assertThat(lines).hasSize(14);
+        assertThat(lines).hasSize(15);
         for (String line : lines) {
             String[] w = line.split(" ");
             assertThat(Files.readString(Path.of("src/test/resources/fixtures/wire", w[0] + ".hex")).strip()).as(w[0])
