@@ -123,6 +123,20 @@ public final class FreeflowCollector implements MultiCollector {
                 List.of(new GaugeDataPointSnapshot(router.shmFiles(), Labels.EMPTY, null))));
         out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_open_connections",
                 "Control connections open now"), List.of(new GaugeDataPointSnapshot(server.openConnections(), Labels.EMPTY, null))));
+        router.mapping().ifPresent(m -> {
+            io.rdmanode.freeflow.internal.mapping.MrMappingService.Figures f = m.figures();
+            out.add(counter("rdma_agent_freeflow_mr_mappings_received", "MR mappings received from listed hosts'"
+                    + " routers (UDP), and datagrams ignored, by outcome", point(f.received(), "outcome", "stored"),
+                    point(f.unknownSenders(), "outcome", "unknown_sender"), point(f.malformed(), "outcome", "malformed")));
+            out.add(counter("rdma_agent_freeflow_mr_mappings_announced", "MR mappings this router sent, by outcome",
+                    point(f.announced() - f.unacknowledged(), "outcome", "acknowledged"),
+                    point(f.unacknowledged(), "outcome", "unacknowledged")));
+            out.add(counter("rdma_agent_freeflow_mr_mapping_resends", "MR mapping attempts sent again for want of an"
+                    + " acknowledgement", point(f.resent())));
+            out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_remote_mrs",
+                    "MRs of other hosts' routers known for address translation"),
+                    List.of(new GaugeDataPointSnapshot(f.mappings(), Labels.EMPTY, null))));
+        });
         return new MetricSnapshots(out);
     }
 

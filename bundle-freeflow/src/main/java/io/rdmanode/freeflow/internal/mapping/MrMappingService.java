@@ -117,6 +117,7 @@ public final class MrMappingService implements AutoCloseable {
         Set<InetAddress> waiting = new LinkedHashSet<>(s.hosts());
         List<InetAddress> acked = new ArrayList<>();
         if (!announcing.tryAcquire(s.ackTimeoutMillis() * s.attempts(), TimeUnit.MILLISECONDS)) {
+            announced.increment();
             unacknowledged.increment();
             return new Announcement(acked, List.copyOf(waiting));
         }
