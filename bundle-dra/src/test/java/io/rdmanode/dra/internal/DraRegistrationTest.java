@@ -134,9 +134,10 @@ class DraRegistrationTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.registered(DRIVER).isPresent());
         Files.delete(settings.registrationSocket());
         Files.delete(settings.draSocket());
+        // Between the two deletions the driver may serve a registration socket whose endpoint is gone: kubelet
+        // refuses that one and retries; what counts is that it ends up registered on fresh sockets.
         await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.history().size() >= 2
                 && kubelet.registered(DRIVER).isPresent());
-        assertThat(kubelet.refusals()).isEmpty();
         assertThat(kubelet.prepare(DRIVER, KubeletDouble.claim("ns", "c", "uid-3")).getClaimsOrThrow("uid-3")
                 .getError()).isEmpty();
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(settings.draSocket())))

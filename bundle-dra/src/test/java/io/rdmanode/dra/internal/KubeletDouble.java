@@ -15,7 +15,9 @@ import io.rdmanode.dra.internal.v1.NodeUnprepareResourcesResponse;
 import io.rdmanode.kubelet.internal.UdsTransport;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,10 +38,16 @@ import java.util.stream.Stream;
  */
 final class KubeletDouble implements AutoCloseable {
 
+    /** kubelet retries a refused plugin with backoff, 1 s first. */
+    private static final long RETRY_NANOS = 1_000_000_000L;
     static final List<String> KNOWN_VERSIONS = List.of("v1.DRAPlugin", "v1beta1.DRAPlugin");
 
-    /** One registration kubelet made: the driver's info and the version it chose. */
-    record Registered(PluginInfo info, String version, Path socket) { }
+    /**
+     * One registration kubelet made: the driver's info and the version it chose (empty when refused), for the
+     * socket file {@code fileKey} (its inode: a socket created again at the same path is a new plugin, as
+     * fsnotify's delete and create events tell kubelet).
+     */
+    record Registered(PluginInfo info, String version, Path socket, Object fileKey, long atNanos) { }
 
     private final Path registryDir;
     private final ExecutorService executor = Executors.newCachedThreadPool();
@@ -66,8 +74,12 @@ final class KubeletDouble implements AutoCloseable {
                 List<Path> sockets = files.filter(p -> p.getFileName().toString().endsWith(".sock")).toList();
                 plugins.keySet().removeIf(p -> !sockets.contains(p));
                 for (Path s : sockets) {
-                    if (!plugins.containsKey(s)) {
-                        register(s);
+                    Registered known = plugins.get(s);
+                    Object key = fileKey(s);
+                    boolean retry = known != null && known.version().isEmpty()
+                            && System.nanoTime() - known.atNanos() > RETRY_NANOS;
+                    if (key != null && (known == null || !key.equals(known.fileKey()) || retry)) {
+                        register(s, key);
                     }
                 }
             } catch (IOException e) {
@@ -81,7 +93,15 @@ final class KubeletDouble implements AutoCloseable {
         }
     }
 
-    private void register(Path socket) {
+    private static Object fileKey(Path socket) {
+        try {
+            return Files.readAttributes(socket, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private void register(Path socket, Object fileKey) {
         ManagedChannel ch = transport.dial(socket);
         try {
             var stub = RegistrationGrpc.newBlockingStub(ch);
@@ -97,15 +117,16 @@ final class KubeletDouble implements AutoCloseable {
             stub.withDeadlineAfter(5, TimeUnit.SECONDS).notifyRegistrationStatus(RegistrationStatus.newBuilder()
                     .setPluginRegistered(error.isEmpty()).setError(error).build());
             if (error.isEmpty()) {
-                Registered r = new Registered(info, version.get(), socket);
+                Registered r = new Registered(info, version.get(), socket, fileKey, System.nanoTime());
                 plugins.put(socket, r);
                 history.add(r);
             } else {
                 refusals.add(error);
-                plugins.put(socket, new Registered(info, "", socket));
+                plugins.put(socket, new Registered(info, "", socket, fileKey, System.nanoTime()));
             }
         } catch (RuntimeException e) {
             // kubelet retries GetInfo with backoff; the next poll does
+            plugins.remove(socket);
         } finally {
             ch.shutdownNow();
         }
