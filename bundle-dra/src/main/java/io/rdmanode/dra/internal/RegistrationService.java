@@ -33,11 +33,21 @@ final class RegistrationService extends RegistrationGrpc.RegistrationImplBase {
 
     private final String driverName;
     private final Path endpoint;
+    private final Runnable onRegistered;
     private volatile Status last;
 
     RegistrationService(String driverName, Path endpoint) {
+        this(driverName, endpoint, () -> { });
+    }
+
+    /**
+     * @param onRegistered runs after each successful registration: kubelet deletes the node's ResourceSlices when
+     *                     it starts, so a registration is the moment to publish them again
+     */
+    RegistrationService(String driverName, Path endpoint, Runnable onRegistered) {
         this.driverName = driverName;
         this.endpoint = endpoint;
+        this.onRegistered = onRegistered;
     }
 
     @Override
@@ -52,6 +62,7 @@ final class RegistrationService extends RegistrationGrpc.RegistrationImplBase {
         last = new Status(status.getPluginRegistered(), status.getError(), Instant.now());
         if (status.getPluginRegistered()) {
             LOG.info("kubelet registered DRA driver {} at {}", driverName, endpoint);
+            onRegistered.run();
         } else {
             LOG.warn("kubelet refused DRA driver {}: {}", driverName, status.getError());
         }
