@@ -4,6 +4,7 @@ package io.rdmanode.dra.internal;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import io.rdmanode.deviceplugin.DevicePaths;
 import io.rdmanode.deviceplugin.DevicePluginLayer;
 import io.rdmanode.discovery.HostSnapshot;
@@ -114,7 +115,8 @@ public final class DraComponent implements StatusSection {
         String pool = config.pool().isBlank() ? config.nodeName() : config.pool();
         boolean started = false;
         try {
-            client = new KubernetesClientBuilder().withConfig(config.kubeconfig().isBlank() ? Config.autoConfigure(null)
+            // The JDK HTTP client named here, not found through ServiceLoader (which OSGi class loaders defeat).
+            client = new KubernetesClientBuilder().withHttpClientFactory(new JdkHttpClientFactory()).withConfig(config.kubeconfig().isBlank() ? Config.autoConfigure(null)
                     : Config.fromKubeconfig(new File(config.kubeconfig()))).build();
             SliceDevices devices = new SliceDevices(new PcieRoots(Path.of(config.sysfsRoot())));
             slices = new SliceSync(new SlicePublisher(client, settings.driverName(), config.nodeName()), pool,
