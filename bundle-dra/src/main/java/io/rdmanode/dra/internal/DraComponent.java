@@ -115,9 +115,14 @@ public final class DraComponent implements StatusSection {
         String pool = config.pool().isBlank() ? config.nodeName() : config.pool();
         boolean started = false;
         try {
+            Config api = config.kubeconfig().isBlank() ? Config.autoConfigure(null)
+                    : Config.fromKubeconfig(new File(config.kubeconfig()));
+            // One quick retry inside fabric8: the slice sync retries with its own backoff, and a claim read must
+            // answer well within kubelet's 45 s Prepare deadline (fabric8's default ten retries took ~20 s).
+            api.setRequestRetryBackoffLimit(1);
             // The JDK HTTP client named here, not found through ServiceLoader (which OSGi class loaders defeat).
-            client = new KubernetesClientBuilder().withHttpClientFactory(new JdkHttpClientFactory()).withConfig(config.kubeconfig().isBlank() ? Config.autoConfigure(null)
-                    : Config.fromKubeconfig(new File(config.kubeconfig()))).build();
+            client = new KubernetesClientBuilder().withHttpClientFactory(new JdkHttpClientFactory()).withConfig(api)
+                    .build();
             SliceDevices devices = new SliceDevices(new PcieRoots(Path.of(config.sysfsRoot())));
             slices = new SliceSync(new SlicePublisher(client, settings.driverName(), config.nodeName()), pool,
                     () -> devices.of(discovery.snapshot()), Duration.ofSeconds(config.resyncSeconds()));

@@ -72,9 +72,10 @@ final class SliceSync implements AutoCloseable {
             if (closed) {
                 return;                      // interrupted by close(): nothing to retry
             }
-            state = new State(state.published(), Optional.of(e.toString()), Instant.now());
+            String error = e.getCause() == null ? e.toString() : e + " (" + e.getCause() + ")";
+            state = new State(state.published(), Optional.of(error), Instant.now());
             LOG.warn("cannot publish the ResourceSlices of pool {} (retry in {} ms): {}", pool, retryMillis,
-                    e.toString());
+                    error);
             thread.schedule(this::request, retryMillis, TimeUnit.MILLISECONDS);
             retryMillis = Math.min(MAX_RETRY_MILLIS, retryMillis * 2);
         }
