@@ -17,7 +17,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchEvent;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -30,7 +33,7 @@ import java.util.stream.Stream;
 
 /**
  * kubelet 1.34's side of a DRA driver, as observed (shared/reference/dra.md): watches the plugins_registry
- * directory, dials each new socket, calls {@code GetInfo} with a 1 s deadline, takes the first of the plugin's
+ * directory (inotify, as kubelet's fsnotify), dials each new socket, calls {@code GetInfo} with a 1 s deadline, takes the first of the plugin's
  * versions it knows ({@code v1.DRAPlugin}, {@code v1beta1.DRAPlugin}), refuses other types or versions with
  * {@code NotifyRegistrationStatus(false, ...)} and accepts with {@code true} (5 s deadline), then calls Prepare and
  * Unprepare on the endpoint with the 45 s deadline, all claims of a pod in one call. {@link #restart()} forgets
@@ -42,12 +45,8 @@ final class KubeletDouble implements AutoCloseable {
     private static final long RETRY_NANOS = 1_000_000_000L;
     static final List<String> KNOWN_VERSIONS = List.of("v1.DRAPlugin", "v1beta1.DRAPlugin");
 
-    /**
-     * One registration kubelet made: the driver's info and the version it chose (empty when refused), for the
-     * socket file {@code fileKey} (its inode: a socket created again at the same path is a new plugin, as
-     * fsnotify's delete and create events tell kubelet).
-     */
-    record Registered(PluginInfo info, String version, Path socket, Object fileKey, long atNanos) { }
+    /** One registration kubelet made: the driver's info and the version it chose. */
+    record Registered(PluginInfo info, String version, Path socket) { }
 
     private final Path registryDir;
     private final ExecutorService executor = Executors.newCachedThreadPool();
@@ -55,6 +54,8 @@ final class KubeletDouble implements AutoCloseable {
     private final Map<Path, Registered> plugins = new ConcurrentHashMap<>();
     private final List<Registered> history = new CopyOnWriteArrayList<>();
     private final List<String> refusals = new CopyOnWriteArrayList<>();
+    private final Map<Path, Long> retries = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicBoolean rescan = new java.util.concurrent.atomic.AtomicBoolean();
     private final Thread watcher;
 
     KubeletDouble(Path registryDir) {
@@ -65,43 +66,62 @@ final class KubeletDouble implements AutoCloseable {
     }
 
     /**
-     * Polls every 10 ms (kubelet uses fsnotify; the point here is finding new and vanished sockets, not the
-     * latency). A socket found once is dialled once until it vanishes or {@link #restart()}.
+     * Like kubelet's fsnotify watcher: every socket created in the directory is a new plugin (even at a path seen
+     * before), a deleted one deregisters. A registration that failed (socket not answering yet) or was refused is
+     * tried again after 1 s, as kubelet retries with backoff. {@link #restart()} scans the directory again.
      */
     private void watch() {
-        while (!Thread.currentThread().isInterrupted()) {
-            try (Stream<Path> files = Files.list(registryDir)) {
-                List<Path> sockets = files.filter(p -> p.getFileName().toString().endsWith(".sock")).toList();
-                plugins.keySet().removeIf(p -> !sockets.contains(p));
-                for (Path s : sockets) {
-                    Registered known = plugins.get(s);
-                    Object key = fileKey(s);
-                    boolean retry = known != null && known.version().isEmpty()
-                            && System.nanoTime() - known.atNanos() > RETRY_NANOS;
-                    if (key != null && (known == null || !key.equals(known.fileKey()) || retry)) {
-                        register(s, key);
+        try (WatchService ws = registryDir.getFileSystem().newWatchService()) {
+            registryDir.register(ws, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE);
+            scanAll();
+            while (!Thread.currentThread().isInterrupted()) {
+                WatchKey key = ws.poll(10, TimeUnit.MILLISECONDS);
+                if (key != null) {
+                    for (WatchEvent<?> event : key.pollEvents()) {
+                        if (event.kind() == StandardWatchEventKinds.OVERFLOW) {
+                            scanAll();
+                            continue;
+                        }
+                        Path socket = registryDir.resolve((Path) event.context());
+                        if (!socket.getFileName().toString().endsWith(".sock")) {
+                            continue;
+                        }
+                        if (event.kind() == StandardWatchEventKinds.ENTRY_CREATE) {
+                            register(socket);
+                        } else {
+                            plugins.remove(socket);
+                            retries.remove(socket);
+                        }
+                    }
+                    key.reset();
+                }
+                if (rescan.getAndSet(false)) {
+                    scanAll();
+                }
+                long now = System.nanoTime();
+                for (Map.Entry<Path, Long> r : Map.copyOf(retries).entrySet()) {
+                    if (now - r.getValue() > RETRY_NANOS && Files.exists(r.getKey(), LinkOption.NOFOLLOW_LINKS)) {
+                        register(r.getKey());
                     }
                 }
-            } catch (IOException e) {
-                // the directory may not exist yet
             }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                return;
-            }
-        }
-    }
-
-    private static Object fileKey(Path socket) {
-        try {
-            return Files.readAttributes(socket, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
         } catch (IOException e) {
-            return null;
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException | java.nio.file.ClosedWatchServiceException e) {
+            // closed
         }
     }
 
-    private void register(Path socket, Object fileKey) {
+    private void scanAll() throws IOException {
+        try (Stream<Path> files = Files.list(registryDir)) {
+            for (Path s : files.filter(p -> p.getFileName().toString().endsWith(".sock")).toList()) {
+                register(s);
+            }
+        }
+    }
+
+    private void register(Path socket) {
+        retries.remove(socket);
         ManagedChannel ch = transport.dial(socket);
         try {
             var stub = RegistrationGrpc.newBlockingStub(ch);
@@ -117,16 +137,18 @@ final class KubeletDouble implements AutoCloseable {
             stub.withDeadlineAfter(5, TimeUnit.SECONDS).notifyRegistrationStatus(RegistrationStatus.newBuilder()
                     .setPluginRegistered(error.isEmpty()).setError(error).build());
             if (error.isEmpty()) {
-                Registered r = new Registered(info, version.get(), socket, fileKey, System.nanoTime());
+                Registered r = new Registered(info, version.get(), socket);
                 plugins.put(socket, r);
                 history.add(r);
             } else {
                 refusals.add(error);
-                plugins.put(socket, new Registered(info, "", socket, fileKey, System.nanoTime()));
+                plugins.remove(socket);
+                retries.put(socket, System.nanoTime());
             }
         } catch (RuntimeException e) {
-            // kubelet retries GetInfo with backoff; the next poll does
+            // kubelet retries GetInfo with backoff
             plugins.remove(socket);
+            retries.put(socket, System.nanoTime());
         } finally {
             ch.shutdownNow();
         }
@@ -151,8 +173,7 @@ final class KubeletDouble implements AutoCloseable {
 
     /** The drivers registered now, by name. */
     Optional<Registered> registered(String driver) {
-        return plugins.values().stream().filter(r -> r.info().getName().equals(driver) && !r.version().isEmpty())
-                .findFirst();
+        return plugins.values().stream().filter(r -> r.info().getName().equals(driver)).findFirst();
     }
 
     /** Every successful registration since the start, restarts included. */
@@ -167,6 +188,7 @@ final class KubeletDouble implements AutoCloseable {
     /** A kubelet restart: every plugin forgotten, found again from the directory. */
     void restart() {
         plugins.clear();
+        rescan.set(true);
     }
 
     /** NodePrepareResources for one pod's claims, on the registered driver's endpoint and version. */
