@@ -75,8 +75,22 @@ final class SlicePublisher {
                 .sorted(Comparator.comparing(s -> s.getMetadata().getName())).toList();
     }
 
+    /** Label values hold 63 characters; a longer node or pool name is labelled by a digest (the spec says which). */
     private Map<String, String> labels(String pool) {
-        return Map.of(driver + "/node", node, driver + "/pool", pool);
+        return Map.of(driver + "/node", labelValue(node), driver + "/pool", labelValue(pool));
+    }
+
+    static String labelValue(String value) {
+        return value.length() <= 63 ? value : "sha256-" + digest(value).substring(0, 56);
+    }
+
+    private static String digest(String value) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(value.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK has SHA-256", e);
+        }
     }
 
     private static boolean complete(List<ResourceSlice> generation) {
@@ -103,8 +117,11 @@ final class SlicePublisher {
     }
 
     private ResourceSlice slice(String pool, long generation, int index, int count, List<Device> devices) {
-        // Slice names: zero-padded index so that name order is slice order.
-        String name = String.format("%s-%s-%s-g%d-%03d", node, driver, pool, generation, index);
+        // Slice names: zero-padded index so that name order is slice order; a name past the 253 characters of a
+        // DNS subdomain (long node and pool names) keeps its generation and index after a digest of the rest.
+        String base = node + "-" + driver + "-" + pool;
+        String suffix = String.format("-g%d-%03d", generation, index);
+        String name = base.length() + suffix.length() <= 253 ? base + suffix : "sha256-" + digest(base) + suffix;
         return new ResourceSliceBuilder()
                 .withMetadata(new ObjectMetaBuilder().withName(name).withLabels(labels(pool)).build())
                 .withNewSpec().withDriver(driver).withNodeName(node)

@@ -115,6 +115,18 @@ class ApiServerTest {
     }
 
     @Test
+    void aNodeNameLongerThanALabelValueIsLabelledByADigestAndStillFoundAgain() {
+        String longNode = "node-" + "a".repeat(70) + ".example.com";
+        SlicePublisher publisher = new SlicePublisher(client, DRIVER, longNode);
+        List<Device> devices = sliceDevices().of(host);
+        assertThat(publisher.publish("rdma", devices).changed()).isTrue();
+        ResourceSlice s = publisher.ours("rdma").get(0);
+        assertThat(s.getSpec().getNodeName()).isEqualTo(longNode);
+        assertThat(s.getMetadata().getLabels().get(DRIVER + "/node")).startsWith("sha256-").hasSizeLessThanOrEqualTo(63);
+        assertThat(publisher.publish("rdma", devices).changed()).isFalse();
+    }
+
+    @Test
     void theClaimReaderReturnsUidAndAllocationResults() throws Exception {
         ResourceClaim claim = new ResourceClaimBuilder()
                 .withMetadata(new ObjectMetaBuilder().withNamespace("ns").withName("pod-nic").withUid("uid-9").build())
