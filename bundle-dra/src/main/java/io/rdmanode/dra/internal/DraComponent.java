@@ -92,6 +92,7 @@ public final class DraComponent implements StatusSection {
     private volatile DevicePluginLayer layer;
     private KubernetesClient client;
     private SliceSync slices;
+    private DeviceHealthService health;
     private RdmaTopologyListener listener;
     private DraSockets sockets;
     private RegistrationService registration;
@@ -126,14 +127,18 @@ public final class DraComponent implements StatusSection {
             SliceDevices devices = new SliceDevices(new PcieRoots(Path.of(config.sysfsRoot())));
             slices = new SliceSync(new SlicePublisher(client, settings.driverName(), config.nodeName()), pool,
                     () -> devices.of(discovery.snapshot()), Duration.ofSeconds(config.resyncSeconds()));
-            listener = (HostSnapshot s, TopologyDiff d) -> slices.request();
+            health = new DeviceHealthService(() -> pool, discovery.snapshot());
+            listener = (HostSnapshot s, TopologyDiff d) -> {
+                slices.request();
+                health.update(s);
+            };
             discovery.addListener(listener);
             preparer = new ClaimPreparer(settings.driverName(), new Fabric8ClaimReader(client), discovery::snapshot,
                     this::devicePluginHolder, new ClaimCdiSpecs(settings.cdiDir(), settings.driverName(),
                     new DevicePaths(settings.hostDevRoot())), new PreparedClaims(settings.checkpoint()));
             registration = new RegistrationService(settings.driverName(), settings.draSocket(), slices::request);
             DraPluginService dra = new DraPluginService(preparer);
-            sockets = new DraSockets(servers, settings, List.of(dra, dra.v1beta1()), registration, 1000);
+            sockets = new DraSockets(servers, settings, List.of(dra, dra.v1beta1(), health), registration, 1000);
             started = true;
         } finally {
             if (!started) {
@@ -150,6 +155,9 @@ public final class DraComponent implements StatusSection {
 
     @Deactivate
     void stop() {
+        if (health != null) {
+            health.close();
+        }
         if (sockets != null) {
             sockets.close();
         }
