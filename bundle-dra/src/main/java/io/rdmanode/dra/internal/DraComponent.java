@@ -41,10 +41,10 @@ import org.slf4j.LoggerFactory;
  * (its {@code /status} section says so). A configuration change restarts it (no modified method): sockets and
  * slices are served again, the checkpoint keeps the prepared claims.
  */
-@Component(service = StatusSection.class, immediate = true, configurationPid = DraComponent.PID,
+@Component(service = {StatusSection.class, DraFigures.class}, immediate = true, configurationPid = DraComponent.PID,
         configurationPolicy = ConfigurationPolicy.REQUIRE)
 @Designate(ocd = DraComponent.Settings.class)
-public final class DraComponent implements StatusSection {
+public final class DraComponent implements StatusSection, DraFigures {
 
     static final String PID = "io.rdmanode.dra";
     private static final Logger LOG = LoggerFactory.getLogger(DraComponent.class);
@@ -87,6 +87,7 @@ public final class DraComponent implements StatusSection {
     }
 
     private final boolean enabled;
+    private final DraStats stats = new DraStats();
     private final RdmaDiscovery discovery;
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     private volatile DevicePluginLayer layer;
@@ -137,7 +138,7 @@ public final class DraComponent implements StatusSection {
                     this::devicePluginHolder, new ClaimCdiSpecs(settings.cdiDir(), settings.driverName(),
                     new DevicePaths(settings.hostDevRoot())), new PreparedClaims(settings.checkpoint()));
             registration = new RegistrationService(settings.driverName(), settings.draSocket(), slices::request);
-            DraPluginService dra = new DraPluginService(preparer);
+            DraPluginService dra = new DraPluginService(preparer, stats);
             sockets = new DraSockets(servers, settings, List.of(dra, dra.v1beta1(), health), registration, 1000);
             started = true;
         } finally {
@@ -170,6 +171,21 @@ public final class DraComponent implements StatusSection {
         if (client != null) {
             client.close();
         }
+    }
+
+    @Override
+    public DraStats stats() {
+        return stats;
+    }
+
+    @Override
+    public int preparedClaims() {
+        return preparer == null ? 0 : preparer.preparedClaims().size();
+    }
+
+    @Override
+    public long sliceGeneration() {
+        return slices == null ? 0 : slices.state().published().map(SlicePublisher.Published::generation).orElse(0L);
     }
 
     @Override

@@ -25,17 +25,25 @@ final class DraPluginService extends DRAPluginGrpc.DRAPluginImplBase {
     static final String V1BETA1_SERVICE = "k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin";
 
     private final ClaimPreparation claims;
+    private final DraStats stats;
 
     DraPluginService(ClaimPreparation claims) {
+        this(claims, new DraStats());
+    }
+
+    DraPluginService(ClaimPreparation claims, DraStats stats) {
         this.claims = claims;
+        this.stats = stats;
     }
 
     @Override
     public void nodePrepareResources(NodePrepareResourcesRequest request,
                                      StreamObserver<NodePrepareResourcesResponse> answer) {
+        long start = System.nanoTime();
         NodePrepareResourcesResponse.Builder out = NodePrepareResourcesResponse.newBuilder();
         for (Claim c : request.getClaimsList()) {
             PrepareOutcome outcome = claims.prepare(ref(c));
+            (outcome.error().isPresent() ? stats.claimsRefused : stats.claimsPrepared).increment();
             NodePrepareResourceResponse.Builder one = NodePrepareResourceResponse.newBuilder();
             outcome.error().ifPresentOrElse(one::setError, () -> outcome.devices().forEach(d -> one.addDevices(
                     Device.newBuilder().addAllRequestNames(d.requests()).setPoolName(d.pool())
@@ -44,6 +52,7 @@ final class DraPluginService extends DRAPluginGrpc.DRAPluginImplBase {
         }
         answer.onNext(out.build());
         answer.onCompleted();
+        stats.observePrepare(System.nanoTime() - start);
     }
 
     @Override
@@ -52,7 +61,10 @@ final class DraPluginService extends DRAPluginGrpc.DRAPluginImplBase {
         NodeUnprepareResourcesResponse.Builder out = NodeUnprepareResourcesResponse.newBuilder();
         for (Claim c : request.getClaimsList()) {
             NodeUnprepareResourceResponse.Builder one = NodeUnprepareResourceResponse.newBuilder();
-            claims.unprepare(ref(c)).ifPresent(one::setError);
+            claims.unprepare(ref(c)).ifPresentOrElse(e -> {
+                one.setError(e);
+                stats.unprepareErrors.increment();
+            }, stats.claimsUnprepared::increment);
             out.putClaims(c.getUid(), one.build());
         }
         answer.onNext(out.build());

@@ -11,6 +11,10 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.rdmanode.discovery.testing.RecordedHostDiscovery;
 import io.rdmanode.dra.internal.v1.NodePrepareResourceResponse;
 import io.rdmanode.kubelet.internal.UnixSocketServersComponent;
@@ -76,6 +80,17 @@ class DraComponentTest {
                 servers, discovery);
     }
 
+    private static double counter(MetricSnapshots all, String name, String result) {
+        return all.stream().filter(m -> m.getMetadata().getName().equals(name)).findFirst().orElseThrow()
+                .getDataPoints().stream().filter(p -> result.equals(p.getLabels().get("result")))
+                .mapToDouble(p -> ((CounterSnapshot.CounterDataPointSnapshot) p).getValue()).sum();
+    }
+
+    private static double gauge(MetricSnapshots all, String name) {
+        return ((GaugeSnapshot) all.stream().filter(m -> m.getMetadata().getName().equals(name)).findFirst()
+                .orElseThrow()).getDataPoints().get(0).getValue();
+    }
+
     @Test
     void disabledServesNothing() throws Exception {
         properties.put("enabled", false);
@@ -116,6 +131,16 @@ class DraComponentTest {
         assertThat(status).containsEntry("enabled", true);
         assertThat((List<?>) status.get("preparedClaims")).hasSize(1);
         assertThat(status.get("registration")).asString().contains("registered=true");
+
+        MetricSnapshots metrics = new DraCollector(c).collect();
+        assertThat(counter(metrics, "rdma_agent_dra_claims_prepared", "ok")).isEqualTo(1);
+        assertThat(counter(metrics, "rdma_agent_dra_claims_prepared", "refused")).isZero();
+        HistogramSnapshot latency = (HistogramSnapshot) metrics.stream()
+                .filter(m -> m.getMetadata().getName().equals("rdma_agent_dra_prepare_duration_seconds")).findFirst()
+                .orElseThrow();
+        assertThat(latency.getDataPoints().get(0).getCount()).isPositive();   // the double's endpoint check counts too
+        assertThat(gauge(metrics, "rdma_agent_dra_claims")).isEqualTo(1);
+        assertThat(gauge(metrics, "rdma_agent_dra_pool_generation")).isPositive();
 
         // The agent restarts: the claim is deleted meanwhile (pod gone), kubelet re-registers and unprepares.
         c.stop();
