@@ -32,6 +32,7 @@ final class ClaimPreparer implements ClaimPreparation {
     private final String driverName;
     private final ClaimReader reader;
     private final Supplier<HostSnapshot> host;
+    private final PoolDevices pool;
     private final Function<String, Optional<String>> devicePluginHolder;
     private final ClaimCdiSpecs specs;
     private final PreparedClaims prepared;
@@ -43,6 +44,13 @@ final class ClaimPreparer implements ClaimPreparation {
     ClaimPreparer(String driverName, ClaimReader reader, Supplier<HostSnapshot> host,
                   Function<String, Optional<String>> devicePluginHolder, ClaimCdiSpecs specs,
                   PreparedClaims prepared) {
+        this(driverName, reader, host, PoolDevices.all(), devicePluginHolder, specs, prepared);
+    }
+
+    ClaimPreparer(String driverName, ClaimReader reader, Supplier<HostSnapshot> host, PoolDevices pool,
+                  Function<String, Optional<String>> devicePluginHolder, ClaimCdiSpecs specs,
+                  PreparedClaims prepared) {
+        this.pool = pool;
         this.driverName = driverName;
         this.reader = reader;
         this.host = host;
@@ -88,13 +96,18 @@ final class ClaimPreparer implements ClaimPreparation {
             requestsByDevice.computeIfAbsent(r.device(), d -> new ArrayList<>()).add(r.request());
             poolByDevice.putIfAbsent(r.device(), r.pool());
         }
-        Map<String, NodeDevice> present = NodeDevice.of(host.get());
+        Map<String, NodeDevice> present;
+        try {
+            present = pool.of(host.get());
+        } catch (IllegalStateException e) {
+            throw new Refused("cannot tell the devices of the pool: " + e.getMessage());
+        }
         List<NodeDevice> devices = new ArrayList<>();
         for (String name : requestsByDevice.keySet()) {
             NodeDevice d = present.get(name);
             if (d == null) {
                 throw new Refused("device " + name + " (pool " + poolByDevice.get(name) + ") of claim " + claim
-                        + " is no longer present on this node");
+                        + " is no longer present on this node (or no longer selected by the pool)");
             }
             Optional<String> problem = d.problem();
             if (problem.isPresent()) {

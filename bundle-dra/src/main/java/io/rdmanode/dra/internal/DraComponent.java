@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import io.rdmanode.deviceplugin.DevicePaths;
 import io.rdmanode.deviceplugin.DevicePluginLayer;
+import io.rdmanode.deviceplugin.Selectors;
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.discovery.RdmaTopologyListener;
@@ -84,6 +85,24 @@ public final class DraComponent implements StatusSection, DraFigures {
 
         @AttributeDefinition(min = "5", max = "3600", description = "Seconds between checks of the published slices")
         int resyncSeconds() default 60;
+
+        // The pool's selectors, as the device-plugin pools write them (property "selectors.vendors", ...); none = every
+        // PCI function with an RDMA device. Applied by the device-plugin layer.
+        String[] selectors_vendors() default {};
+
+        String[] selectors_devices() default {};
+
+        String[] selectors_drivers() default {};
+
+        String[] selectors_pciAddresses() default {};
+
+        String[] selectors_ifNames() default {};
+
+        String[] selectors_pfNames() default {};
+
+        String[] selectors_rootDevices() default {};
+
+        String[] selectors_linkTypes() default {};
     }
 
     private final boolean enabled;
@@ -125,7 +144,8 @@ public final class DraComponent implements StatusSection, DraFigures {
             // The JDK HTTP client named here, not found through ServiceLoader (which OSGi class loaders defeat).
             client = new KubernetesClientBuilder().withHttpClientFactory(new JdkHttpClientFactory()).withConfig(api)
                     .build();
-            SliceDevices devices = new SliceDevices(new PcieRoots(Path.of(config.sysfsRoot())));
+            PoolDevices poolDevices = new PoolDevices(selectors(config), () -> Optional.ofNullable(layer));
+            SliceDevices devices = new SliceDevices(new PcieRoots(Path.of(config.sysfsRoot())), poolDevices);
             slices = new SliceSync(new SlicePublisher(client, settings.driverName(), config.nodeName()), pool,
                     () -> devices.of(discovery.snapshot()), Duration.ofSeconds(config.resyncSeconds()));
             health = new DeviceHealthService(() -> pool, discovery.snapshot());
@@ -135,7 +155,7 @@ public final class DraComponent implements StatusSection, DraFigures {
             };
             discovery.addListener(listener);
             preparer = new ClaimPreparer(settings.driverName(), new Fabric8ClaimReader(client), discovery::snapshot,
-                    this::devicePluginHolder, new ClaimCdiSpecs(settings.cdiDir(), settings.driverName(),
+                    poolDevices, this::devicePluginHolder, new ClaimCdiSpecs(settings.cdiDir(), settings.driverName(),
                     new DevicePaths(settings.hostDevRoot())), new PreparedClaims(settings.checkpoint()));
             registration = new RegistrationService(settings.driverName(), settings.draSocket(), slices::request);
             DraPluginService dra = new DraPluginService(preparer, stats);
@@ -146,6 +166,14 @@ public final class DraComponent implements StatusSection, DraFigures {
                 stop();
             }
         }
+    }
+
+    static Selectors selectors(Settings c) {
+        return new Selectors(List.of(c.selectors_vendors()), List.of(c.selectors_devices()),
+                List.of(c.selectors_drivers()), List.of(c.selectors_pciAddresses()), List.of(c.selectors_ifNames()),
+                Selectors.pfSelectors("pfNames", List.of(c.selectors_pfNames())),
+                Selectors.pfSelectors("rootDevices", List.of(c.selectors_rootDevices())),
+                List.of(c.selectors_linkTypes()), Optional.empty());
     }
 
     /** The device-plugin resource a pod holds the device at {@code pciAddress} under, from the layer's ledger. */

@@ -26,13 +26,20 @@ final class SliceDevices {
     private static final int MAX_STRING = 64;
 
     private final PcieRoots roots;
+    private final PoolDevices pool;
 
     SliceDevices(PcieRoots roots) {
-        this.roots = roots;
+        this(roots, PoolDevices.all());
     }
 
+    SliceDevices(PcieRoots roots, PoolDevices pool) {
+        this.roots = roots;
+        this.pool = pool;
+    }
+
+    /** @throws IllegalStateException when the pool's devices cannot be told (see {@link PoolDevices#of}) */
     List<Device> of(HostSnapshot host) {
-        return NodeDevice.of(host).values().stream().map(d -> device(host, d)).toList();
+        return pool.of(host).values().stream().map(d -> device(host, d)).toList();
     }
 
     private Device device(HostSnapshot host, NodeDevice d) {

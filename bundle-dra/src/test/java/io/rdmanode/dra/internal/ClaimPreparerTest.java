@@ -194,6 +194,22 @@ class ClaimPreparerTest {
     }
 
     @Test
+    void aDeviceOutsideThePoolsSelectorsIsRefused() throws Exception {
+        String pf = host.pciFunction(PciAddress.parse("0000:3b:00.0").orElseThrow()).orElseThrow().netDevices().get(0);
+        PoolDevices pool = new PoolDevices(new io.rdmanode.deviceplugin.Selectors(List.of(), List.of(), List.of(),
+                List.of(), List.of(), io.rdmanode.deviceplugin.Selectors.pfSelectors("pfNames", List.of(pf + "#0")),
+                List.of(), List.of(), Optional.empty()), () -> Optional.of(io.rdmanode.deviceplugin.testing
+                .DevicePluginTesting.layer(io.rdmanode.deviceplugin.LayerSettings.DEFAULT)));
+        ClaimPreparer p = new ClaimPreparer(DRIVER, reader, () -> host, pool, pci -> Optional.empty(),
+                new ClaimCdiSpecs(cdiDir, DRIVER, new DevicePaths(Path.of("/dev"))), new PreparedClaims(checkpoint));
+        reader.put("ns", "in", allocated("uid-in", ours("nic", VF_A)));
+        reader.put("ns", "out", allocated("uid-out", ours("nic", VF_B)));
+        assertThat(p.prepare(new ClaimRef("ns", "uid-in", "in")).error()).isEmpty();
+        assertThat(p.prepare(new ClaimRef("ns", "uid-out", "out")).error()).hasValueSatisfying(e ->
+                assertThat(e).contains(VF_B, "no longer selected by the pool"));
+    }
+
+    @Test
     void anUnreadableCheckpointStopsTheDriverNamingTheFile() throws Exception {
         Files.createDirectories(checkpoint.getParent());
         Files.writeString(checkpoint, "{\"version\": 1, \"claims\": [ {\"uid\": ");
