@@ -4,7 +4,7 @@ package io.rdmanode.dra.internal;
 import java.util.concurrent.atomic.LongAdder;
 
 /** What the DRA service counts, read at scrape time by {@link DraCollector}. Thread-safe. */
-final class DraStats {
+public final class DraStats {
 
     /**
      * Upper bounds (seconds) of the Prepare latency histogram: a Prepare reads each claim from the API server
