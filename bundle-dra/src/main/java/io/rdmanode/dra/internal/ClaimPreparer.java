@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.dra.internal;
+
+import io.rdmanode.discovery.HostSnapshot;
+import io.rdmanode.dra.internal.ClaimReader.AllocatedClaim;
+import io.rdmanode.dra.internal.ClaimReader.ClaimReadException;
+import io.rdmanode.dra.internal.ClaimReader.Result;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Prepare and Unprepare, claim by claim. Prepare reads the claim (kubelet sends only its name and uid), takes the
+ * allocation results of this driver, maps each device name to a device present on the node now, refuses a device
+ * a device-plugin pod holds or another prepared claim holds, writes the claim's CDI spec, checkpoints the claim
+ * and answers the CDI IDs. A claim already in the checkpoint (with its spec on disk) is answered from it without
+ * asking the API server: kubelet repeats Prepare after restarts. A failure is the claim's error and changes
+ * nothing on disk. Unprepare removes the spec and the checkpoint entry; an unknown claim succeeds (kubelet sends
+ * Unprepare for claims whose Prepare never succeeded). Calls are serialised: they are rare and short.
+ */
+final class ClaimPreparer implements ClaimPreparation {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClaimPreparer.class);
+
+    private final String driverName;
+    private final ClaimReader reader;
+    private final Supplier<HostSnapshot> host;
+    private final PoolDevices pool;
+    private final Function<String, Optional<String>> devicePluginHolder;
+    private final ClaimCdiSpecs specs;
+    private final PreparedClaims prepared;
+
+    /**
+     * @param devicePluginHolder PCI address to the device-plugin resource that holds it now, if any (the layer's
+     *                           allocation ledger)
+     */
+    ClaimPreparer(String driverName, ClaimReader reader, Supplier<HostSnapshot> host,
+                  Function<String, Optional<String>> devicePluginHolder, ClaimCdiSpecs specs,
+                  PreparedClaims prepared) {
+        this(driverName, reader, host, PoolDevices.all(), devicePluginHolder, specs, prepared);
+    }
+
+    ClaimPreparer(String driverName, ClaimReader reader, Supplier<HostSnapshot> host, PoolDevices pool,
+                  Function<String, Optional<String>> devicePluginHolder, ClaimCdiSpecs specs,
+                  PreparedClaims prepared) {
+        this.pool = pool;
+        this.driverName = driverName;
+        this.reader = reader;
+        this.host = host;
+        this.devicePluginHolder = devicePluginHolder;
+        this.specs = specs;
+        this.prepared = prepared;
+    }
+
+    @Override
+    public synchronized PrepareOutcome prepare(ClaimRef claim) {
+        Optional<PreparedClaims.Prepared> known = prepared.get(claim.uid());
+        if (known.isPresent() && specs.exists(claim.uid())) {
+            return PrepareOutcome.prepared(known.get().devices());
+        }
+        try {
+            return PrepareOutcome.prepared(prepareNew(claim));
+        } catch (Refused e) {
+            LOG.warn("cannot prepare claim {}: {}", claim, e.getMessage());
+            return PrepareOutcome.failed(e.getMessage());
+        }
+    }
+
+    private List<PreparedDevice> prepareNew(ClaimRef claim) throws Refused {
+        AllocatedClaim read;
+        try {
+            read = reader.read(claim.namespace(), claim.name()).orElseThrow(() -> new Refused("claim "
+                    + claim.namespace() + "/" + claim.name() + " not found in the API server"));
+        } catch (ClaimReadException e) {
+            throw new Refused("cannot read claim " + claim.namespace() + "/" + claim.name() + ": " + e.getMessage());
+        }
+        if (!read.uid().equals(claim.uid())) {
+            throw new Refused("claim " + claim.namespace() + "/" + claim.name() + " has uid " + read.uid()
+                    + ", kubelet asked for " + claim.uid() + " (the claim was deleted and created again)");
+        }
+        List<Result> ours = read.results().stream().filter(r -> r.driver().equals(driverName)).toList();
+        if (ours.isEmpty()) {
+            throw new Refused("claim " + claim + " has no allocation result for driver " + driverName);
+        }
+        // One device may serve several requests of the claim: one entry per device, requests merged.
+        Map<String, List<String>> requestsByDevice = new LinkedHashMap<>();
+        Map<String, String> poolByDevice = new LinkedHashMap<>();
+        for (Result r : ours) {
+            requestsByDevice.computeIfAbsent(r.device(), d -> new ArrayList<>()).add(r.request());
+            poolByDevice.putIfAbsent(r.device(), r.pool());
+        }
+        Map<String, NodeDevice> present;
+        try {
+            present = pool.of(host.get());
+        } catch (IllegalStateException e) {
+            throw new Refused("cannot tell the devices of the pool: " + e.getMessage());
+        }
+        List<NodeDevice> devices = new ArrayList<>();
+        for (String name : requestsByDevice.keySet()) {
+            NodeDevice d = present.get(name);
+            if (d == null) {
+                throw new Refused("device " + name + " (pool " + poolByDevice.get(name) + ") of claim " + claim
+                        + " is no longer present on this node (or no longer selected by the pool)");
+            }
+            Optional<String> problem = d.problem();
+            if (problem.isPresent()) {
+                throw new Refused("device " + name + " (" + d.rdma().name() + ") of claim " + claim
+                        + " cannot be used: " + problem.get());
+            }
+            String pci = d.address().toString();
+            Optional<String> dp = devicePluginHolder.apply(pci);
+            if (dp.isPresent()) {
+                throw new Refused("device " + name + " (" + pci + ") of claim " + claim + " is held by a pod through"
+                        + " the device-plugin resource " + dp.get() + ": a device has one owner on the node");
+            }
+            Optional<PreparedClaims.Prepared> other = prepared.holderOf(pci, claim.uid());
+            if (other.isPresent()) {
+                throw new Refused("device " + name + " (" + pci + ") of claim " + claim + " is prepared for claim "
+                        + other.get().namespace() + "/" + other.get().name() + " (uid " + other.get().uid() + ")");
+            }
+            devices.add(d);
+        }
+        List<String> ids;
+        try {
+            ids = specs.write(claim.uid(), devices);
+        } catch (IOException e) {
+            throw new Refused("cannot write the CDI spec " + specs.file(claim.uid()) + ": " + e.getMessage());
+        }
+        List<PreparedDevice> out = new ArrayList<>();
+        for (int i = 0; i < devices.size(); i++) {
+            NodeDevice d = devices.get(i);
+            out.add(new PreparedDevice(requestsByDevice.get(d.name()), poolByDevice.get(d.name()), d.name(),
+                    List.of(ids.get(i)), d.address().toString(), d.rdma().name()));
+        }
+        try {
+            prepared.put(new PreparedClaims.Prepared(claim.namespace(), claim.name(), claim.uid(), out));
+        } catch (IOException e) {
+            deleteQuietly(claim.uid());
+            throw new Refused("cannot checkpoint claim " + claim + ": " + e.getMessage());
+        }
+        LOG.info("prepared claim {}: {}", claim, out.stream().map(d -> d.device() + " (" + d.rdmaDevice() + ")")
+                .toList());
+        return out;
+    }
+
+    @Override
+    public synchronized Optional<String> unprepare(ClaimRef claim) {
+        try {
+            specs.delete(claim.uid());
+            prepared.remove(claim.uid());
+            return Optional.empty();
+        } catch (IOException e) {
+            LOG.warn("cannot unprepare claim {}: {}", claim, e.getMessage());
+            return Optional.of("cannot unprepare claim " + claim + ": " + e.getMessage());
+        }
+    }
+
+    /** The prepared claims, for {@code /status}. */
+    synchronized List<PreparedClaims.Prepared> preparedClaims() {
+        return prepared.all();
+    }
+
+    private void deleteQuietly(String uid) {
+        try {
+            specs.delete(uid);
+        } catch (IOException e) {
+            LOG.warn("cannot delete the CDI spec of claim {}: {}", uid, e.getMessage());
+        }
+    }
+
+    /** A per-claim refusal, its message the claim's error for kubelet. */
+    private static final class Refused extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Refused(String message) {
+            super(message, null, false, false);
+        }
+    }
+}

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.dra.internal;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import io.rdmanode.deviceplugin.DevicePaths;
+import io.rdmanode.deviceplugin.DevicePluginLayer;
+import io.rdmanode.deviceplugin.Selectors;
+import io.rdmanode.discovery.HostSnapshot;
+import io.rdmanode.discovery.RdmaDiscovery;
+import io.rdmanode.discovery.RdmaTopologyListener;
+import io.rdmanode.discovery.TopologyDiff;
+import io.rdmanode.health.StatusSection;
+import io.rdmanode.kubelet.UnixSocketServers;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The DRA driver (issue 24, first slice): registration with kubelet's plugin watcher, the DRA service, the
+ * node's ResourceSlices and the prepared-claims checkpoint. Off unless {@code dra { enabled = true }}: with the
+ * section absent the component does not activate, with {@code enabled = false} it activates and serves nothing
+ * (its {@code /status} section says so). A configuration change restarts it (no modified method): sockets and
+ * slices are served again, the checkpoint keeps the prepared claims.
+ */
+@Component(service = {StatusSection.class, DraFigures.class}, immediate = true, configurationPid = DraComponent.PID,
+        configurationPolicy = ConfigurationPolicy.REQUIRE)
+@Designate(ocd = DraComponent.Settings.class)
+public final class DraComponent implements StatusSection, DraFigures {
+
+    static final String PID = "io.rdmanode.dra";
+    private static final Logger LOG = LoggerFactory.getLogger(DraComponent.class);
+
+    @ObjectClassDefinition(name = "RDMA DRA driver")
+    public @interface Settings {
+        @AttributeDefinition(description = "Serve the DRA driver; false keeps it off")
+        boolean enabled() default false;
+
+        @AttributeDefinition(description = "Driver name (a DNS subdomain): ResourceSlices' and claims' driver")
+        String driverName() default DraSettings.DEFAULT_DRIVER;
+
+        @AttributeDefinition(description = "This node's name (the DaemonSet passes NODE_NAME); required when enabled")
+        String nodeName() default "";
+
+        @AttributeDefinition(description = "The ResourceSlice pool of this node's devices; empty = the node name")
+        String pool() default "";
+
+        String pluginsDir() default "/var/lib/kubelet/plugins";
+
+        String registryDir() default "/var/lib/kubelet/plugins_registry";
+
+        @AttributeDefinition(description = "Where the per-claim CDI specs go (the runtime's CDI spec dir)")
+        String cdiDir() default "/var/run/cdi";
+
+        @AttributeDefinition(description = "Prepared-claims checkpoint directory")
+        String stateDir() default "/var/lib/rdma-node-agent/dra";
+
+        @AttributeDefinition(description = "The node's /dev as the container runtime sees it (CDI host paths)")
+        String hostDevRoot() default "/dev";
+
+        @AttributeDefinition(description = "sysfs as the agent reads it (PCIe roots of the devices)")
+        String sysfsRoot() default "/sys";
+
+        @AttributeDefinition(description = "kubeconfig file; empty = in-cluster ServiceAccount credentials")
+        String kubeconfig() default "";
+
+        @AttributeDefinition(min = "5", max = "3600", description = "Seconds between checks of the published slices")
+        int resyncSeconds() default 60;
+
+        // The pool's selectors, as the device-plugin pools write them (property "selectors.vendors", ...); none = every
+        // PCI function with an RDMA device. Applied by the device-plugin layer.
+        String[] selectors_vendors() default {};
+
+        String[] selectors_devices() default {};
+
+        String[] selectors_drivers() default {};
+
+        String[] selectors_pciAddresses() default {};
+
+        String[] selectors_ifNames() default {};
+
+        String[] selectors_pfNames() default {};
+
+        String[] selectors_rootDevices() default {};
+
+        String[] selectors_linkTypes() default {};
+    }
+
+    private final boolean enabled;
+    private final DraStats stats = new DraStats();
+    private final RdmaDiscovery discovery;
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile DevicePluginLayer layer;
+    private KubernetesClient client;
+    private SliceSync slices;
+    private DeviceHealthService health;
+    private RdmaTopologyListener listener;
+    private DraSockets sockets;
+    private RegistrationService registration;
+    private ClaimPreparer preparer;
+    private DraSettings settings;
+
+    @Activate
+    public DraComponent(Settings config, @Reference UnixSocketServers servers, @Reference RdmaDiscovery discovery)
+            throws IOException {
+        this.enabled = config.enabled();
+        this.discovery = discovery;
+        if (!enabled) {
+            LOG.info("DRA driver disabled (dra.enabled = false)");
+            return;
+        }
+        if (config.nodeName().isBlank()) {
+            throw new IllegalArgumentException("dra.nodeName is required when dra.enabled = true");
+        }
+        settings = new DraSettings(config.driverName(), Path.of(config.pluginsDir()), Path.of(config.registryDir()),
+                Path.of(config.cdiDir()), Path.of(config.stateDir()), Path.of(config.hostDevRoot()));
+        String pool = config.pool().isBlank() ? config.nodeName() : config.pool();
+        boolean started = false;
+        try {
+            Config api = config.kubeconfig().isBlank() ? Config.autoConfigure(null)
+                    : Config.fromKubeconfig(new File(config.kubeconfig()));
+            // One quick retry inside fabric8: the slice sync retries with its own backoff, and a claim read must
+            // answer well within kubelet's 45 s Prepare deadline (fabric8's default ten retries took ~20 s).
+            api.setRequestRetryBackoffLimit(1);
+            // The JDK HTTP client named here, not found through ServiceLoader (which OSGi class loaders defeat).
+            client = new KubernetesClientBuilder().withHttpClientFactory(new JdkHttpClientFactory()).withConfig(api)
+                    .build();
+            PoolDevices poolDevices = new PoolDevices(selectors(config), () -> Optional.ofNullable(layer));
+            SliceDevices devices = new SliceDevices(new PcieRoots(Path.of(config.sysfsRoot())), poolDevices);
+            slices = new SliceSync(new SlicePublisher(client, settings.driverName(), config.nodeName()), pool,
+                    () -> devices.of(discovery.snapshot()), Duration.ofSeconds(config.resyncSeconds()));
+            health = new DeviceHealthService(() -> pool, discovery.snapshot());
+            listener = (HostSnapshot s, TopologyDiff d) -> {
+                slices.request();
+                health.update(s);
+            };
+            discovery.addListener(listener);
+            preparer = new ClaimPreparer(settings.driverName(), new Fabric8ClaimReader(client), discovery::snapshot,
+                    poolDevices, this::devicePluginHolder, new ClaimCdiSpecs(settings.cdiDir(), settings.driverName(),
+                    new DevicePaths(settings.hostDevRoot())), new PreparedClaims(settings.checkpoint()));
+            registration = new RegistrationService(settings.driverName(), settings.draSocket(), slices::request);
+            DraPluginService dra = new DraPluginService(preparer, stats);
+            sockets = new DraSockets(servers, settings, List.of(dra, dra.v1beta1(), health), registration, 1000);
+            started = true;
+        } finally {
+            if (!started) {
+                stop();
+            }
+        }
+    }
+
+    static Selectors selectors(Settings c) {
+        return new Selectors(List.of(c.selectors_vendors()), List.of(c.selectors_devices()),
+                List.of(c.selectors_drivers()), List.of(c.selectors_pciAddresses()), List.of(c.selectors_ifNames()),
+                Selectors.pfSelectors("pfNames", List.of(c.selectors_pfNames())),
+                Selectors.pfSelectors("rootDevices", List.of(c.selectors_rootDevices())),
+                List.of(c.selectors_linkTypes()), Optional.empty());
+    }
+
+    /** The device-plugin resource a pod holds the device at {@code pciAddress} under, from the layer's ledger. */
+    private Optional<String> devicePluginHolder(String pciAddress) {
+        DevicePluginLayer l = layer;
+        return l == null ? Optional.empty() : Optional.ofNullable(l.held().get(pciAddress));
+    }
+
+    @Deactivate
+    void stop() {
+        if (health != null) {
+            health.close();
+        }
+        if (sockets != null) {
+            sockets.close();
+        }
+        if (listener != null) {
+            discovery.removeListener(listener);
+        }
+        if (slices != null) {
+            slices.close();
+        }
+        if (client != null) {
+            client.close();
+        }
+    }
+
+    @Override
+    public DraStats stats() {
+        return stats;
+    }
+
+    @Override
+    public int preparedClaims() {
+        return preparer == null ? 0 : preparer.preparedClaims().size();
+    }
+
+    @Override
+    public long sliceGeneration() {
+        return slices == null ? 0 : slices.state().published().map(SlicePublisher.Published::generation).orElse(0L);
+    }
+
+    @Override
+    public String name() {
+        return "dra";
+    }
+
+    @Override
+    public Object status() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("enabled", enabled);
+        if (!enabled || settings == null) {
+            return m;
+        }
+        m.put("driver", settings.driverName());
+        m.put("endpoint", settings.draSocket().toString());
+        registration.lastStatus().ifPresentOrElse(s -> {
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("registered", s.registered());
+            r.put("error", s.error());
+            r.put("at", s.at().toString());
+            m.put("registration", r);
+        }, () -> m.put("registration", "kubelet has not called yet"));
+        SliceSync.State st = slices.state();
+        Map<String, Object> sl = new LinkedHashMap<>();
+        st.published().ifPresent(p -> {
+            sl.put("generation", p.generation());
+            sl.put("slices", p.slices());
+        });
+        st.error().ifPresent(e -> sl.put("error", e));
+        m.put("resourceSlices", sl);
+        m.put("preparedClaims", preparer.preparedClaims().stream().map(c -> c.namespace() + "/" + c.name()
+                + " (" + c.uid() + "): " + c.devices().stream().map(PreparedDevice::device).toList()).toList());
+        return m;
+    }
+}

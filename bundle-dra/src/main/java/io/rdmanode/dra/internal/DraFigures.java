@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.dra.internal;
+
+/**
+ * The driver's figures for its metrics collector, a service inside this bundle (not exported): the collector is a
+ * component of its own so that the driver runs without client_java.
+ */
+public interface DraFigures {
+
+    DraStats stats();
+
+    /** Claims in the checkpoint now. */
+    int preparedClaims();
+
+    /** The published pool generation, 0 before the first publish. */
+    long sliceGeneration();
+}

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.dra.internal;
+
+import io.grpc.BindableService;
+import io.rdmanode.kubelet.UnixSocketServers;
+import io.rdmanode.kubelet.UnixSocketServers.UnixSocketServer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The driver's two sockets. The DRA socket listens before the registration socket appears, because kubelet dials
+ * the endpoint as soon as it has registered the driver. Both are {@code rw-------}: kubelet runs as root. A
+ * socket file that vanishes (a kubelet restart that cleans its directories, an operator's {@code rm}) is served
+ * again at the next check: the DRA socket first, then a fresh registration socket, which kubelet's plugin watcher
+ * sees as a new plugin and registers again.
+ */
+final class DraSockets implements AutoCloseable {
+
+    static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
+    private static final Logger LOG = LoggerFactory.getLogger(DraSockets.class);
+
+    private final UnixSocketServers servers;
+    private final DraSettings settings;
+    private final List<BindableService> draServices;
+    private final BindableService registration;
+    private final ScheduledExecutorService checker;
+    private UnixSocketServer dra;
+    private UnixSocketServer reg;
+    private boolean closed;
+
+    /**
+     * Serves both sockets now and checks for them every {@code checkMillis}.
+     *
+     * @throws IOException when a socket cannot be bound (the directories are created first)
+     */
+    DraSockets(UnixSocketServers servers, DraSettings settings, List<BindableService> draServices,
+               BindableService registration, long checkMillis) throws IOException {
+        this.servers = servers;
+        this.settings = settings;
+        this.draServices = List.copyOf(draServices);
+        this.registration = registration;
+        ensure();
+        this.checker = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "rdma-agent-dra-sockets");
+            t.setDaemon(true);
+            return t;
+        });
+        checker.scheduleWithFixedDelay(this::check, checkMillis, checkMillis, TimeUnit.MILLISECONDS);
+    }
+
+    private void check() {
+        try {
+            ensure();
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("cannot serve the DRA sockets again (next try in a moment): {}", e.toString());
+        }
+    }
+
+    /** Serves whichever socket is missing; a new DRA socket brings a new registration socket after it. */
+    synchronized void ensure() throws IOException {
+        if (closed) {
+            return;
+        }
+        if (dra == null || !exists(dra.socket())) {
+            closeQuietly(reg);
+            reg = null;
+            closeQuietly(dra);
+            dra = null;
+            Files.createDirectories(settings.draSocket().getParent());
+            dra = servers.serve(settings.draSocket(), OWNER_ONLY, draServices);
+        }
+        if (reg == null || !exists(reg.socket())) {
+            closeQuietly(reg);
+            reg = null;
+            Files.createDirectories(settings.registrationSocket().getParent());
+            reg = servers.serve(settings.registrationSocket(), OWNER_ONLY, List.of(registration));
+        }
+    }
+
+    private static boolean exists(Path socket) {
+        return Files.exists(socket, LinkOption.NOFOLLOW_LINKS);
+    }
+
+    private static void closeQuietly(UnixSocketServer server) {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    /** Registration socket first: kubelet deregisters the driver and no longer dials the DRA socket. */
+    @Override
+    public void close() {
+        checker.shutdownNow();
+        synchronized (this) {
+            closed = true;
+            closeQuietly(reg);
+            closeQuietly(dra);
+            reg = null;
+            dra = null;
+        }
+    }
+}
