@@ -89,6 +89,7 @@ final class BundleDirectory {
         Changes changes = new Changes(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
         List<Bundle> toRefresh = new ArrayList<>();
         List<Bundle> toStart = new ArrayList<>();
+        Map<Path, Content> late = new java.util.LinkedHashMap<>();
         for (Path jar : present) {
             Content content = read(jar);
             if (content == null || content.digest().equals(installed.get(jar))
@@ -102,6 +103,8 @@ final class BundleDirectory {
                 refuse(jar, content, problem, changes);
             } else if (installed.containsKey(jar)) {
                 update(jar, content, changes, toRefresh, toStart);
+            } else if (INSTALLED_LAST.contains(agentBundle(content))) {
+                late.put(jar, content);
             } else {
                 install(jar, content, changes, toStart);
             }
@@ -117,7 +120,30 @@ final class BundleDirectory {
             refresh(toRefresh);
         }
         start(toStart, changes);
+        if (!late.isEmpty()) {
+            List<Bundle> lateStart = new ArrayList<>();
+            late.forEach((jar, content) -> install(jar, content, changes, lateStart));
+            start(lateStart, changes);
+        }
         return changes;
+    }
+
+    /**
+     * Agent bundles (by {@code Agent-Bundle} name) installed after the others have started: no other bundle
+     * imports a package of theirs, and installing one costs start-up time before kubelet is served (the DRA
+     * driver's jar, which embeds the Kubernetes client, is 18 MB: about 90 ms of the crash window).
+     */
+    static final Set<String> INSTALLED_LAST = Set.of("dra", "freeflow", "cni", "metrics");
+
+    /** The jar's {@code Agent-Bundle} header, empty when it has none or no readable manifest. */
+    private static String agentBundle(Content content) {
+        try (JarInputStream in = new JarInputStream(content.stream())) {
+            Manifest manifest = in.getManifest();
+            String name = manifest == null ? null : manifest.getMainAttributes().getValue(AGENT_BUNDLE_HEADER);
+            return name == null ? "" : name;
+        } catch (IOException e) {
+            return "";
+        }
     }
 
     private Set<Path> scan() throws IOException {
@@ -138,7 +164,7 @@ final class BundleDirectory {
     private static Content read(Path jar) {
         try {
             BasicFileAttributes before = Files.readAttributes(jar, BasicFileAttributes.class);
-            byte[] bytes = Files.readAllBytes(jar);
+            byte[] bytes = readInChunks(jar);
             BasicFileAttributes after = Files.readAttributes(jar, BasicFileAttributes.class);
             if (bytes.length != after.size() || before.size() != after.size()
                     || !before.lastModifiedTime().equals(after.lastModifiedTime())) {
@@ -149,6 +175,24 @@ final class BundleDirectory {
         } catch (IOException vanished) {
             LOG.debug("bundle jar vanished while reading file={}", jar);
             return null;
+        }
+    }
+
+    /**
+     * The file's bytes, read through a stream in small chunks: {@code Files.readAllBytes} reads a file in one call
+     * through a temporary direct buffer as large as the file, which counts against the agent's small
+     * {@code MaxDirectMemorySize} (32 MiB under the demo's limits) and ends the JVM on a large bundle (an 18 MB DRA
+     * jar did).
+     */
+    static byte[] readInChunks(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] bytes = new byte[(int) Math.min(Files.size(file), Integer.MAX_VALUE - 8)];
+            int off = 0;
+            for (int n; off < bytes.length && (n = in.read(bytes, off, Math.min(64 * 1024, bytes.length - off))) > 0; ) {
+                off += n;
+            }
+            // Shorter than its size a moment ago: the caller sees the lengths differ and reads it again later.
+            return off == bytes.length ? bytes : java.util.Arrays.copyOf(bytes, off);
         }
     }
 
@@ -324,7 +368,7 @@ final class BundleDirectory {
      * the discovery, the device-plugin layer, the kubelet host and the pools start first. The HTTP endpoint
      * (health, metrics), the CNI socket and the Freeflow router follow, a few hundred milliseconds later.
      */
-    static final Set<String> AFTER_KUBELET = Set.of("health", "metrics", "cni", "freeflow");
+    static final Set<String> AFTER_KUBELET = Set.of("health", "metrics", "cni", "freeflow", "dra");
 
     /** {@code bundles} in the order they start: directory order, the {@link #AFTER_KUBELET} ones last. */
     static List<Bundle> startOrder(List<Bundle> bundles) {
