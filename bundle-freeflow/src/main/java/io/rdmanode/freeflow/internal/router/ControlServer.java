@@ -33,6 +33,12 @@ import org.slf4j.LoggerFactory;
  * parks on its channel and holds no thread. So no idle, slow or waiting client holds a worker: idle connections
  * cost a descriptor each, bounded per client process and in total ({@link ControlSettings}). Closing stops
  * accepting, closes every connection and removes the socket file.
+ *
+ * <p>Handover: the predecessor stops accepting and opens a {@link DrainDesk}; the successor, which took the
+ * listening socket, passes the connections of the predecessor's tenants back there through a
+ * {@link PredecessorLink} (the client opens a new connection per verb, and only the predecessor knows the objects
+ * of a tenant that started there). The drain ends when no tenant holds an object here and no connection is open,
+ * or at its deadline; the desk closes with it.
  */
 public final class ControlServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ControlServer.class);
@@ -48,6 +54,12 @@ public final class ControlServer implements AutoCloseable {
     final LongAdder idleCuts = new LongAdder();
     final LongAdder acceptPauses = new LongAdder();
     final LongAdder parked = new LongAdder();
+    /** Successor: connections passed back to the draining predecessor. */
+    final LongAdder forwarded = new LongAdder();
+    /** Predecessor: its tenants' connections the successor passed back here. */
+    final LongAdder takenBack = new LongAdder();
+    private volatile PredecessorLink predecessor;
+    private volatile DrainDesk desk;
     private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile ControlSettings settings;
     private ScheduledFuture<?> reaping;
@@ -86,6 +98,10 @@ public final class ControlServer implements AutoCloseable {
             return t;
         });
         reapInterval(reapIntervalMillis);
+        // Before the first accept: a tenant of the predecessor must never be served here while it drains.
+        if (adopted.isPresent()) {
+            this.predecessor = PredecessorLink.connect(socket, this).orElse(null);
+        }
         loop.start();
         LOG.info("freeflow router {} on {}", adopted.isPresent() ? "took over the socket" : "listening", socket);
     }
@@ -101,19 +117,32 @@ public final class ControlServer implements AutoCloseable {
             @Override
             public void handedOver() {
                 loop.stopAccepting();
+                openDesk();
                 LOG.info("freeflow router socket {} handed to a successor: new clients go there, {} connection(s)"
-                        + " stay here until they close", server.path(), open.size());
+                        + " and {} tenant(s) with objects stay here until they end", server.path(), open.size(),
+                        router.tenantsHoldingObjects());
             }
         };
     }
 
+    /** Opens the desk the successor passes this router's tenants' connections back to; logged when it cannot. */
+    private void openDesk() {
+        try {
+            desk = DrainDesk.open(server.path(), this);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("freeflow router cannot open its drain desk beside {}: {}; tenants connected here reach the"
+                    + " successor with their next verb, where their handles are unknown", server.path(), e.toString());
+        }
+    }
+
     /**
-     * After a handover: waits until every client connected here has disconnected, or {@code millis} passed
-     * (tenants keep their objects meanwhile); returns the connections still open.
+     * After a handover: waits until no tenant holds an object here and every connection here has closed (tenants
+     * exit, or free everything), or {@code millis} passed, then closes the drain desk (the successor serves every
+     * connection from then on). Returns the connections still open.
      */
     public int drain(long millis) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        while (!open.isEmpty() && System.nanoTime() < deadline) {
+        while ((!open.isEmpty() || router.tenantsHoldingObjects() > 0) && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(20);
             } catch (InterruptedException e) {
@@ -121,7 +150,16 @@ public final class ControlServer implements AutoCloseable {
                 break;
             }
         }
+        closeDesk();
         return open.size();
+    }
+
+    private void closeDesk() {
+        DrainDesk d = desk;
+        desk = null;
+        if (d != null) {
+            d.close();
+        }
     }
 
     public boolean handedOver() {
@@ -202,6 +240,22 @@ public final class ControlServer implements AutoCloseable {
         return acceptPauses.sum();
     }
 
+    /** Connections this successor passed back to its draining predecessor. */
+    public long forwardedToPredecessor() {
+        return forwarded.sum();
+    }
+
+    /** Connections of this draining router's tenants that its successor passed back here. */
+    public long takenBackFromSuccessor() {
+        return takenBack.sum();
+    }
+
+    /** True while connections go back to a draining predecessor. */
+    public boolean linkedToPredecessor() {
+        PredecessorLink p = predecessor;
+        return p != null && p.open();
+    }
+
     /** GET_CQ_EVENT requests parked so far (answered later, without a thread). */
     public long parkedEvents() {
         return parked.sum();
@@ -215,7 +269,44 @@ public final class ControlServer implements AutoCloseable {
         }
     }
 
-    // ---- called by the loop
+    // ---- called by the loop and the handover's link and desk
+
+    /** A fresh connection of a tenant of the draining predecessor goes back there (asked off the loop). */
+    boolean passToPredecessor(UnixConnection c) {
+        PredecessorLink p = predecessor;
+        return p != null && p.offer(c);
+    }
+
+    /** A connection the predecessor did not take: served here, as if just accepted. */
+    void serveHere(UnixConnection c) {
+        if (closing.get()) {
+            c.close();
+            return;
+        }
+        loop.arrive(c);
+    }
+
+    boolean servesTenant(io.rdmanode.freeflow.internal.posix.PeerCred who) {
+        return router.servesTenant(who);
+    }
+
+    /** A connection of one of this router's tenants, passed back by the successor: it joins the loop unread. */
+    void takeBack(int fd) {
+        UnixConnection c;
+        try {
+            c = UnixConnection.adopt(fd);
+        } catch (IOException e) {
+            LOG.debug("freeflow connection passed back by the successor: {}", e.getMessage());
+            return;
+        }
+        if (closing.get() || !router.servesTenant(c.peer())) {
+            LOG.debug("freeflow connection of pid {} passed back after its tenant ended: closed", c.peer().pid());
+            c.close();
+            return;
+        }
+        takenBack.increment();
+        loop.arrive(c);
+    }
 
     /** A new connection: counted for its process; past the process's cap it is only answered EAGAIN. */
     ControlConnection admit(UnixConnection c) {
@@ -294,6 +385,11 @@ public final class ControlServer implements AutoCloseable {
         if (!closing.compareAndSet(false, true)) {
             return; // closed already (a test, or a stop after a drain that closed it)
         }
+        PredecessorLink p = predecessor;
+        if (p != null) {
+            p.close();
+        }
+        closeDesk();
         loop.stop();
         try {
             server.close();

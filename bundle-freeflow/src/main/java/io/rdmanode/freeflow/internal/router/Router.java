@@ -102,6 +102,27 @@ public final class Router implements AutoCloseable {
         return tenants.byPid(pid);
     }
 
+    /**
+     * True when who's process is a tenant here and still runs (a pid reused by another process, or another uid,
+     * is not): a draining predecessor claims its tenants' connections with this.
+     */
+    synchronized boolean servesTenant(PeerCred who) {
+        Tenant t = tenants.byPid(who.pid());
+        return t != null && !t.gone && t.cred.uid() == who.uid() && t.liveness.alive();
+    }
+
+    /** Tenants that hold an object here (a PD, CQ, QP, SRQ, MR or completion channel): what a drain waits for. */
+    public synchronized int tenantsHoldingObjects() {
+        int n = 0;
+        for (Tenant t : tenants.all()) {
+            if (!t.pds.isEmpty() || !t.cqs.isEmpty() || !t.qps.isEmpty() || !t.srqs.isEmpty() || !t.mrs.isEmpty()
+                    || !t.channels.isEmpty()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     public synchronized List<TenantFigures> tenants() {
         return tenants.figures();
     }
