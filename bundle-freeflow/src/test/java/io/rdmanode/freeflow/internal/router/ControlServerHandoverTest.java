@@ -4,27 +4,45 @@ package io.rdmanode.freeflow.internal.router;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.rdmanode.freeflow.testclient.FfClient;
 import io.rdmanode.posix.Posix;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
  * The control socket handed to a successor router through its listening descriptor (as the handover bundle
- * passes it): new clients reach the successor, a client connected to the predecessor keeps its connection until
- * it closes it, and the predecessor's stop removes nothing.
+ * passes it). New clients reach the successor; a client process that started on the predecessor keeps being
+ * served there, although it opens a new connection per verb and the successor accepts those: the successor
+ * passes them back through the predecessor's drain desk. The drain ends once the predecessor's tenants have
+ * ended; a predecessor that is gone or does not answer leaves the successor serving everything itself.
  */
 class ControlServerHandoverTest {
 
     private RouterFixture fx;
     private Router successorRouter;
     private ControlServer successor;
+    private final List<Process> started = new ArrayList<>();
 
     @AfterEach
     void close() throws Exception {
+        for (Process p : started) {
+            p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        }
         if (successor != null) {
             successor.close();
             successorRouter.close();
@@ -34,28 +52,145 @@ class ControlServerHandoverTest {
         }
     }
 
-    @Test
-    void newClientsGoToTheSuccessorWhileTheOldConnectionDrains() throws Exception {
-        fx = new RouterFixture();
-        assertThat(fx.client().allocPd()).isGreaterThanOrEqualTo(0);
-        SocketChannel held = fx.client().open();
-        await().atMost(Duration.ofSeconds(5)).until(() -> fx.server.openConnections() == 1);
-        Posix posix = Posix.libc();
-        int copy = posix.fcntl(fx.server.door().fd(), Posix.F_DUPFD_CLOEXEC, 0);
-
+    /** What the handover bundle does: a duplicate of the listening descriptor, the door handed over, adopted. */
+    private void handOver() throws IOException {
+        int copy = Posix.libc().fcntl(fx.server.door().fd(), Posix.F_DUPFD_CLOEXEC, 0);
         fx.server.door().handedOver();
         successorRouter = new Router(new RouterSettings(fx.shm, "s", Limits.defaults(), PollerSettings.defaults()));
         successor = new ControlServer(fx.server.socket(), OptionalInt.of(copy), successorRouter,
                 ControlSettings.defaults(), 100);
+    }
+
+    @Test
+    void newClientsGoToTheSuccessorWhileTheOldConnectionDrains() throws Exception {
+        fx = new RouterFixture();
+        SocketChannel held = fx.client().open();
+        await().atMost(Duration.ofSeconds(5)).until(() -> fx.server.openConnections() == 1);
+
+        handOver();
 
         assertThat(fx.client().allocPd()).isGreaterThanOrEqualTo(0);
         assertThat(successorRouter.tenants()).hasSize(1);
         assertThat(fx.server.handedOver()).isTrue();
+        assertThat(fx.server.takenBackFromSuccessor()).as("this JVM was no tenant of the predecessor").isZero();
         assertThat(fx.server.drain(100)).as("the held connection stays with the predecessor").isEqualTo(1);
         held.close();
         assertThat(fx.server.drain(5_000)).isZero();
+        assertThat(DrainDesk.pathFor(fx.server.socket())).as("the desk closes with the drain").doesNotExist();
         fx.server.close();
         assertThat(Files.exists(successor.socket())).as("the predecessor's stop leaves the successor's path").isTrue();
         assertThat(fx.client().allocPd()).isGreaterThanOrEqualTo(0);
+    }
+
+    @Test
+    void aTenantsNextVerbAfterTheHandoverIsServedByThePredecessorThatKnowsItsObjects() throws Exception {
+        fx = new RouterFixture();
+        FfClient me = fx.client();
+        int pd = me.allocPd();
+        FfClient.Cq cq = me.createCq(16);
+
+        handOver();
+
+        assertThat(me.ret(FfClient.DEALLOC_PD, pd)).as("the PD is the predecessor's").isZero();
+        assertThat(me.ret(FfClient.DESTROY_CQ, cq.handle())).isZero();
+        assertThat(successorRouter.tenants()).as("nothing of this tenant reached the successor").isEmpty();
+        assertThat(fx.server.takenBackFromSuccessor()).isEqualTo(2);
+        assertThat(successor.forwardedToPredecessor()).isEqualTo(2);
+        assertThat(fx.server.drain(10_000)).as("no object left here: the drain ends").isZero();
+        assertThat(fx.router.tenantsHoldingObjects()).isZero();
+
+        // The desk is closed: the successor learns it at its next question and serves everything from then on.
+        assertThat(me.allocPd()).isPositive();
+        assertThat(successor.linkedToPredecessor()).isFalse();
+        assertThat(successorRouter.tenants()).hasSize(1);
+    }
+
+    @Test
+    void aTenantProcessRunsThroughTheHandoverAndANewOneIsServedByTheSuccessor() throws Exception {
+        Assumptions.assumeTrue(Files.isExecutable(CClientTest.BINARY), "target/ffclient not built (gcc missing)");
+        fx = new RouterFixture();
+        Process old = startC("handover");
+        BufferedReader oldOut = reader(old);
+        assertThat(oldOut.readLine()).isEqualTo("READY");
+        assertThat(fx.router.tenants()).extracting(TenantFigures::pid).containsExactly((int) old.pid());
+
+        handOver();
+
+        // A tenant started after the handover runs its whole test on the successor.
+        Process fresh = startC("selftest");
+        assertThat(fresh.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(new String(fresh.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).startsWith("OK");
+        assertThat(fresh.exitValue()).isZero();
+        await().atMost(Duration.ofSeconds(10)).until(() -> successorRouter.stats().tenantsReclaimed() == 1);
+        assertThat(fx.router.tenants()).extracting(TenantFigures::pid).containsExactly((int) old.pid());
+
+        // The old one goes on with its objects: a new MR on its PD, sends, RDMA and a CQ event, a connection a verb.
+        try (OutputStream in = old.getOutputStream()) {
+            in.write("go\n".getBytes(StandardCharsets.UTF_8));
+        }
+        assertThat(old.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(oldOut.readLine()).startsWith("OK");
+        assertThat(old.exitValue()).isZero();
+        assertThat(fx.server.takenBackFromSuccessor()).isGreaterThanOrEqualTo(3);
+        assertThat(successor.forwardedToPredecessor()).isEqualTo(fx.server.takenBackFromSuccessor());
+        assertThat(successorRouter.tenants()).extracting(TenantFigures::pid).doesNotContain((int) old.pid());
+
+        assertThat(fx.server.drain(20_000)).as("the old tenant exited: the drain ends").isZero();
+        assertThat(fx.router.tenants()).isEmpty();
+        assertThat(DrainDesk.pathFor(fx.server.socket())).doesNotExist();
+    }
+
+    @Test
+    void aGonePredecessorLeavesItsTenantsToTheSuccessorWhereTheirHandlesAreUnknown() throws Exception {
+        fx = new RouterFixture();
+        FfClient me = fx.client();
+        int pd = me.allocPd();
+
+        handOver();
+        fx.server.close();                               // the predecessor ends (its desk with it)
+
+        assertThat(me.ret(FfClient.DEALLOC_PD, pd)).as("EINVAL from the successor, not a hang").isEqualTo(22);
+        assertThat(successor.linkedToPredecessor()).isFalse();
+        assertThat(successorRouter.tenants()).hasSize(1);
+        assertThat(me.allocPd()).isPositive();
+    }
+
+    @Test
+    void aPredecessorThatDoesNotAnswerIsLeftAfterTheAnswerDeadline() throws Exception {
+        fx = new RouterFixture();
+        int copy = Posix.libc().fcntl(fx.server.door().fd(), Posix.F_DUPFD_CLOEXEC, 0);
+        fx.server.door().handedOver();
+        // A desk that accepts and never answers takes the place of the predecessor's, where the successor looks.
+        java.nio.file.Path desk = DrainDesk.pathFor(fx.server.socket());
+        Files.delete(desk);
+        try (ServerSocketChannel mute = ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+            mute.bind(UnixDomainSocketAddress.of(desk));
+            successorRouter = new Router(new RouterSettings(fx.shm, "s", Limits.defaults(), PollerSettings.defaults()));
+            successor = new ControlServer(fx.server.socket(), OptionalInt.of(copy), successorRouter,
+                    ControlSettings.defaults(), 100);
+            assertThat(successor.linkedToPredecessor()).isTrue();
+
+            assertThat(fx.client().allocPd()).as("served here once the question timed out").isPositive();
+            assertThat(successor.linkedToPredecessor()).isFalse();
+            assertThat(successorRouter.tenants()).hasSize(1);
+            assertThat(fx.client().allocPd()).isPositive();
+            assertThat(fx.server.drain(0)).isZero();
+            assertThat(desk).as("the predecessor removes its own desk only").exists();
+        }
+    }
+
+    private Process startC(String mode) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(CClientTest.BINARY.toAbsolutePath().toString(), mode);
+        pb.redirectError(ProcessBuilder.Redirect.INHERIT);
+        pb.environment().put("FFR_SOCKET", fx.server.socket().toString());
+        pb.environment().put("FFR_SHM", fx.shm.toString());
+        pb.environment().put("FFR_ID", "42");
+        Process p = pb.start();
+        started.add(p);
+        return p;
+    }
+
+    private static BufferedReader reader(Process p) {
+        return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     }
 }
