@@ -137,11 +137,12 @@ final class ControlLoop {
             released.countDown();
         }
         ControlSettings s = owner.settings();
-        boolean accepting = !handedOver && owner.openConnections() < s.maxConnections();
-        if (!accepting && !paused) {
-            owner.atCapacity(s.maxConnections());
+        boolean underCap = owner.openConnections() < s.maxConnections();
+        boolean accepting = !handedOver && underCap;
+        if (!underCap && !paused) {
+            owner.atCapacity(s.maxConnections());   // not after a handover: not accepting then is no pause
         }
-        paused = !accepting;
+        paused = !underCap;
         int fixed = accepting ? 2 : 1;
         int[] fds = new int[fixed + polled.size()];
         fds[0] = wakeFd;

@@ -5,6 +5,7 @@ import io.rdmanode.agent.RefusalLog;
 import io.rdmanode.freeflow.internal.posix.UnixConnection;
 import io.rdmanode.posix.FdLines;
 import io.rdmanode.posix.Posix;
+import io.rdmanode.posix.PosixException;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -35,6 +36,8 @@ final class PredecessorLink implements AutoCloseable {
     static final long ANSWER_MILLIS = 1_000;
     /** Disowned pids remembered; past it the set starts anew (asking again costs a round trip, nothing else). */
     private static final int MAX_REMEMBERED = 65_536;
+    private static final int EPIPE = 32;
+    private static final int ECONNRESET = 104;
     private static final Logger LOG = LoggerFactory.getLogger(PredecessorLink.class);
 
     private final UnixConnection desk;
@@ -115,7 +118,10 @@ final class PredecessorLink implements AutoCloseable {
         }
     }
 
-    /** Asks about c's process; passes c to the predecessor when it claims it, else serves it here. */
+    /**
+     * Asks about c's process; passes c to the predecessor when it claims it, else serves it here. Any failure ends
+     * the link: an answer that comes late would pair with the wrong question.
+     */
     private void pass(UnixConnection c) {
         int pid = c.peer().pid();
         try {
@@ -141,11 +147,19 @@ final class PredecessorLink implements AutoCloseable {
         } catch (EOFException ended) {
             open = false;
             LOG.info("freeflow router: the predecessor's drain ended; every connection is served here now");
-        } catch (IOException | RuntimeException e) {
-            // Late answers would pair with the wrong questions: the link ends here.
+        } catch (PosixException e) {
             open = false;
-            LOG.warn("freeflow router: the draining predecessor did not answer ({}); its tenants' connections are"
-                    + " served here from now on, where their handles are unknown", e.toString());
+            if (e.errno() == EPIPE || e.errno() == ECONNRESET) {
+                LOG.info("freeflow router: the predecessor has gone ({}); every connection is served here now",
+                        e.reason());
+            } else {
+                LOG.warn("freeflow router: the draining predecessor did not answer ({}); its tenants' connections"
+                        + " are served here from now on, where their handles are unknown", e.reason());
+            }
+        } catch (IOException | RuntimeException e) {
+            open = false;
+            LOG.warn("freeflow router: the link to the draining predecessor failed ({}); its tenants' connections"
+                    + " are served here from now on, where their handles are unknown", e.toString());
         }
         owner.serveHere(c);
     }
