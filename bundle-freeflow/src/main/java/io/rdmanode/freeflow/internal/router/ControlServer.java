@@ -137,12 +137,14 @@ public final class ControlServer implements AutoCloseable {
 
     /**
      * After a handover: waits until no tenant holds an object here and every connection here has closed (tenants
-     * exit, or free everything), or {@code millis} passed, then closes the drain desk (the successor serves every
+     * exit, or free everything), and this router's own predecessor (when it took over from one still draining)
+     * has ended its drain, or {@code millis} passed; then closes the drain desk (the successor serves every
      * connection from then on). Returns the connections still open.
      */
     public int drain(long millis) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        while ((!open.isEmpty() || router.tenantsHoldingObjects() > 0) && System.nanoTime() < deadline) {
+        while ((!open.isEmpty() || router.tenantsHoldingObjects() > 0 || linkedToPredecessor())
+                && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(20);
             } catch (InterruptedException e) {
@@ -286,8 +288,13 @@ public final class ControlServer implements AutoCloseable {
         loop.arrive(c);
     }
 
-    boolean servesTenant(io.rdmanode.freeflow.internal.posix.PeerCred who) {
-        return router.servesTenant(who);
+    /** Whether who's process is a tenant here, or of this router's own draining predecessor (a chain of drains). */
+    boolean claims(io.rdmanode.freeflow.internal.posix.PeerCred who) {
+        if (router.servesTenant(who)) {
+            return true;
+        }
+        PredecessorLink p = predecessor;
+        return p != null && p.claims(who);
     }
 
     /** A connection of one of this router's tenants, passed back by the successor: it joins the loop unread. */
@@ -299,13 +306,18 @@ public final class ControlServer implements AutoCloseable {
             LOG.debug("freeflow connection passed back by the successor: {}", e.getMessage());
             return;
         }
-        if (closing.get() || !router.servesTenant(c.peer())) {
-            LOG.debug("freeflow connection of pid {} passed back after its tenant ended: closed", c.peer().pid());
-            c.close();
+        if (!closing.get() && router.servesTenant(c.peer())) {
+            takenBack.increment();
+            loop.arrive(c);
             return;
         }
-        takenBack.increment();
-        loop.arrive(c);
+        PredecessorLink p = predecessor;
+        if (!closing.get() && p != null && p.hand(c)) {
+            takenBack.increment();                   // relayed: a tenant of the router before this one
+            return;
+        }
+        LOG.debug("freeflow connection of pid {} passed back after its tenant ended: closed", c.peer().pid());
+        c.close();
     }
 
     /** A new connection: counted for its process; past the process's cap it is only answered EAGAIN. */

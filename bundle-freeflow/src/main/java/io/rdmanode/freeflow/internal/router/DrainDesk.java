@@ -27,14 +27,16 @@ import org.slf4j.LoggerFactory;
  * <p>The protocol, framed by {@link FdLines} on {@code <socketDir>/.<routerName>.drain} (mode 0600, peers of
  * this process's uid only):
  * <pre>
- * ASK &lt;pid&gt; &lt;uid&gt;        -&gt; MINE | NOT      (is that client process a live tenant here?)
+ * ASK &lt;pid&gt; &lt;uid&gt;        -&gt; MINE | NOT      (is that client process a live tenant here, or of this
+ *                                              router's own draining predecessor?)
  * TAKE &lt;pid&gt; (+ the fd)    -&gt; no answer       (the connection is this router's from now on)
  * </pre>
  * TAKE needs no answer: once the descriptor is sent the successor closes its copy, so the connection is served
  * by exactly one process whatever happens next (should this one die first, the kernel closes the descriptor in
  * flight and the client reads an end of stream: an error, not a hang). A connection whose tenant exited between
- * ASK and TAKE is closed. The client's identity is never taken from the successor's words: a passed connection's
- * peer is read from the socket itself, as the kernel recorded it at connect.
+ * ASK and TAKE is closed; one of a tenant of this router's own predecessor goes on to it (handovers faster than
+ * drains make a chain, each router relaying up). The client's identity is never taken from the successor's
+ * words: a passed connection's peer is read from the socket itself, as the kernel recorded it at connect.
  */
 final class DrainDesk implements AutoCloseable {
     static final String ASK = "ASK";
@@ -137,7 +139,7 @@ final class DrainDesk implements AutoCloseable {
                 int[] fds = line.fds();
                 if (f[0].equals(ASK) && f.length == 3 && fds.length == 0) {
                     PeerCred who = new PeerCred(Integer.parseInt(f[1]), Integer.parseInt(f[2]), 0);
-                    lines.send(owner.servesTenant(who) ? MINE : NOT);
+                    lines.send(owner.claims(who) ? MINE : NOT);
                 } else if (f[0].equals(TAKE) && fds.length == 1) {
                     owner.takeBack(fds[0]);
                 } else {

@@ -2,6 +2,7 @@
 package io.rdmanode.freeflow.internal.router;
 
 import io.rdmanode.agent.RefusalLog;
+import io.rdmanode.freeflow.internal.posix.PeerCred;
 import io.rdmanode.freeflow.internal.posix.UnixConnection;
 import io.rdmanode.posix.FdLines;
 import io.rdmanode.posix.Posix;
@@ -105,6 +106,8 @@ final class PredecessorLink implements AutoCloseable {
                 UnixConnection c = pending.poll(200, TimeUnit.MILLISECONDS);
                 if (c != null) {
                     pass(c);
+                } else {
+                    noticeEnd();
                 }
             }
         } catch (InterruptedException e) {
@@ -118,50 +121,90 @@ final class PredecessorLink implements AutoCloseable {
         }
     }
 
-    /**
-     * Asks about c's process; passes c to the predecessor when it claims it, else serves it here. Any failure ends
-     * the link: an answer that comes late would pair with the wrong question.
-     */
+    /** The predecessor's tenants' connections go back to it, every other one is served here. */
     private void pass(UnixConnection c) {
-        int pid = c.peer().pid();
+        if (claims(c.peer())) {
+            if (hand(c)) {
+                LOG.debug("freeflow connection of pid {} passed to the draining predecessor", c.peer().pid());
+                return;
+            }
+        } else if (open) {
+            if (notTheirs.size() >= MAX_REMEMBERED) {
+                notTheirs.clear();
+            }
+            notTheirs.add(c.peer().pid());
+        }
+        owner.serveHere(c);
+    }
+
+    /**
+     * Whether the predecessor claims who's process: a live tenant there, or further up a chain of drains (a
+     * predecessor that took over while its own predecessor drained asks that one in turn). False once the link
+     * has ended. Any failure ends it: an answer that came late would pair with the wrong question.
+     */
+    synchronized boolean claims(PeerCred who) {
+        if (!open) {
+            return false;
+        }
         try {
-            lines.send(DrainDesk.ASK + "\t" + pid + "\t" + c.peer().uid());
+            lines.send(DrainDesk.ASK + "\t" + who.pid() + "\t" + who.uid());
             FdLines.Line answer = lines.read();
             for (int fd : answer.fds()) {
                 Posix.libc().close(fd);
             }
             if (answer.text().equals(DrainDesk.MINE)) {
-                lines.send(DrainDesk.TAKE + "\t" + pid, c.fd());
-                c.close();                                 // the predecessor's copy serves it now
-                owner.forwarded.increment();
-                LOG.debug("freeflow connection of pid {} passed to the draining predecessor", pid);
-                return;
+                return true;
             }
-            if (!answer.text().equals(DrainDesk.NOT)) {
-                throw new IOException("unexpected answer " + answer.text());
+            if (answer.text().equals(DrainDesk.NOT)) {
+                return false;
             }
-            if (notTheirs.size() >= MAX_REMEMBERED) {
-                notTheirs.clear();
-            }
-            notTheirs.add(pid);
-        } catch (EOFException ended) {
-            open = false;
-            LOG.info("freeflow router: the predecessor's drain ended; every connection is served here now");
-        } catch (PosixException e) {
-            open = false;
-            if (e.errno() == EPIPE || e.errno() == ECONNRESET) {
-                LOG.info("freeflow router: the predecessor has gone ({}); every connection is served here now",
-                        e.reason());
-            } else {
-                LOG.warn("freeflow router: the draining predecessor did not answer ({}); its tenants' connections"
-                        + " are served here from now on, where their handles are unknown", e.reason());
-            }
+            throw new IOException("unexpected answer " + answer.text());
         } catch (IOException | RuntimeException e) {
-            open = false;
+            end(e);
+            return false;
+        }
+    }
+
+    /**
+     * Passes c to the predecessor, which claimed its process: true once sent, and c is closed here (the
+     * predecessor's copy serves it); false when the link has ended, and c is still the caller's.
+     */
+    synchronized boolean hand(UnixConnection c) {
+        if (!open) {
+            return false;
+        }
+        try {
+            lines.send(DrainDesk.TAKE + "\t" + c.peer().pid(), c.fd());
+        } catch (RuntimeException e) {
+            end(e);
+            return false;
+        }
+        c.close();
+        owner.forwarded.increment();
+        return true;
+    }
+
+    /** Between questions nothing may come from the desk: anything readable there is its end (the drain is over). */
+    private synchronized void noticeEnd() {
+        if (open && Posix.libc().poll(new int[] {desk.fd()}, Posix.POLLIN, 0)[0] != 0) {
+            end(new EOFException("the desk closed"));
+        }
+    }
+
+    private void end(Exception e) {
+        open = false;
+        if (e instanceof EOFException) {
+            LOG.info("freeflow router: the predecessor's drain ended; every connection is served here now");
+        } else if (e instanceof PosixException p && (p.errno() == EPIPE || p.errno() == ECONNRESET)) {
+            LOG.info("freeflow router: the predecessor has gone ({}); every connection is served here now",
+                    p.reason());
+        } else if (e instanceof PosixException p) {
+            LOG.warn("freeflow router: the draining predecessor did not answer ({}); its tenants' connections"
+                    + " are served here from now on, where their handles are unknown", p.reason());
+        } else {
             LOG.warn("freeflow router: the link to the draining predecessor failed ({}); its tenants' connections"
                     + " are served here from now on, where their handles are unknown", e.toString());
         }
-        owner.serveHere(c);
     }
 
     @Override

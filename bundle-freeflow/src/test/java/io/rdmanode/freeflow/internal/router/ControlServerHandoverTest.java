@@ -37,11 +37,15 @@ class ControlServerHandoverTest {
     private Router successorRouter;
     private ControlServer successor;
     private final List<Process> started = new ArrayList<>();
+    private final List<AutoCloseable> more = new ArrayList<>();
 
     @AfterEach
     void close() throws Exception {
         for (Process p : started) {
             p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        }
+        for (AutoCloseable c : more) {
+            c.close();
         }
         if (successor != null) {
             successor.close();
@@ -54,11 +58,14 @@ class ControlServerHandoverTest {
 
     /** What the handover bundle does: a duplicate of the listening descriptor, the door handed over, adopted. */
     private void handOver() throws IOException {
-        int copy = Posix.libc().fcntl(fx.server.door().fd(), Posix.F_DUPFD_CLOEXEC, 0);
-        fx.server.door().handedOver();
         successorRouter = new Router(new RouterSettings(fx.shm, "s", Limits.defaults(), PollerSettings.defaults()));
-        successor = new ControlServer(fx.server.socket(), OptionalInt.of(copy), successorRouter,
-                ControlSettings.defaults(), 100);
+        successor = takeOver(fx.server, successorRouter);
+    }
+
+    private static ControlServer takeOver(ControlServer predecessor, Router router) throws IOException {
+        int copy = Posix.libc().fcntl(predecessor.door().fd(), Posix.F_DUPFD_CLOEXEC, 0);
+        predecessor.door().handedOver();
+        return new ControlServer(predecessor.socket(), OptionalInt.of(copy), router, ControlSettings.defaults(), 100);
     }
 
     @Test
@@ -138,6 +145,48 @@ class ControlServerHandoverTest {
         assertThat(fx.server.drain(20_000)).as("the old tenant exited: the drain ends").isZero();
         assertThat(fx.router.tenants()).isEmpty();
         assertThat(DrainDesk.pathFor(fx.server.socket())).doesNotExist();
+    }
+
+    @Test
+    void handoversFasterThanDrainsMakeAChainThatRelaysEachTenantToItsRouter() throws Exception {
+        Assumptions.assumeTrue(Files.isExecutable(CClientTest.BINARY), "target/ffclient not built (gcc missing)");
+        fx = new RouterFixture();
+        Process first = startC("handover");
+        BufferedReader firstOut = reader(first);
+        assertThat(firstOut.readLine()).isEqualTo("READY");
+
+        Router middleRouter = new Router(new RouterSettings(fx.shm, "m", Limits.defaults(), PollerSettings.defaults()));
+        more.add(middleRouter);
+        ControlServer middle = takeOver(fx.server, middleRouter);
+        more.add(0, middle);
+        Process second = startC("handover");
+        BufferedReader secondOut = reader(second);
+        assertThat(secondOut.readLine()).isEqualTo("READY");
+        assertThat(middleRouter.tenants()).extracting(TenantFigures::pid).containsExactly((int) second.pid());
+
+        // The middle router hands over while the first still drains: the last one reaches both through it.
+        successorRouter = new Router(new RouterSettings(fx.shm, "s", Limits.defaults(), PollerSettings.defaults()));
+        successor = takeOver(middle, successorRouter);
+        for (Process p : List.of(first, second)) {
+            try (OutputStream in = p.getOutputStream()) {
+                in.write("go\n".getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        assertThat(first.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(second.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(firstOut.readLine()).startsWith("OK");
+        assertThat(secondOut.readLine()).startsWith("OK");
+        assertThat(first.exitValue()).isZero();
+        assertThat(second.exitValue()).isZero();
+        assertThat(fx.server.takenBackFromSuccessor()).as("the first tenant's verbs, relayed by the middle").isPositive();
+        assertThat(middle.forwardedToPredecessor()).isEqualTo(fx.server.takenBackFromSuccessor());
+        assertThat(successorRouter.tenants()).isEmpty();
+
+        assertThat(fx.server.drain(20_000)).isZero();
+        assertThat(DrainDesk.pathFor(fx.server.socket())).as("the first removes no desk of the middle's").exists();
+        assertThat(middle.drain(20_000)).as("its tenant ended and so did its predecessor's drain").isZero();
+        assertThat(DrainDesk.pathFor(fx.server.socket())).doesNotExist();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !successor.linkedToPredecessor());
     }
 
     @Test
