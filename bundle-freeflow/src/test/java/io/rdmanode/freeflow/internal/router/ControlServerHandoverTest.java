@@ -116,10 +116,8 @@ class ControlServerHandoverTest {
     void aTenantProcessRunsThroughTheHandoverAndANewOneIsServedByTheSuccessor() throws Exception {
         Assumptions.assumeTrue(Files.isExecutable(CClientTest.BINARY), "target/ffclient not built (gcc missing)");
         fx = new RouterFixture();
-        Process old = startC("handover");
-        BufferedReader oldOut = reader(old);
-        assertThat(oldOut.readLine()).isEqualTo("READY");
-        assertThat(fx.router.tenants()).extracting(TenantFigures::pid).containsExactly((int) old.pid());
+        PausedClient old = startPaused();
+        assertThat(fx.router.tenants()).extracting(TenantFigures::pid).containsExactly(old.pid());
 
         handOver();
 
@@ -129,18 +127,14 @@ class ControlServerHandoverTest {
         assertThat(new String(fresh.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).startsWith("OK");
         assertThat(fresh.exitValue()).isZero();
         await().atMost(Duration.ofSeconds(10)).until(() -> successorRouter.stats().tenantsReclaimed() == 1);
-        assertThat(fx.router.tenants()).extracting(TenantFigures::pid).containsExactly((int) old.pid());
+        assertThat(fx.router.tenants()).extracting(TenantFigures::pid).containsExactly(old.pid());
 
         // The old one goes on with its objects: a new MR on its PD, sends, RDMA and a CQ event, a connection a verb.
-        try (OutputStream in = old.getOutputStream()) {
-            in.write("go\n".getBytes(StandardCharsets.UTF_8));
-        }
-        assertThat(old.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(oldOut.readLine()).startsWith("OK");
-        assertThat(old.exitValue()).isZero();
+        old.go();
+        old.assertRanToTheEnd();
         assertThat(fx.server.takenBackFromSuccessor()).isGreaterThanOrEqualTo(3);
         assertThat(successor.forwardedToPredecessor()).isEqualTo(fx.server.takenBackFromSuccessor());
-        assertThat(successorRouter.tenants()).extracting(TenantFigures::pid).doesNotContain((int) old.pid());
+        assertThat(successorRouter.tenants()).extracting(TenantFigures::pid).doesNotContain(old.pid());
 
         assertThat(fx.server.drain(20_000)).as("the old tenant exited: the drain ends").isZero();
         assertThat(fx.router.tenants()).isEmpty();
@@ -151,33 +145,22 @@ class ControlServerHandoverTest {
     void handoversFasterThanDrainsMakeAChainThatRelaysEachTenantToItsRouter() throws Exception {
         Assumptions.assumeTrue(Files.isExecutable(CClientTest.BINARY), "target/ffclient not built (gcc missing)");
         fx = new RouterFixture();
-        Process first = startC("handover");
-        BufferedReader firstOut = reader(first);
-        assertThat(firstOut.readLine()).isEqualTo("READY");
+        PausedClient first = startPaused();
 
         Router middleRouter = new Router(new RouterSettings(fx.shm, "m", Limits.defaults(), PollerSettings.defaults()));
         more.add(middleRouter);
         ControlServer middle = takeOver(fx.server, middleRouter);
         more.add(0, middle);
-        Process second = startC("handover");
-        BufferedReader secondOut = reader(second);
-        assertThat(secondOut.readLine()).isEqualTo("READY");
-        assertThat(middleRouter.tenants()).extracting(TenantFigures::pid).containsExactly((int) second.pid());
+        PausedClient second = startPaused();
+        assertThat(middleRouter.tenants()).extracting(TenantFigures::pid).containsExactly(second.pid());
 
         // The middle router hands over while the first still drains: the last one reaches both through it.
         successorRouter = new Router(new RouterSettings(fx.shm, "s", Limits.defaults(), PollerSettings.defaults()));
         successor = takeOver(middle, successorRouter);
-        for (Process p : List.of(first, second)) {
-            try (OutputStream in = p.getOutputStream()) {
-                in.write("go\n".getBytes(StandardCharsets.UTF_8));
-            }
-        }
-        assertThat(first.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(second.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(firstOut.readLine()).startsWith("OK");
-        assertThat(secondOut.readLine()).startsWith("OK");
-        assertThat(first.exitValue()).isZero();
-        assertThat(second.exitValue()).isZero();
+        first.go();
+        second.go();
+        first.assertRanToTheEnd();
+        second.assertRanToTheEnd();
         assertThat(fx.server.takenBackFromSuccessor()).as("the first tenant's verbs, relayed by the middle").isPositive();
         assertThat(middle.forwardedToPredecessor()).isEqualTo(fx.server.takenBackFromSuccessor());
         assertThat(successorRouter.tenants()).isEmpty();
@@ -229,17 +212,36 @@ class ControlServerHandoverTest {
     }
 
     private Process startC(String mode) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(CClientTest.BINARY.toAbsolutePath().toString(), mode);
-        pb.redirectError(ProcessBuilder.Redirect.INHERIT);
-        pb.environment().put("FFR_SOCKET", fx.server.socket().toString());
-        pb.environment().put("FFR_SHM", fx.shm.toString());
-        pb.environment().put("FFR_ID", "42");
-        Process p = pb.start();
+        Process p = CClientTest.command(fx, List.of(), mode).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         started.add(p);
         return p;
     }
 
-    private static BufferedReader reader(Process p) {
-        return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+    /** The C client in its {@code handover} mode, set up on the router that serves now and waiting for its go. */
+    private PausedClient startPaused() throws IOException {
+        Process p = startC("handover");
+        PausedClient c = new PausedClient(p, new BufferedReader(new InputStreamReader(p.getInputStream(),
+                StandardCharsets.UTF_8)));
+        assertThat(c.out().readLine()).isEqualTo("READY");
+        return c;
+    }
+
+    private record PausedClient(Process process, BufferedReader out) {
+        int pid() {
+            return (int) process.pid();
+        }
+
+        /** Goes on with the objects it made: every verb on a new connection. */
+        void go() throws IOException {
+            try (OutputStream in = process.getOutputStream()) {
+                in.write("go\n".getBytes(StandardCharsets.UTF_8));
+            }
+        }
+
+        void assertRanToTheEnd() throws Exception {
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(out.readLine()).startsWith("OK");
+            assertThat(process.exitValue()).isZero();
+        }
     }
 }
