@@ -49,6 +49,8 @@ public final class ControlServer implements AutoCloseable {
     private final ControlLoop loop;
     private final Set<ControlConnection> open = ConcurrentHashMap.newKeySet();
     private final Map<Integer, AtomicInteger> perPid = new ConcurrentHashMap<>();
+    /** Requests being executed, by client pid: a process whose first object is being made here is claimed. */
+    private final Map<Integer, Integer> executing = new ConcurrentHashMap<>();
     private final ScheduledExecutorService reaper;
     private final RefusalLog refusals = new RefusalLog(LOG, Duration.ofMinutes(1));
     final LongAdder idleCuts = new LongAdder();
@@ -288,9 +290,13 @@ public final class ControlServer implements AutoCloseable {
         loop.arrive(c);
     }
 
-    /** Whether who's process is a tenant here, or of this router's own draining predecessor (a chain of drains). */
+    /**
+     * Whether who's process is a tenant here that holds objects (or has a request executing: its first object may
+     * be in the making), or is one of this router's own draining predecessor (a chain of drains). A live process
+     * that holds nothing here loses nothing by moving on to the successor: the drain does not wait for it either.
+     */
     boolean claims(io.rdmanode.freeflow.internal.posix.PeerCred who) {
-        if (router.servesTenant(who)) {
+        if (executing.containsKey(who.pid()) ? router.servesTenant(who) : router.holdsObjects(who)) {
             return true;
         }
         PredecessorLink p = predecessor;
@@ -350,17 +356,30 @@ public final class ControlServer implements AutoCloseable {
 
     /** A complete request read: a worker executes and answers it. */
     void dispatch(ControlConnection cc) {
+        int pid = cc.pid();
+        executing.merge(pid, 1, Integer::sum);
         try {
             workers.execute(() -> {
-                switch (dispatcher.handle(cc)) {
+                Dispatcher.Outcome outcome;
+                try {
+                    outcome = dispatcher.handle(cc);
+                } finally {
+                    finished(pid);
+                }
+                switch (outcome) {
                     case RESUME -> resume(cc);
                     case CLOSE -> close(cc);
                     case PARKED -> parked.increment();
                 }
             });
         } catch (RejectedExecutionException stopped) {
+            finished(pid);
             close(cc);
         }
+    }
+
+    private void finished(int pid) {
+        executing.computeIfPresent(pid, (p, n) -> n <= 1 ? null : n - 1);
     }
 
     /** Back to the loop for the next request on the same connection. */

@@ -22,13 +22,14 @@ import org.slf4j.LoggerFactory;
  * genuine Freeflow client opens a new connection per verb, so after a handover a tenant that started here
  * reaches the successor with its next verb, and only this router knows its objects. The successor asks for each
  * connection it accepts (or each new pid, see {@link PredecessorLink}), and passes the ones this router claims
- * (SCM_RIGHTS); they join this router's control loop unread. Open from the handover until the drain ends.
+ * (SCM_RIGHTS); they join this router's control loop unread. A process that holds nothing here is not claimed:
+ * it loses nothing by moving on, and the drain does not wait for it. Open from the handover until the drain ends.
  *
  * <p>The protocol, framed by {@link FdLines} on {@code <socketDir>/.<routerName>.drain} (mode 0600, peers of
  * this process's uid only):
  * <pre>
- * ASK &lt;pid&gt; &lt;uid&gt;        -&gt; MINE | NOT      (is that client process a live tenant here, or of this
- *                                              router's own draining predecessor?)
+ * ASK &lt;pid&gt; &lt;uid&gt;        -&gt; MINE | NOT      (is that client process a live tenant here that holds
+ *                                              objects, or one of this router's own draining predecessor?)
  * TAKE &lt;pid&gt; (+ the fd)    -&gt; no answer       (the connection is this router's from now on)
  * </pre>
  * TAKE needs no answer: once the descriptor is sent the successor closes its copy, so the connection is served

@@ -111,16 +111,25 @@ public final class Router implements AutoCloseable {
         return t != null && !t.gone && t.cred.uid() == who.uid() && t.liveness.alive();
     }
 
+    /** True when who's process is a live tenant here ({@link #servesTenant}) that holds an object. */
+    synchronized boolean holdsObjects(PeerCred who) {
+        return servesTenant(who) && holdsObjects(tenants.byPid(who.pid()));
+    }
+
     /** Tenants that hold an object here (a PD, CQ, QP, SRQ, MR or completion channel): what a drain waits for. */
     public synchronized int tenantsHoldingObjects() {
         int n = 0;
         for (Tenant t : tenants.all()) {
-            if (!t.pds.isEmpty() || !t.cqs.isEmpty() || !t.qps.isEmpty() || !t.srqs.isEmpty() || !t.mrs.isEmpty()
-                    || !t.channels.isEmpty()) {
+            if (holdsObjects(t)) {
                 n++;
             }
         }
         return n;
+    }
+
+    private static boolean holdsObjects(Tenant t) {
+        return !t.pds.isEmpty() || !t.cqs.isEmpty() || !t.qps.isEmpty() || !t.srqs.isEmpty() || !t.mrs.isEmpty()
+                || !t.channels.isEmpty();
     }
 
     public synchronized List<TenantFigures> tenants() {

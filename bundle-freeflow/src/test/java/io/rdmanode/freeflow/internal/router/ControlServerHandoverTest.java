@@ -113,6 +113,21 @@ class ControlServerHandoverTest {
     }
 
     @Test
+    void aTenantThatHoldsNothingOnThePredecessorMovesOnToTheSuccessor() throws Exception {
+        fx = new RouterFixture();
+        FfClient me = fx.client();
+        assertThat(me.ret(FfClient.DEALLOC_PD, me.allocPd())).isZero();
+        assertThat(fx.router.tenants()).hasSize(1);
+
+        handOver();
+
+        assertThat(me.allocPd()).isPositive();
+        assertThat(successorRouter.tenants()).as("a live tenant there, but it lost nothing by moving").hasSize(1);
+        assertThat(fx.server.takenBackFromSuccessor()).isZero();
+        assertThat(fx.server.drain(10_000)).isZero();
+    }
+
+    @Test
     void aTenantProcessRunsThroughTheHandoverAndANewOneIsServedByTheSuccessor() throws Exception {
         Assumptions.assumeTrue(Files.isExecutable(CClientTest.BINARY), "target/ffclient not built (gcc missing)");
         fx = new RouterFixture();
