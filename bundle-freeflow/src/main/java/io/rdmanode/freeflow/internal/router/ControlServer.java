@@ -2,6 +2,7 @@
 package io.rdmanode.freeflow.internal.router;
 
 import io.rdmanode.agent.RefusalLog;
+import io.rdmanode.freeflow.internal.posix.PeerCred;
 import io.rdmanode.freeflow.internal.posix.UnixConnection;
 import io.rdmanode.freeflow.internal.posix.UnixServer;
 import io.rdmanode.posix.PosixException;
@@ -295,7 +296,7 @@ public final class ControlServer implements AutoCloseable {
      * be in the making), or is one of this router's own draining predecessor (a chain of drains). A live process
      * that holds nothing here loses nothing by moving on to the successor: the drain does not wait for it either.
      */
-    boolean claims(io.rdmanode.freeflow.internal.posix.PeerCred who) {
+    boolean claims(PeerCred who) {
         if (executing.containsKey(who.pid()) ? router.servesTenant(who) : router.holdsObjects(who)) {
             return true;
         }
