@@ -5,6 +5,7 @@ import io.rdmanode.agent.RefusalLog;
 import io.rdmanode.freeflow.internal.posix.PeerCred;
 import io.rdmanode.freeflow.internal.posix.UnixConnection;
 import io.rdmanode.freeflow.internal.posix.UnixServer;
+import io.rdmanode.freeflow.internal.wire.Func;
 import io.rdmanode.posix.PosixException;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -50,8 +51,11 @@ public final class ControlServer implements AutoCloseable {
     private final ControlLoop loop;
     private final Set<ControlConnection> open = ConcurrentHashMap.newKeySet();
     private final Map<Integer, AtomicInteger> perPid = new ConcurrentHashMap<>();
-    /** Requests being executed, by client pid: a process whose first object is being made here is claimed. */
-    private final Map<Integer, Integer> executing = new ConcurrentHashMap<>();
+    /**
+     * Requests that make an object being executed, by client pid: a process whose first object is being made
+     * here is claimed (not one whose last is being freed: it is moving on).
+     */
+    private final Map<Integer, Integer> creating = new ConcurrentHashMap<>();
     private final ScheduledExecutorService reaper;
     private final RefusalLog refusals = new RefusalLog(LOG, Duration.ofMinutes(1));
     final LongAdder idleCuts = new LongAdder();
@@ -292,12 +296,12 @@ public final class ControlServer implements AutoCloseable {
     }
 
     /**
-     * Whether who's process is a tenant here that holds objects (or has a request executing: its first object may
-     * be in the making), or is one of this router's own draining predecessor (a chain of drains). A live process
-     * that holds nothing here loses nothing by moving on to the successor: the drain does not wait for it either.
+     * Whether who's process is a tenant here that holds objects (or is making one: its first may be in the
+     * making), or is one of this router's own draining predecessor (a chain of drains). A live process that holds
+     * nothing here loses nothing by moving on to the successor: the drain does not wait for it either.
      */
     boolean claims(PeerCred who) {
-        if (executing.containsKey(who.pid()) ? router.servesTenant(who) : router.holdsObjects(who)) {
+        if (creating.containsKey(who.pid()) ? router.servesTenant(who) : router.holdsObjects(who)) {
             return true;
         }
         PredecessorLink p = predecessor;
@@ -358,14 +362,19 @@ public final class ControlServer implements AutoCloseable {
     /** A complete request read: a worker executes and answers it. */
     void dispatch(ControlConnection cc) {
         int pid = cc.pid();
-        executing.merge(pid, 1, Integer::sum);
+        boolean creates = cc.request != null && Func.creates(cc.request.func());
+        if (creates) {
+            creating.merge(pid, 1, Integer::sum);
+        }
         try {
             workers.execute(() -> {
                 Dispatcher.Outcome outcome;
                 try {
                     outcome = dispatcher.handle(cc);
                 } finally {
-                    finished(pid);
+                    if (creates) {
+                        created(pid);
+                    }
                 }
                 switch (outcome) {
                     case RESUME -> resume(cc);
@@ -374,13 +383,15 @@ public final class ControlServer implements AutoCloseable {
                 }
             });
         } catch (RejectedExecutionException stopped) {
-            finished(pid);
+            if (creates) {
+                created(pid);
+            }
             close(cc);
         }
     }
 
-    private void finished(int pid) {
-        executing.computeIfPresent(pid, (p, n) -> n <= 1 ? null : n - 1);
+    private void created(int pid) {
+        creating.computeIfPresent(pid, (p, n) -> n <= 1 ? null : n - 1);
     }
 
     /** Back to the loop for the next request on the same connection. */
