@@ -10,11 +10,15 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -188,6 +192,30 @@ class ControlServerHandoverTest {
     }
 
     @Test
+    void theDeskEndsASessionThatSpeaksOutOfProtocolAndAnswersTheNext() throws Exception {
+        fx = new RouterFixture();
+        FfClient me = fx.client();
+        me.allocPd();
+        fx.server.door().handedOver();
+        Path desk = DrainDesk.pathFor(fx.server.socket());
+        assertThat(Files.getPosixFilePermissions(desk)).as("its owner's only")
+                .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+        try (SocketChannel rogue = SocketChannel.open(UnixDomainSocketAddress.of(desk))) {
+            rogue.write(ByteBuffer.wrap("HELLO\n".getBytes(StandardCharsets.UTF_8)));
+            assertThat(rogue.read(ByteBuffer.allocate(16))).as("closed without an answer").isEqualTo(-1);
+        }
+        try (SocketChannel asking = SocketChannel.open(UnixDomainSocketAddress.of(desk))) {
+            String mine = ProcessHandle.current().pid() + "\t" + Files.getAttribute(desk, "unix:uid");
+            asking.write(ByteBuffer.wrap(("ASK\t" + mine + "\nASK\t1\t0\n").getBytes(StandardCharsets.UTF_8)));
+            ByteBuffer answers = ByteBuffer.allocate(9);
+            while (answers.hasRemaining() && asking.read(answers) >= 0) {
+                // both answers: "MINE\nNOT\n"
+            }
+            assertThat(new String(answers.array(), StandardCharsets.UTF_8)).isEqualTo("MINE\nNOT\n");
+        }
+    }
+
+    @Test
     void aGonePredecessorLeavesItsTenantsToTheSuccessorWhereTheirHandlesAreUnknown() throws Exception {
         fx = new RouterFixture();
         FfClient me = fx.client();
@@ -208,9 +236,9 @@ class ControlServerHandoverTest {
         int copy = Posix.libc().fcntl(fx.server.door().fd(), Posix.F_DUPFD_CLOEXEC, 0);
         fx.server.door().handedOver();
         // A desk that accepts and never answers takes the place of the predecessor's, where the successor looks.
-        java.nio.file.Path desk = DrainDesk.pathFor(fx.server.socket());
+        Path desk = DrainDesk.pathFor(fx.server.socket());
         Files.delete(desk);
-        try (ServerSocketChannel mute = ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+        try (ServerSocketChannel mute = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             mute.bind(UnixDomainSocketAddress.of(desk));
             successorRouter = new Router(new RouterSettings(fx.shm, "s", Limits.defaults(), PollerSettings.defaults()));
             successor = new ControlServer(fx.server.socket(), OptionalInt.of(copy), successorRouter,
