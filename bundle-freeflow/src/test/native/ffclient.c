@@ -8,7 +8,7 @@
  * Environment: FFR_SOCKET = control socket path (the genuine client uses /freeflow/$FFR_NAME), FFR_SHM = directory
  * of the router's shm files (the genuine client uses shm_open, i.e. /dev/shm), FFR_ID = client id label.
  *
- * Modes: layouts | golden | selftest | hold | probe <file> | bench
+ * Modes: layouts | golden | selftest | hold | handover (selftest with a pause after setup) | probe <file> | bench
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -410,12 +410,10 @@ static void setup(struct pair *p, size_t len, int channel)
 	connect_qp(&p->b, p->a.qpn);
 }
 
-static int selftest(void)
+/* Send/recv, RDMA WRITE and READ on p, with a CQ event through the completion channel (fd; router_fd its number). */
+static int exercise(struct pair *pp, int fd, int router_fd)
 {
-	int router_fd;
-	int fd = create_channel(&router_fd);
-	struct pair p;
-	setup(&p, 1 << 20, router_fd);
+	struct pair p = *pp;
 	if (p.ba[100] != 'a')
 		fail("buffer contents lost by the MAP_FIXED remap");
 	struct notify_req nq = { p.ca.handle, 0 };
@@ -457,6 +455,38 @@ static int selftest(void)
 	close(fd);
 	printf("OK qpn=%u/%u\n", p.a.qpn, p.b.qpn);
 	return 0;
+}
+
+static int selftest(void)
+{
+	int router_fd;
+	int fd = create_channel(&router_fd);
+	struct pair p;
+	setup(&p, 1 << 20, router_fd);
+	return exercise(&p, fd, router_fd);
+}
+
+/*
+ * Sets up its objects, says READY and waits for a line on stdin (the test hands the router's socket to a
+ * successor meanwhile), then goes on with them: each verb opens a new connection, as the genuine client's do,
+ * and names handles only the router it started on knows. A verb refused for an unknown handle fails at once.
+ */
+static int across_handover(void)
+{
+	int router_fd;
+	int fd = create_channel(&router_fd);
+	struct pair p;
+	setup(&p, 1 << 20, router_fd);
+	printf("READY\n");
+	fflush(stdout);
+	char line[16];
+	if (!fgets(line, sizeof line, stdin))
+		fail("stdin closed before the go");
+	char *more;
+	if (posix_memalign((void **)&more, 4096, 4096))
+		die("posix_memalign");
+	reg_mr(p.pd, more, 4096, 7);
+	return exercise(&p, fd, router_fd);
 }
 
 /* Sets up objects, prints them, and waits to be killed: the router must reclaim everything. */
@@ -747,6 +777,8 @@ int main(int argc, char **argv)
 		return selftest();
 	if (!strcmp(mode, "hold"))
 		return hold();
+	if (!strcmp(mode, "handover"))
+		return across_handover();
 	if (!strcmp(mode, "bench"))
 		return bench();
 	fprintf(stderr, "ffclient: unknown mode %s\n", mode);

@@ -12,10 +12,13 @@
  * <p>1.1: {@link io.rdmanode.posix.Posix#dup3}, {@code connect}, {@code flock} and {@code F_DUPFD_CLOEXEC} (listening
  * sockets and the state directory passed at a handover).
  *
+ * <p>1.2: {@link io.rdmanode.posix.FdLines}, the line protocol with descriptors that the handover and the Freeflow
+ * router's drain speak.
+ *
  * @since 1.0
  */
 @Export
-@Version("1.1.0")
+@Version("1.2.0")
 package io.rdmanode.posix;
 
 import org.osgi.annotation.bundle.Export;

@@ -117,6 +117,10 @@ public final class FreeflowCollector implements MultiCollector {
                 + " total connection cap", point(server.acceptPauses())));
         out.add(counter("rdma_agent_freeflow_parked_cq_events", "GET_CQ_EVENT requests that waited for their event"
                 + " without a thread", point(server.parkedEvents())));
+        out.add(counter("rdma_agent_freeflow_handover_forwarded", "Control connections of a draining predecessor's"
+                + " tenants passed back to it (successor)", point(server.forwardedToPredecessor())));
+        out.add(counter("rdma_agent_freeflow_handover_taken_back", "Control connections of this draining router's"
+                + " tenants its successor passed back (predecessor)", point(server.takenBackFromSuccessor())));
         out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_tenants", "Client processes known"),
                 List.of(new GaugeDataPointSnapshot(router.tenants().size(), Labels.EMPTY, null))));
         out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_shm_files", "Shared-memory files of the router"),

@@ -139,8 +139,9 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
         long reapInterval() default 500;
 
         @AttributeDefinition(description = "after a successor took the socket over (handover), how long clients"
-                + " still connected to this instance keep it at stop before they are cut, milliseconds; keep"
-                + " agent.runtime.shutdownTimeout above it", min = "0", max = "600000")
+                + " that started on this instance keep it at stop before they are cut, milliseconds: until then the"
+                + " successor passes their new connections back here; keep agent.runtime.shutdownTimeout above it",
+                min = "0", max = "600000")
         long drainTimeout() default 5_000;
 
         @AttributeDefinition(description = "hosts (IP addresses) whose Freeflow routers this one exchanges MR"
@@ -299,8 +300,13 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
         withdrawOffer();
         if (server.handedOver()) {
             int left = server.drain(config.drainTimeout());
-            LOG.info("freeflow drain after handover: {} connection(s) still open after {} ms are cut", left,
-                    left == 0 ? 0 : config.drainTimeout());
+            int holding = router.tenantsHoldingObjects();
+            if (left == 0 && holding == 0) {
+                LOG.info("freeflow drain after handover complete: every tenant that started here has ended");
+            } else {
+                LOG.warn("freeflow drain after handover: {} connection(s) and {} tenant(s) with objects still here"
+                        + " after {} ms are cut", left, holding, config.drainTimeout());
+            }
         }
         server.close();
         if (mapping != null) {

@@ -36,6 +36,12 @@ final class FreeflowStatus {
         control.put("idleCuts", server.idleCuts());
         control.put("acceptPauses", server.acceptPauses());
         control.put("parkedEvents", server.parkedEvents());
+        Map<String, Object> handover = new LinkedHashMap<>();
+        handover.put("handedOver", server.handedOver());
+        handover.put("linkedToPredecessor", server.linkedToPredecessor());
+        handover.put("forwardedToPredecessor", server.forwardedToPredecessor());
+        handover.put("takenBackFromSuccessor", server.takenBackFromSuccessor());
+        control.put("handover", handover);
         m.put("control", control);
         m.put("reapIntervalMillis", server.reapInterval());
         m.put("shmFiles", router.shmFiles());

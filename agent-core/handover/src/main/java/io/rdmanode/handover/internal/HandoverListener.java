@@ -2,6 +2,7 @@
 package io.rdmanode.handover.internal;
 
 import io.rdmanode.posix.Errno;
+import io.rdmanode.posix.FdLines;
 import io.rdmanode.posix.Posix;
 import io.rdmanode.posix.PosixException;
 import java.io.EOFException;

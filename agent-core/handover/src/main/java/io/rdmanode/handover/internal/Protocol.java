@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.handover.internal;
 
+import io.rdmanode.posix.FdLines;
 import io.rdmanode.posix.Posix;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
  * The handover protocol, version 1, on {@code <stateDir>/handover.sock} (mode 0600), framed by {@link FdLines}.
@@ -43,8 +42,6 @@ final class Protocol {
 
     /** {@code SO_RCVTIMEO}: a peer that stops answering turns into an error instead of a hang. */
     static void receiveTimeout(Posix posix, int fd, long millis) {
-        ByteBuffer timeval = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder());
-        timeval.putLong(millis / 1000).putLong((millis % 1000) * 1000);
-        posix.setsockopt(fd, Posix.SOL_SOCKET, Posix.SO_RCVTIMEO, timeval.array());
+        new FdLines(posix, fd).receiveTimeout(millis);
     }
 }

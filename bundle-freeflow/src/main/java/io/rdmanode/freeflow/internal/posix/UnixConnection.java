@@ -2,12 +2,14 @@
 package io.rdmanode.freeflow.internal.posix;
 
 import io.rdmanode.posix.Errno;
+import io.rdmanode.posix.PeerCredentials;
 import io.rdmanode.posix.Posix;
 import io.rdmanode.posix.PosixException;
 import io.rdmanode.posix.Received;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 
 /**
  * One accepted client connection. Reads go through recvmsg with room for descriptors so that any fd a client
@@ -30,6 +32,45 @@ public final class UnixConnection implements AutoCloseable {
         this.posix = posix;
         this.fd = fd;
         this.peer = peer;
+    }
+
+    /** The connection on descriptor fd with its peer's credentials (SO_PEERCRED); fd is closed if they cannot be read. */
+    static UnixConnection withPeer(Posix posix, int fd, String where) throws IOException {
+        PeerCredentials peer;
+        try {
+            peer = posix.peerCredentials(fd);
+        } catch (PosixException e) {
+            posix.close(fd);
+            throw new IOException("SO_PEERCRED on " + where + ": " + e.reason(), e);
+        }
+        return new UnixConnection(posix, fd, new PeerCred(peer.pid(), peer.uid(), peer.gid()));
+    }
+
+    /**
+     * A connection another process accepted and passed here (SCM_RIGHTS): its peer is still the client that
+     * connected, as the kernel recorded it then. Owns fd from now on.
+     */
+    public static UnixConnection adopt(int fd) throws IOException {
+        return withPeer(Posix.libc(), fd, "a passed connection");
+    }
+
+    /** Connects to the Unix stream socket at path (blocking, close-on-exec). */
+    public static UnixConnection connect(Path path) throws IOException {
+        Posix posix = Posix.libc();
+        byte[] addr = UnixServer.address(path, "connect to");
+        int fd;
+        try {
+            fd = posix.socket(Posix.AF_UNIX, Posix.SOCK_STREAM | Posix.SOCK_CLOEXEC, 0);
+        } catch (PosixException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+        try {
+            posix.connect(fd, addr);
+        } catch (PosixException e) {
+            posix.close(fd);
+            throw new IOException("cannot connect to " + path + ": " + e.reason(), e);
+        }
+        return withPeer(posix, fd, path.toString());
     }
 
     public PeerCred peer() {

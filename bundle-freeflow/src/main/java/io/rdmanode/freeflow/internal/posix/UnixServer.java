@@ -2,7 +2,6 @@
 package io.rdmanode.freeflow.internal.posix;
 
 import io.rdmanode.posix.Errno;
-import io.rdmanode.posix.PeerCredentials;
 import io.rdmanode.posix.Posix;
 import io.rdmanode.posix.PosixException;
 import java.io.IOException;
@@ -37,10 +36,7 @@ public final class UnixServer implements AutoCloseable {
      */
     public static UnixServer listen(Path path, String mode) throws IOException {
         Posix posix = Posix.libc();
-        byte[] p = path.toString().getBytes(StandardCharsets.UTF_8);
-        if (p.length > 107) {
-            throw new IOException("cannot bind " + path + ": longer than 107 bytes");
-        }
+        byte[] addr = address(path, "bind");
         Files.deleteIfExists(path);
         int fd;
         try {
@@ -48,9 +44,6 @@ public final class UnixServer implements AutoCloseable {
         } catch (PosixException e) {
             throw new IOException(e.getMessage(), e);
         }
-        byte[] addr = new byte[2 + p.length + 1];
-        addr[0] = Posix.AF_UNIX;
-        System.arraycopy(p, 0, addr, 2, p.length);
         String step = "cannot bind " + path;
         try {
             posix.bind(fd, addr);
@@ -67,6 +60,18 @@ public final class UnixServer implements AutoCloseable {
             throw e;
         }
         return new UnixServer(posix, path, fd);
+    }
+
+    /** A {@code struct sockaddr_un} for path; {@code sun_path} holds 107 bytes and the terminating NUL. */
+    static byte[] address(Path path, String use) throws IOException {
+        byte[] p = path.toString().getBytes(StandardCharsets.UTF_8);
+        if (p.length > 107) {
+            throw new IOException("cannot " + use + " " + path + ": longer than 107 bytes");
+        }
+        byte[] addr = new byte[2 + p.length + 1];
+        addr[0] = Posix.AF_UNIX;
+        System.arraycopy(p, 0, addr, 2, p.length);
+        return addr;
     }
 
     /**
@@ -125,14 +130,7 @@ public final class UnixServer implements AutoCloseable {
                 }
                 throw new IOException("accept on " + path + ": " + e.reason(), e);
             }
-            PeerCredentials peer;
-            try {
-                peer = posix.peerCredentials(c);
-            } catch (PosixException e) {
-                posix.close(c);
-                throw new IOException("SO_PEERCRED on " + path + ": " + e.reason(), e);
-            }
-            return new UnixConnection(posix, c, new PeerCred(peer.pid(), peer.uid(), peer.gid()));
+            return UnixConnection.withPeer(posix, c, path.toString());
         }
     }
 

@@ -36,6 +36,8 @@ final class ControlLoop {
     private final int wakeFd;
     private final LayoutTable table = LayoutTable.standard();
     private final ConcurrentLinkedQueue<ControlConnection> returning = new ConcurrentLinkedQueue<>();
+    /** Connections accepted earlier that join the loop unread: disowned by the predecessor, or taken back from a successor. */
+    private final ConcurrentLinkedQueue<UnixConnection> arriving = new ConcurrentLinkedQueue<>();
     private final Thread thread;
     private final IdleSet idleSet;
     private List<ControlConnection> polled = new ArrayList<>();
@@ -68,6 +70,12 @@ final class ControlLoop {
 
     void resume(ControlConnection cc) {
         returning.add(cc);
+        wake();
+    }
+
+    /** A connection accepted elsewhere (or earlier) to serve as if just accepted. */
+    void arrive(UnixConnection c) {
+        arriving.add(c);
         wake();
     }
 
@@ -107,6 +115,9 @@ final class ControlLoop {
         for (ControlConnection cc; (cc = returning.poll()) != null; ) {
             owner.close(cc);
         }
+        for (UnixConnection c; (c = arriving.poll()) != null; ) {
+            c.close();
+        }
         idleSet.stop();
         posix.close(wakeFd);
     }
@@ -126,11 +137,12 @@ final class ControlLoop {
             released.countDown();
         }
         ControlSettings s = owner.settings();
-        boolean accepting = !handedOver && owner.openConnections() < s.maxConnections();
-        if (!accepting && !paused) {
-            owner.atCapacity(s.maxConnections());
+        boolean underCap = owner.openConnections() < s.maxConnections();
+        boolean accepting = !handedOver && underCap;
+        if (!underCap && !paused) {
+            owner.atCapacity(s.maxConnections());   // not after a handover: not accepting then is no pause
         }
-        paused = !accepting;
+        paused = !underCap;
         int fixed = accepting ? 2 : 1;
         int[] fds = new int[fixed + polled.size()];
         fds[0] = wakeFd;
@@ -160,6 +172,12 @@ final class ControlLoop {
         if (accepting && rev[1] != 0) {
             acceptAll(next, s);
         }
+        for (UnixConnection c; (c = arriving.poll()) != null; ) {
+            ControlConnection cc = owner.admit(c);
+            if (step(cc)) {
+                next.add(cc);
+            }
+        }
         polled = cutIdle(next, s);
     }
 
@@ -174,6 +192,9 @@ final class ControlLoop {
             }
             if (c == null) {
                 return;
+            }
+            if (owner.passToPredecessor(c)) {
+                continue;                                   // read by the predecessor, or back through arrive
             }
             ControlConnection cc = owner.admit(c);
             // The genuine client writes its request right after connect: often it is there already.

@@ -2,8 +2,10 @@
 package io.rdmanode.freeflow.internal.router;
 
 import io.rdmanode.agent.RefusalLog;
+import io.rdmanode.freeflow.internal.posix.PeerCred;
 import io.rdmanode.freeflow.internal.posix.UnixConnection;
 import io.rdmanode.freeflow.internal.posix.UnixServer;
+import io.rdmanode.freeflow.internal.wire.Func;
 import io.rdmanode.posix.PosixException;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -33,6 +35,12 @@ import org.slf4j.LoggerFactory;
  * parks on its channel and holds no thread. So no idle, slow or waiting client holds a worker: idle connections
  * cost a descriptor each, bounded per client process and in total ({@link ControlSettings}). Closing stops
  * accepting, closes every connection and removes the socket file.
+ *
+ * <p>Handover: the predecessor stops accepting and opens a {@link DrainDesk}; the successor, which took the
+ * listening socket, passes the connections of the predecessor's tenants back there through a
+ * {@link PredecessorLink} (the client opens a new connection per verb, and only the predecessor knows the objects
+ * of a tenant that started there). The drain ends when no tenant holds an object here and no connection is open,
+ * or at its deadline; the desk closes with it.
  */
 public final class ControlServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ControlServer.class);
@@ -43,11 +51,22 @@ public final class ControlServer implements AutoCloseable {
     private final ControlLoop loop;
     private final Set<ControlConnection> open = ConcurrentHashMap.newKeySet();
     private final Map<Integer, AtomicInteger> perPid = new ConcurrentHashMap<>();
+    /**
+     * Requests that make an object being executed, by client pid: a process whose first object is being made
+     * here is claimed (not one whose last is being freed: it is moving on).
+     */
+    private final Map<Integer, Integer> creating = new ConcurrentHashMap<>();
     private final ScheduledExecutorService reaper;
     private final RefusalLog refusals = new RefusalLog(LOG, Duration.ofMinutes(1));
     final LongAdder idleCuts = new LongAdder();
     final LongAdder acceptPauses = new LongAdder();
     final LongAdder parked = new LongAdder();
+    /** Successor: connections passed back to the draining predecessor. */
+    final LongAdder forwarded = new LongAdder();
+    /** Predecessor: its tenants' connections the successor passed back here. */
+    final LongAdder takenBack = new LongAdder();
+    private volatile PredecessorLink predecessor;
+    private volatile DrainDesk desk;
     private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile ControlSettings settings;
     private ScheduledFuture<?> reaping;
@@ -86,6 +105,10 @@ public final class ControlServer implements AutoCloseable {
             return t;
         });
         reapInterval(reapIntervalMillis);
+        // Before the first accept: a tenant of the predecessor must never be served here while it drains.
+        if (adopted.isPresent()) {
+            this.predecessor = PredecessorLink.connect(socket, this).orElse(null);
+        }
         loop.start();
         LOG.info("freeflow router {} on {}", adopted.isPresent() ? "took over the socket" : "listening", socket);
     }
@@ -101,19 +124,34 @@ public final class ControlServer implements AutoCloseable {
             @Override
             public void handedOver() {
                 loop.stopAccepting();
+                openDesk();
                 LOG.info("freeflow router socket {} handed to a successor: new clients go there, {} connection(s)"
-                        + " stay here until they close", server.path(), open.size());
+                        + " and {} tenant(s) with objects stay here until they end", server.path(), open.size(),
+                        router.tenantsHoldingObjects());
             }
         };
     }
 
+    /** Opens the desk the successor passes this router's tenants' connections back to; logged when it cannot. */
+    private void openDesk() {
+        try {
+            desk = DrainDesk.open(server.path(), this);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("freeflow router cannot open its drain desk beside {}: {}; tenants connected here reach the"
+                    + " successor with their next verb, where their handles are unknown", server.path(), e.toString());
+        }
+    }
+
     /**
-     * After a handover: waits until every client connected here has disconnected, or {@code millis} passed
-     * (tenants keep their objects meanwhile); returns the connections still open.
+     * After a handover: waits until no tenant holds an object here and every connection here has closed (tenants
+     * exit, or free everything), and this router's own predecessor (when it took over from one still draining)
+     * has ended its drain, or {@code millis} passed; then closes the drain desk (the successor serves every
+     * connection from then on). Returns the connections still open.
      */
     public int drain(long millis) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        while (!open.isEmpty() && System.nanoTime() < deadline) {
+        while ((!open.isEmpty() || router.tenantsHoldingObjects() > 0 || linkedToPredecessor())
+                && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(20);
             } catch (InterruptedException e) {
@@ -121,7 +159,16 @@ public final class ControlServer implements AutoCloseable {
                 break;
             }
         }
+        closeDesk();
         return open.size();
+    }
+
+    private void closeDesk() {
+        DrainDesk d = desk;
+        desk = null;
+        if (d != null) {
+            d.close();
+        }
     }
 
     public boolean handedOver() {
@@ -202,6 +249,22 @@ public final class ControlServer implements AutoCloseable {
         return acceptPauses.sum();
     }
 
+    /** Connections this successor passed back to its draining predecessor. */
+    public long forwardedToPredecessor() {
+        return forwarded.sum();
+    }
+
+    /** Connections of this draining router's tenants that its successor passed back here. */
+    public long takenBackFromSuccessor() {
+        return takenBack.sum();
+    }
+
+    /** True while connections go back to a draining predecessor. */
+    public boolean linkedToPredecessor() {
+        PredecessorLink p = predecessor;
+        return p != null && p.open();
+    }
+
     /** GET_CQ_EVENT requests parked so far (answered later, without a thread). */
     public long parkedEvents() {
         return parked.sum();
@@ -215,7 +278,58 @@ public final class ControlServer implements AutoCloseable {
         }
     }
 
-    // ---- called by the loop
+    // ---- called by the loop and the handover's link and desk
+
+    /** A fresh connection of a tenant of the draining predecessor goes back there (asked off the loop). */
+    boolean passToPredecessor(UnixConnection c) {
+        PredecessorLink p = predecessor;
+        return p != null && p.offer(c);
+    }
+
+    /** A connection the predecessor did not take: served here, as if just accepted. */
+    void serveHere(UnixConnection c) {
+        if (closing.get()) {
+            c.close();
+            return;
+        }
+        loop.arrive(c);
+    }
+
+    /**
+     * Whether who's process is a tenant here that holds objects (or is making one: its first may be in the
+     * making), or is one of this router's own draining predecessor (a chain of drains). A live process that holds
+     * nothing here loses nothing by moving on to the successor: the drain does not wait for it either.
+     */
+    boolean claims(PeerCred who) {
+        if (creating.containsKey(who.pid()) ? router.servesTenant(who) : router.holdsObjects(who)) {
+            return true;
+        }
+        PredecessorLink p = predecessor;
+        return p != null && p.claims(who);
+    }
+
+    /** A connection of one of this router's tenants, passed back by the successor: it joins the loop unread. */
+    void takeBack(int fd) {
+        UnixConnection c;
+        try {
+            c = UnixConnection.adopt(fd);
+        } catch (IOException e) {
+            LOG.debug("freeflow connection passed back by the successor: {}", e.getMessage());
+            return;
+        }
+        if (!closing.get() && router.servesTenant(c.peer())) {
+            takenBack.increment();
+            loop.arrive(c);
+            return;
+        }
+        PredecessorLink p = predecessor;
+        if (!closing.get() && p != null && p.hand(c)) {
+            takenBack.increment();                   // relayed: a tenant of the router before this one
+            return;
+        }
+        LOG.debug("freeflow connection of pid {} passed back after its tenant ended: closed", c.peer().pid());
+        c.close();
+    }
 
     /** A new connection: counted for its process; past the process's cap it is only answered EAGAIN. */
     ControlConnection admit(UnixConnection c) {
@@ -247,17 +361,37 @@ public final class ControlServer implements AutoCloseable {
 
     /** A complete request read: a worker executes and answers it. */
     void dispatch(ControlConnection cc) {
+        int pid = cc.pid();
+        boolean creates = cc.request != null && Func.creates(cc.request.func());
+        if (creates) {
+            creating.merge(pid, 1, Integer::sum);
+        }
         try {
             workers.execute(() -> {
-                switch (dispatcher.handle(cc)) {
+                Dispatcher.Outcome outcome;
+                try {
+                    outcome = dispatcher.handle(cc);
+                } finally {
+                    if (creates) {
+                        created(pid);
+                    }
+                }
+                switch (outcome) {
                     case RESUME -> resume(cc);
                     case CLOSE -> close(cc);
                     case PARKED -> parked.increment();
                 }
             });
         } catch (RejectedExecutionException stopped) {
+            if (creates) {
+                created(pid);
+            }
             close(cc);
         }
+    }
+
+    private void created(int pid) {
+        creating.computeIfPresent(pid, (p, n) -> n <= 1 ? null : n - 1);
     }
 
     /** Back to the loop for the next request on the same connection. */
@@ -294,6 +428,11 @@ public final class ControlServer implements AutoCloseable {
         if (!closing.compareAndSet(false, true)) {
             return; // closed already (a test, or a stop after a drain that closed it)
         }
+        PredecessorLink p = predecessor;
+        if (p != null) {
+            p.close();
+        }
+        closeDesk();
         loop.stop();
         try {
             server.close();

@@ -108,6 +108,36 @@ public final class Router implements AutoCloseable {
         return tenants.byPid(pid);
     }
 
+    /**
+     * True when who's process is a tenant here and still runs (a pid reused by another process, or another uid,
+     * is not): a draining predecessor claims its tenants' connections with this.
+     */
+    synchronized boolean servesTenant(PeerCred who) {
+        Tenant t = tenants.byPid(who.pid());
+        return t != null && !t.gone && t.cred.uid() == who.uid() && t.liveness.alive();
+    }
+
+    /** True when who's process is a live tenant here ({@link #servesTenant}) that holds an object. */
+    synchronized boolean holdsObjects(PeerCred who) {
+        return servesTenant(who) && holdsObjects(tenants.byPid(who.pid()));
+    }
+
+    /** Tenants that hold an object here (a PD, CQ, QP, SRQ, MR or completion channel): what a drain waits for. */
+    public synchronized int tenantsHoldingObjects() {
+        int n = 0;
+        for (Tenant t : tenants.all()) {
+            if (holdsObjects(t)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private static boolean holdsObjects(Tenant t) {
+        return !t.pds.isEmpty() || !t.cqs.isEmpty() || !t.qps.isEmpty() || !t.srqs.isEmpty() || !t.mrs.isEmpty()
+                || !t.channels.isEmpty();
+    }
+
     public synchronized List<TenantFigures> tenants() {
         return tenants.figures();
     }

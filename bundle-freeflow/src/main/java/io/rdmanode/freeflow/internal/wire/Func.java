@@ -37,6 +37,12 @@ public final class Func {
     private Func() {
     }
 
+    /** Calls that make an object the tenant's later calls name (a PD, QP, SRQ, CQ, MR or completion channel). */
+    public static boolean creates(int func) {
+        return func == ALLOC_PD || func == CREATE_QP || func == CREATE_SRQ || func == CREATE_CQ || func == REG_MR
+                || func == CREATE_COMP_CHANNEL;
+    }
+
     /**
      * Calls whose answer starts with an SCM_RIGHTS message (2 bytes + the descriptor) before the response struct:
      * the genuine client reads that message first whatever happened, so a refusal must send it too (without a

@@ -52,16 +52,21 @@ class CClientTest {
     }
 
     Process start(List<String> prefix, String... args) throws IOException {
+        Process p = command(fx, prefix, args).redirectErrorStream(true).start();
+        started.add(p);
+        return p;
+    }
+
+    /** The C client run as {@code prefix... ffclient args...} against fx's router. */
+    static ProcessBuilder command(RouterFixture fx, List<String> prefix, String... args) {
         List<String> cmd = new ArrayList<>(prefix);
         cmd.add(BINARY.toAbsolutePath().toString());
         cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().put("FFR_SOCKET", fx.server.socket().toString());
         pb.environment().put("FFR_SHM", fx.shm.toString());
         pb.environment().put("FFR_ID", "42");
-        Process p = pb.start();
-        started.add(p);
-        return p;
+        return pb;
     }
 
     static String firstLine(Process p) throws IOException {
