@@ -61,15 +61,19 @@ final class ClaimPreparer implements ClaimPreparation {
 
     @Override
     public synchronized PrepareOutcome prepare(ClaimRef claim) {
-        Optional<PreparedClaims.Prepared> known = prepared.get(claim.uid());
-        if (known.isPresent() && specs.exists(claim.uid())) {
-            return PrepareOutcome.prepared(known.get().devices());
-        }
-        try {
+        try (PreparedClaims.Lock ignored = prepared.lock()) {
+            Optional<PreparedClaims.Prepared> known = prepared.get(claim.uid());
+            if (known.isPresent() && specs.exists(claim.uid())) {
+                return PrepareOutcome.prepared(known.get().devices());
+            }
             return PrepareOutcome.prepared(prepareNew(claim));
         } catch (Refused e) {
             LOG.warn("cannot prepare claim {}: {}", claim, e.getMessage());
             return PrepareOutcome.failed(e.getMessage());
+        } catch (IOException e) {
+            LOG.warn("cannot prepare claim {}: {}", claim, e.getMessage());
+            return PrepareOutcome.failed("cannot prepare claim " + claim + ": the prepared-claims checkpoint: "
+                    + e.getMessage());
         }
     }
 
@@ -152,7 +156,7 @@ final class ClaimPreparer implements ClaimPreparation {
 
     @Override
     public synchronized Optional<String> unprepare(ClaimRef claim) {
-        try {
+        try (PreparedClaims.Lock ignored = prepared.lock()) {
             specs.delete(claim.uid());
             prepared.remove(claim.uid());
             return Optional.empty();

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import io.rdmanode.agent.Handover;
 import io.rdmanode.deviceplugin.DevicePaths;
 import io.rdmanode.deviceplugin.DevicePluginLayer;
 import io.rdmanode.deviceplugin.Selectors;
@@ -86,6 +87,12 @@ public final class DraComponent implements StatusSection, DraFigures {
         @AttributeDefinition(min = "5", max = "3600", description = "Seconds between checks of the published slices")
         int resyncSeconds() default 60;
 
+        @AttributeDefinition(description = "Sockets named per agent instance (<driver>-<tag>-reg.sock,"
+                + " dra-<tag>.sock), so that a handover or a DaemonSet surge registers the successor beside its"
+                + " predecessor (kubelet 1.33+ keeps both and uses the newest). false: the fixed names, for a kubelet"
+                + " without that rolling-update support")
+        boolean socketPerInstance() default true;
+
         // The pool's selectors, as the device-plugin pools write them (property "selectors.vendors", ...); none = every
         // PCI function with an RDMA device. Applied by the device-plugin layer.
         String[] selectors_vendors() default {};
@@ -118,9 +125,12 @@ public final class DraComponent implements StatusSection, DraFigures {
     private RegistrationService registration;
     private ClaimPreparer preparer;
     private DraSettings settings;
+    private AutoCloseable onHandedOver;
+    private volatile boolean handedOver;
 
     @Activate
-    public DraComponent(Settings config, @Reference UnixSocketServers servers, @Reference RdmaDiscovery discovery)
+    public DraComponent(Settings config, @Reference UnixSocketServers servers, @Reference RdmaDiscovery discovery,
+                        @Reference(cardinality = ReferenceCardinality.OPTIONAL) Handover handover)
             throws IOException {
         this.enabled = config.enabled();
         this.discovery = discovery;
@@ -131,8 +141,11 @@ public final class DraComponent implements StatusSection, DraFigures {
         if (config.nodeName().isBlank()) {
             throw new IllegalArgumentException("dra.nodeName is required when dra.enabled = true");
         }
-        settings = new DraSettings(config.driverName(), Path.of(config.pluginsDir()), Path.of(config.registryDir()),
-                Path.of(config.cdiDir()), Path.of(config.stateDir()), Path.of(config.hostDevRoot()));
+        DraSettings fixed = new DraSettings(config.driverName(), Path.of(config.pluginsDir()),
+                Path.of(config.registryDir()), Path.of(config.cdiDir()), Path.of(config.stateDir()),
+                Path.of(config.hostDevRoot()));
+        settings = config.socketPerInstance() ? fixed.withInstance(Long.toString(System.currentTimeMillis(), 36))
+                : fixed;
         String pool = config.pool().isBlank() ? config.nodeName() : config.pool();
         boolean started = false;
         try {
@@ -160,6 +173,9 @@ public final class DraComponent implements StatusSection, DraFigures {
             registration = new RegistrationService(settings.driverName(), settings.draSocket(), slices::request);
             DraPluginService dra = new DraPluginService(preparer, stats);
             sockets = new DraSockets(servers, settings, List.of(dra, dra.v1beta1(), health), registration, 1000);
+            if (handover != null) {
+                onHandedOver = handover.onHandedOver(this::handedOver);
+            }
             started = true;
         } finally {
             if (!started) {
@@ -182,8 +198,37 @@ public final class DraComponent implements StatusSection, DraFigures {
         return l == null ? Optional.empty() : Optional.ofNullable(l.held().get(pciAddress));
     }
 
+    /**
+     * The successor serves kubelet now, under sockets of its own: this instance withdraws its registration (kubelet
+     * then uses the successor's) and stops publishing slices (the successor publishes the same pool). Calls in
+     * flight finish; the checkpoint lock keeps the two instances' prepared claims consistent meanwhile.
+     */
+    private void handedOver() {
+        if (handedOver) {
+            return;
+        }
+        handedOver = true;
+        if (settings.instance().isEmpty()) {
+            LOG.info("handed over: the DRA sockets have fixed names (dra.socketPerInstance = false); they stay until"
+                    + " this instance stops");
+        } else if (sockets != null) {
+            sockets.close();
+            LOG.info("handed over: DRA registration {} withdrawn, kubelet uses the successor's", settings.registrationSocket());
+        }
+        if (slices != null) {
+            slices.close();
+        }
+    }
+
     @Deactivate
     void stop() {
+        if (onHandedOver != null) {
+            try {
+                onHandedOver.close();
+            } catch (Exception e) {
+                LOG.debug("withdrawing the handover action: {}", e.toString());
+            }
+        }
         if (health != null) {
             health.close();
         }

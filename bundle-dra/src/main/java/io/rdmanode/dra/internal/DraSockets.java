@@ -50,6 +50,7 @@ final class DraSockets implements AutoCloseable {
         this.settings = settings;
         this.draServices = List.copyOf(draServices);
         this.registration = registration;
+        removeStale();
         ensure();
         this.checker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "rdma-agent-dra-sockets");
@@ -85,6 +86,46 @@ final class DraSockets implements AutoCloseable {
             reg = null;
             Files.createDirectories(settings.registrationSocket().getParent());
             reg = servers.serve(settings.registrationSocket(), OWNER_ONLY, List.of(registration));
+        }
+    }
+
+    /**
+     * Removes the sockets an earlier instance of this driver left when it was killed: each one of this driver's
+     * socket names (any instance) other than this instance's, in kubelet's registry directory and the DRA socket
+     * directory, that nobody listens on (a connect is refused). A socket a live instance serves (a predecessor
+     * during a handover) is left alone: kubelet may still be using it.
+     */
+    private void removeStale() {
+        for (Path dir : List.of(settings.registryDir(), settings.draSocket().getParent())) {
+            if (!Files.isDirectory(dir)) {
+                continue;
+            }
+            try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+                for (Path f : (Iterable<Path>) files::iterator) {
+                    if (f.equals(settings.registrationSocket()) || f.equals(settings.draSocket())
+                            || !settings.ownSocketName(f) || !nobodyListens(f)) {
+                        continue;
+                    }
+                    Files.deleteIfExists(f);
+                    LOG.info("removed stale DRA socket {} (left by an earlier instance; nobody listens on it)", f);
+                }
+            } catch (IOException e) {
+                LOG.warn("cannot look for stale DRA sockets in {}: {}", dir, e.toString());
+            }
+        }
+    }
+
+    /** True only when connecting is refused: the file is a socket nobody listens on (not merely busy). */
+    static boolean nobodyListens(Path socket) {
+        try (java.nio.channels.SocketChannel ch = java.nio.channels.SocketChannel.open(
+                java.net.StandardProtocolFamily.UNIX)) {
+            ch.configureBlocking(false);
+            ch.connect(java.net.UnixDomainSocketAddress.of(socket));
+            return false;
+        } catch (java.net.ConnectException refused) {
+            return true;
+        } catch (IOException | RuntimeException busyOrOther) {
+            return false;
         }
     }
 

@@ -17,8 +17,10 @@ import java.util.Optional;
 /**
  * The checkpoint of prepared claims ({@code <stateDir>/dra-prepared.json}): kubelet calls Prepare again after a
  * restart of either side and Unprepare for claims prepared by an earlier process, so what was answered is on
- * disk (written durably, see {@link DurableFiles}) before the answer leaves. Not thread-safe: the preparer
- * serialises calls.
+ * disk (written durably, see {@link DurableFiles}) before the answer leaves. During a handover two agents serve
+ * kubelet at once (kubelet may call either instance of a driver during a rolling update), so every call works
+ * under {@link #lock()}: a POSIX lock on {@code <file>.lock} across processes, the file read again when another
+ * process wrote it since. Not thread-safe otherwise: the preparer serialises calls.
  */
 final class PreparedClaims {
 
@@ -45,6 +47,88 @@ final class PreparedClaims {
         this.file = file;
         if (Files.exists(file)) {
             load();
+            seen = identity();
+        }
+    }
+
+    /** What the file was when this instance last read or wrote it (inode, size, modification time). */
+    private String seen = "";
+
+    /**
+     * Excludes the other agent of a handover for the length of one call, and reads the checkpoint again when it was
+     * written by the other since this instance last saw it. Close the handle to release.
+     *
+     * @throws IOException when the lock cannot be taken or the checkpoint written by the other cannot be read
+     */
+    Lock lock() throws IOException {
+        Path lockFile = file.toAbsolutePath().resolveSibling(file.getFileName() + ".lock");
+        // POSIX locks belong to the process (the JDK refuses a second one on a file): other instances of this JVM
+        // (tests, a component restarted while a call finishes) queue on a lock per file first.
+        java.util.concurrent.locks.ReentrantLock inJvm = IN_JVM.computeIfAbsent(lockFile.toString(),
+                k -> new java.util.concurrent.locks.ReentrantLock());
+        inJvm.lock();
+        java.nio.channels.FileChannel ch;
+        try {
+            Files.createDirectories(lockFile.getParent());
+            ch = java.nio.channels.FileChannel.open(lockFile, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.WRITE);
+        } catch (IOException | RuntimeException e) {
+            inJvm.unlock();
+            throw e;
+        }
+        java.nio.channels.FileLock held;
+        try {
+            held = ch.lock();
+        } catch (IOException | RuntimeException e) {
+            try {
+                ch.close();
+            } finally {
+                inJvm.unlock();
+            }
+            throw e;
+        }
+        Lock lock = () -> {
+            try {
+                held.release();
+            } finally {
+                try {
+                    ch.close();
+                } finally {
+                    inJvm.unlock();
+                }
+            }
+        };
+        try {
+            String now = identity();
+            if (!now.equals(seen)) {
+                byUid.clear();
+                if (Files.exists(file)) {
+                    load();
+                }
+                seen = now;
+            }
+            return lock;
+        } catch (IOException | RuntimeException e) {
+            lock.close();
+            throw e;
+        }
+    }
+
+    private static final java.util.concurrent.ConcurrentMap<String, java.util.concurrent.locks.ReentrantLock> IN_JVM =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** A held {@link #lock()}. */
+    interface Lock extends AutoCloseable {
+        @Override
+        void close() throws IOException;
+    }
+
+    private String identity() {
+        try {
+            Map<String, Object> a = Files.readAttributes(file, "unix:ino,size,lastModifiedTime");
+            return a.get("ino") + ":" + a.get("size") + "@" + a.get("lastModifiedTime");
+        } catch (IOException | UnsupportedOperationException e) {
+            return "";
         }
     }
 
@@ -110,6 +194,7 @@ final class PreparedClaims {
             }
         }
         DurableFiles.write(file, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n");
+        seen = identity();
     }
 
     private void load() throws IOException {

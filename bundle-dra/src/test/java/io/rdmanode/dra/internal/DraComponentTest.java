@@ -77,7 +77,7 @@ class DraComponentTest {
 
     private DraComponent component(Map<String, Object> props) throws Exception {
         return new DraComponent(Converters.standardConverter().convert(props).to(DraComponent.Settings.class),
-                servers, discovery);
+                servers, discovery, null);
     }
 
     private static double counter(MetricSnapshots all, String name, String result) {

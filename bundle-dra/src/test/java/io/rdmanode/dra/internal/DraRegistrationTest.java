@@ -153,4 +153,52 @@ class DraRegistrationTest {
         assertThat(kubelet.prepare(DRIVER, KubeletDouble.claim("ns", "c", "uid-4")).getClaimsOrThrow("uid-4")
                 .getError()).isEmpty();
     }
+
+    /**
+     * A handover or a DaemonSet surge (kubelet's rolling update of a DRA driver): a second instance with sockets of
+     * its own registers beside the first and kubelet calls it; the first withdrawing its sockets leaves the
+     * driver registered; a socket an instance left when it was killed (nobody listens) is removed when the next
+     * one starts, a live instance's is not.
+     */
+    @Test
+    void aSecondInstanceRegistersBesideTheFirstAndTheFirstGoingLeavesTheDriverRegistered() throws Exception {
+        sockets.close();                                      // this class's fixed-name instance is not used here
+        DraSettings first = settings.withInstance("a1");
+        DraSettings second = settings.withInstance("b2");
+        DraPluginService dra = new DraPluginService(preparation);
+        RegistrationService firstRegistration = new RegistrationService(DRIVER, first.draSocket());
+        try (DraSockets a = new DraSockets(servers, first, List.of(dra, dra.v1beta1()), firstRegistration, 20)) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.registered(DRIVER)
+                    .map(r -> r.socket().equals(first.registrationSocket())).orElse(false));
+            // An instance killed earlier left its sockets: files nobody listens on.
+            DraSettings dead = settings.withInstance("c3");
+            Files.createDirectories(dead.draSocket().getParent());
+            for (Path f : List.of(dead.registrationSocket(), dead.draSocket())) {
+                try (java.nio.channels.ServerSocketChannel s = java.nio.channels.ServerSocketChannel.open(
+                        java.net.StandardProtocolFamily.UNIX)) {
+                    s.bind(java.net.UnixDomainSocketAddress.of(f));
+                }
+            }
+            Path foreign = settings.registryDir().resolve("other.example.com-reg.sock");
+            Files.createFile(foreign);
+
+            try (DraSockets b = new DraSockets(servers, second, List.of(dra, dra.v1beta1()),
+                    new RegistrationService(DRIVER, second.draSocket()), 20)) {
+                assertThat(dead.registrationSocket()).doesNotExist();
+                assertThat(dead.draSocket()).doesNotExist();
+                assertThat(first.registrationSocket()).exists();      // a live instance's: kept
+                assertThat(foreign).exists();                         // another driver's: not ours to judge
+                await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.instances(DRIVER).size() == 2);
+                assertThat(kubelet.registered(DRIVER).get().info().getEndpoint())
+                        .isEqualTo(second.draSocket().toString());
+
+                a.close();
+
+                await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.instances(DRIVER).size() == 1);
+                assertThat(kubelet.registered(DRIVER).get().socket()).isEqualTo(second.registrationSocket());
+                assertThat(kubelet.prepare(DRIVER, KubeletDouble.claim("ns", "c", "uid-r")).getClaimsOrThrow("uid-r")
+                        .getError()).isEmpty();
+            }
+        }
+    }
 }

@@ -46,7 +46,7 @@ final class KubeletDouble implements AutoCloseable {
     static final List<String> KNOWN_VERSIONS = List.of("v1.DRAPlugin", "v1beta1.DRAPlugin");
 
     /** One registration kubelet made: the driver's info and the version it chose. */
-    record Registered(PluginInfo info, String version, Path socket) { }
+    record Registered(PluginInfo info, String version, Path socket, long atNanos) { }
 
     private final Path registryDir;
     private final ExecutorService executor = Executors.newCachedThreadPool();
@@ -137,7 +137,7 @@ final class KubeletDouble implements AutoCloseable {
             stub.withDeadlineAfter(5, TimeUnit.SECONDS).notifyRegistrationStatus(RegistrationStatus.newBuilder()
                     .setPluginRegistered(error.isEmpty()).setError(error).build());
             if (error.isEmpty()) {
-                Registered r = new Registered(info, version.get(), socket);
+                Registered r = new Registered(info, version.get(), socket, System.nanoTime());
                 plugins.put(socket, r);
                 history.add(r);
             } else {
@@ -171,9 +171,19 @@ final class KubeletDouble implements AutoCloseable {
         }
     }
 
-    /** The drivers registered now, by name. */
+    /**
+     * The instance of {@code driver} kubelet calls: as kubelet 1.33+ does during a driver's rolling update, every
+     * registered instance is kept (by socket) and the most recently registered one is used; when it goes, the
+     * next newest.
+     */
     Optional<Registered> registered(String driver) {
-        return plugins.values().stream().filter(r -> r.info().getName().equals(driver)).findFirst();
+        return plugins.values().stream().filter(r -> r.info().getName().equals(driver))
+                .max(java.util.Comparator.comparingLong(Registered::atNanos));
+    }
+
+    /** Every registered instance of {@code driver}. */
+    List<Registered> instances(String driver) {
+        return plugins.values().stream().filter(r -> r.info().getName().equals(driver)).toList();
     }
 
     /** Every successful registration since the start, restarts included. */
