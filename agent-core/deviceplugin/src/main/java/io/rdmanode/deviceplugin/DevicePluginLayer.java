@@ -102,6 +102,35 @@ public interface DevicePluginLayer {
      */
     Map<String, String> held();
 
+    /**
+     * Devices an owner outside the device-plugin pools holds (a DRA driver's prepared claims): while held, no
+     * exclusive pool offers them (ListAndWatch lists them as unavailable) and an Allocate naming one is refused;
+     * and {@link OutsideHolder#hold} refuses a device a container holds through a pool. One device, one owner on
+     * the node. The handle's {@code close()} releases everything it held.
+     *
+     * @param name who holds (logs, {@code /status}, error messages), e.g. {@code "DRA driver rdma.rdmanode.io"}
+     * @since 2.3
+     */
+    OutsideHolder outsideHolder(String name);
+
+    /** What one outside owner holds ({@link #outsideHolder}). Thread-safe. */
+    @ProviderType
+    interface OutsideHolder extends AutoCloseable {
+
+        /**
+         * Holds {@code deviceIds} (PCI addresses) in addition to what this holder holds, all or none, atomically
+         * with the pools' Allocate: empty when held, else each conflicting ID with what holds it (an extended
+         * resource, or another outside holder) and nothing changed.
+         */
+        Map<String, String> hold(java.util.Collection<String> deviceIds);
+
+        /** Releases {@code deviceIds}; the pools offer them again. */
+        void release(java.util.Collection<String> deviceIds);
+
+        @Override
+        void close();
+    }
+
     /** A registry for one plugin bundle's {@code /status} section. */
     StatusRegistry statusRegistry();
 

@@ -33,7 +33,7 @@ final class ClaimPreparer implements ClaimPreparation {
     private final ClaimReader reader;
     private final Supplier<HostSnapshot> host;
     private final PoolDevices pool;
-    private final Function<String, Optional<String>> devicePluginHolder;
+    private final DeviceOwners owners;
     private final ClaimCdiSpecs specs;
     private final PreparedClaims prepared;
 
@@ -44,17 +44,23 @@ final class ClaimPreparer implements ClaimPreparation {
     ClaimPreparer(String driverName, ClaimReader reader, Supplier<HostSnapshot> host,
                   Function<String, Optional<String>> devicePluginHolder, ClaimCdiSpecs specs,
                   PreparedClaims prepared) {
-        this(driverName, reader, host, PoolDevices.all(), devicePluginHolder, specs, prepared);
+        this(driverName, reader, host, PoolDevices.all(), DeviceOwners.checking(devicePluginHolder), specs, prepared);
     }
 
     ClaimPreparer(String driverName, ClaimReader reader, Supplier<HostSnapshot> host, PoolDevices pool,
                   Function<String, Optional<String>> devicePluginHolder, ClaimCdiSpecs specs,
                   PreparedClaims prepared) {
+        this(driverName, reader, host, pool, DeviceOwners.checking(devicePluginHolder), specs, prepared);
+    }
+
+    /** @param owners the device-plugin pools, where a claim's devices are held while it is prepared */
+    ClaimPreparer(String driverName, ClaimReader reader, Supplier<HostSnapshot> host, PoolDevices pool,
+                  DeviceOwners owners, ClaimCdiSpecs specs, PreparedClaims prepared) {
         this.pool = pool;
         this.driverName = driverName;
         this.reader = reader;
         this.host = host;
-        this.devicePluginHolder = devicePluginHolder;
+        this.owners = owners;
         this.specs = specs;
         this.prepared = prepared;
     }
@@ -119,11 +125,6 @@ final class ClaimPreparer implements ClaimPreparation {
                         + " cannot be used: " + problem.get());
             }
             String pci = d.address().toString();
-            Optional<String> dp = devicePluginHolder.apply(pci);
-            if (dp.isPresent()) {
-                throw new Refused("device " + name + " (" + pci + ") of claim " + claim + " is held by a pod through"
-                        + " the device-plugin resource " + dp.get() + ": a device has one owner on the node");
-            }
             Optional<PreparedClaims.Prepared> other = prepared.holderOf(pci, claim.uid());
             if (other.isPresent()) {
                 throw new Refused("device " + name + " (" + pci + ") of claim " + claim + " is prepared for claim "
@@ -131,10 +132,20 @@ final class ClaimPreparer implements ClaimPreparation {
             }
             devices.add(d);
         }
+        List<String> pcis = devices.stream().map(d -> d.address().toString()).toList();
+        Map<String, String> conflicts = owners.hold(pcis);
+        if (!conflicts.isEmpty()) {
+            String pci = conflicts.keySet().iterator().next();
+            String name = devices.stream().filter(d -> d.address().toString().equals(pci)).findFirst()
+                    .map(NodeDevice::name).orElse(pci);
+            throw new Refused("device " + name + " (" + pci + ") of claim " + claim + " is held by a pod through"
+                    + " the device-plugin resource " + conflicts.get(pci) + ": a device has one owner on the node");
+        }
         List<String> ids;
         try {
             ids = specs.write(claim.uid(), devices);
         } catch (IOException e) {
+            owners.release(pcis);
             throw new Refused("cannot write the CDI spec " + specs.file(claim.uid()) + ": " + e.getMessage());
         }
         List<PreparedDevice> out = new ArrayList<>();
@@ -147,6 +158,7 @@ final class ClaimPreparer implements ClaimPreparation {
             prepared.put(new PreparedClaims.Prepared(claim.namespace(), claim.name(), claim.uid(), out));
         } catch (IOException e) {
             deleteQuietly(claim.uid());
+            owners.release(pcis);
             throw new Refused("cannot checkpoint claim " + claim + ": " + e.getMessage());
         }
         LOG.info("prepared claim {}: {}", claim, out.stream().map(d -> d.device() + " (" + d.rdmaDevice() + ")")
@@ -157,12 +169,34 @@ final class ClaimPreparer implements ClaimPreparation {
     @Override
     public synchronized Optional<String> unprepare(ClaimRef claim) {
         try (PreparedClaims.Lock ignored = prepared.lock()) {
+            List<String> pcis = prepared.get(claim.uid()).map(p -> p.devices().stream()
+                    .map(PreparedDevice::pciAddress).toList()).orElse(List.of());
             specs.delete(claim.uid());
             prepared.remove(claim.uid());
+            owners.release(pcis);
             return Optional.empty();
         } catch (IOException e) {
             LOG.warn("cannot unprepare claim {}: {}", claim, e.getMessage());
             return Optional.of("cannot unprepare claim " + claim + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * Holds the devices of every prepared claim with the device-plugin pools (a start, or the layer came back): a
+     * conflict, a pod that got one of them through a pool meanwhile, is logged; the claim stays prepared.
+     */
+    synchronized void holdPrepared() {
+        try (PreparedClaims.Lock ignored = prepared.lock()) {
+            for (PreparedClaims.Prepared p : prepared.all()) {
+                List<String> pcis = p.devices().stream().map(PreparedDevice::pciAddress).toList();
+                Map<String, String> conflicts = owners.hold(pcis);
+                if (!conflicts.isEmpty()) {
+                    LOG.error("prepared claim {}/{} ({}): device(s) {} are also held by pods through device-plugin"
+                            + " resources {}", p.namespace(), p.name(), p.uid(), conflicts.keySet(), conflicts.values());
+                }
+            }
+        } catch (IOException e) {
+            LOG.warn("cannot read the prepared-claims checkpoint to hold its devices: {}", e.getMessage());
         }
     }
 

@@ -115,8 +115,10 @@ public final class DraComponent implements StatusSection, DraFigures {
     private final boolean enabled;
     private final DraStats stats = new DraStats();
     private final RdmaDiscovery discovery;
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     private volatile DevicePluginLayer layer;
+    /** The layer's holder of this driver's devices, made for {@link #heldIn}; null while there is no layer. */
+    private DevicePluginLayer.OutsideHolder outside;
+    private DevicePluginLayer heldIn;
     private KubernetesClient client;
     private SliceSync slices;
     private DeviceHealthService health;
@@ -168,7 +170,7 @@ public final class DraComponent implements StatusSection, DraFigures {
             };
             discovery.addListener(listener);
             preparer = new ClaimPreparer(settings.driverName(), new Fabric8ClaimReader(client), discovery::snapshot,
-                    poolDevices, this::devicePluginHolder, new ClaimCdiSpecs(settings.cdiDir(), settings.driverName(),
+                    poolDevices, new LayerOwners(), new ClaimCdiSpecs(settings.cdiDir(), settings.driverName(),
                     new DevicePaths(settings.hostDevRoot())), new PreparedClaims(settings.checkpoint()));
             registration = new RegistrationService(settings.driverName(), settings.draSocket(), slices::request);
             DraPluginService dra = new DraPluginService(preparer, stats);
@@ -176,6 +178,7 @@ public final class DraComponent implements StatusSection, DraFigures {
             if (handover != null) {
                 onHandedOver = handover.onHandedOver(this::handedOver);
             }
+            preparer.holdPrepared();
             started = true;
         } finally {
             if (!started) {
@@ -192,10 +195,51 @@ public final class DraComponent implements StatusSection, DraFigures {
                 List.of(c.selectors_linkTypes()), Optional.empty());
     }
 
-    /** The device-plugin resource a pod holds the device at {@code pciAddress} under, from the layer's ledger. */
-    private Optional<String> devicePluginHolder(String pciAddress) {
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    void bindLayer(DevicePluginLayer l) {
+        layer = l;
+        if (preparer != null) {
+            preparer.holdPrepared();                       // the pools stop offering the prepared devices at once
+        }
+    }
+
+    void unbindLayer(DevicePluginLayer l) {
+        if (layer == l) {
+            layer = null;
+        }
+        synchronized (this) {
+            if (heldIn == l && outside != null) {
+                outside.close();
+                outside = null;
+                heldIn = null;
+            }
+        }
+    }
+
+    /** The holder in the current layer, made when the layer changed (a new one holds nothing yet). */
+    private synchronized Optional<DevicePluginLayer.OutsideHolder> outside() {
         DevicePluginLayer l = layer;
-        return l == null ? Optional.empty() : Optional.ofNullable(l.held().get(pciAddress));
+        if (l != heldIn) {
+            if (outside != null) {
+                outside.close();
+            }
+            outside = l == null ? null : l.outsideHolder("DRA driver " + settings.driverName());
+            heldIn = l;
+        }
+        return Optional.ofNullable(outside);
+    }
+
+    /** The device-plugin pools as the other owner of the devices, through the layer while it is there. */
+    private final class LayerOwners implements DeviceOwners {
+        @Override
+        public Map<String, String> hold(java.util.Collection<String> pciAddresses) {
+            return outside().map(h -> h.hold(pciAddresses)).orElse(Map.of());
+        }
+
+        @Override
+        public void release(java.util.Collection<String> pciAddresses) {
+            outside().ifPresent(h -> h.release(pciAddresses));
+        }
     }
 
     /**
@@ -222,6 +266,12 @@ public final class DraComponent implements StatusSection, DraFigures {
 
     @Deactivate
     void stop() {
+        synchronized (this) {
+            if (outside != null) {
+                outside.close();
+                outside = null;
+            }
+        }
         if (onHandedOver != null) {
             try {
                 onHandedOver.close();

@@ -82,9 +82,72 @@ final class HeldDevices {
         return true;
     }
 
-    /** Device ID to the extended resource it is held under now. */
+    /** Devices owners outside the device-plugin pools hold (a DRA driver's prepared claims): ID to holder. */
+    private volatile Map<String, String> outside = Map.of();
+    private volatile Merged merged;
+
+    private record Merged(Map<String, String> ledger, Map<String, String> outside, Map<String, String> all) {
+    }
+
+    /**
+     * Device ID to what holds it now: the extended resource a container holds it under (the ledger), or an owner
+     * outside the device-plugin pools ({@link #holdOutside}), named {@code "<holder> (outside the device-plugin
+     * pools)"}. Lock-free; rebuilt only when either side changed.
+     */
     Map<String, String> heldBy() {
-        return ledger.heldBy();
+        Map<String, String> l = ledger.heldBy();
+        Map<String, String> o = outside;
+        if (o.isEmpty() || l.isEmpty() && l.containsKey("")) {
+            return l;                                    // nothing outside, or nothing known (every ID unknown)
+        }
+        Merged m = merged;
+        if (m != null && m.ledger() == l && m.outside() == o) {
+            return m.all();
+        }
+        Map<String, String> all = new java.util.LinkedHashMap<>(l);
+        o.forEach(all::putIfAbsent);
+        Map<String, String> view = java.util.Collections.unmodifiableMap(all);
+        merged = new Merged(l, o, view);
+        return view;
+    }
+
+    /**
+     * Holds {@code ids} for {@code holder}, all or none: when a container holds one of them under an extended
+     * resource (the ledger), or another outside holder does, nothing changes and the conflicts are returned (ID to
+     * what holds it). Atomic with {@link #allocated}, so a VF is never handed out on both sides.
+     */
+    synchronized Map<String, String> holdOutside(String holder, Collection<String> ids) {
+        Map<String, String> l = ledger.heldBy();
+        Map<String, String> conflicts = new java.util.LinkedHashMap<>();
+        for (String id : ids) {
+            String byLedger = l.get(id);
+            String byOutside = outside.get(id);
+            if (byLedger != null) {
+                conflicts.put(id, byLedger);
+            } else if (byOutside != null && !byOutside.equals(outsideName(holder))) {
+                conflicts.put(id, byOutside);
+            }
+        }
+        if (conflicts.isEmpty() && !ids.isEmpty()) {
+            Map<String, String> next = new java.util.HashMap<>(outside);
+            ids.forEach(id -> next.put(id, outsideName(holder)));
+            outside = Map.copyOf(next);
+        }
+        return conflicts;
+    }
+
+    /** Releases what {@code holder} held of {@code ids} (all of it when {@code ids} is null). */
+    synchronized void releaseOutside(String holder, Collection<String> ids) {
+        String name = outsideName(holder);
+        Map<String, String> next = new java.util.HashMap<>(outside);
+        next.entrySet().removeIf(e -> e.getValue().equals(name) && (ids == null || ids.contains(e.getKey())));
+        if (next.size() != outside.size()) {
+            outside = Map.copyOf(next);
+        }
+    }
+
+    static String outsideName(String holder) {
+        return holder + " (outside the device-plugin pools)";
     }
 
     /**
@@ -96,7 +159,13 @@ final class HeldDevices {
      * instance's view and recorded in memory only: the file is the successor's, which learns the holding from
      * kubelet's PodResources at its next reconciliation (kubelet lists an allocation once Allocate returned).
      */
-    List<String> allocated(String resource, Collection<String> deviceIds) {
+    synchronized List<String> allocated(String resource, Collection<String> deviceIds) {
+        List<String> outsideHeld = deviceIds.stream().filter(outside::containsKey).toList();
+        if (!outsideHeld.isEmpty()) {
+            throw new io.rdmanode.kubelet.DevicePluginException(io.rdmanode.kubelet.DevicePluginException.Code.UNAVAILABLE,
+                    resource, "device(s) " + outsideHeld + " are held by " + outsideHeld.stream().map(outside::get)
+                    .distinct().toList() + ": a device has one owner on the node");
+        }
         if (!ledger.writing()) {
             LOG.info("Allocate after the handover resource={} ids={}: served, recorded in memory only (the ledger"
                     + " file is the successor's; it learns the holding from kubelet)", resource,

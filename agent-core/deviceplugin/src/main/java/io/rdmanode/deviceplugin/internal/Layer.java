@@ -249,6 +249,43 @@ public final class Layer implements DevicePluginLayer {
         return held.heldBy();
     }
 
+    @Override
+    public OutsideHolder outsideHolder(String name) {
+        return new OutsideHolder() {
+            private volatile boolean closed;
+
+            @Override
+            public Map<String, String> hold(java.util.Collection<String> deviceIds) {
+                if (closed) {
+                    throw new IllegalStateException("outside holder " + name + " is closed");
+                }
+                Map<String, String> conflicts = held.holdOutside(name, List.copyOf(deviceIds));
+                if (conflicts.isEmpty() && !deviceIds.isEmpty()) {
+                    LOG.info("devices held outside the device-plugin pools holder={} devices={}: no pool offers them",
+                            name, deviceIds);
+                    sets.forEach(ServedSet::refresh);     // ListAndWatch lists them as unavailable at once
+                }
+                return conflicts;
+            }
+
+            @Override
+            public void release(java.util.Collection<String> deviceIds) {
+                held.releaseOutside(name, List.copyOf(deviceIds));
+                LOG.info("devices released outside the device-plugin pools holder={} devices={}", name, deviceIds);
+                sets.forEach(ServedSet::refresh);
+            }
+
+            @Override
+            public void close() {
+                if (!closed) {
+                    closed = true;
+                    held.releaseOutside(name, null);
+                    sets.forEach(ServedSet::refresh);
+                }
+            }
+        };
+    }
+
     /** The ledger, for {@code /status}. */
     public Map<String, Object> heldStatus() {
         return held.status();

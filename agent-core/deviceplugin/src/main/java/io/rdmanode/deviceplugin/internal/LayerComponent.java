@@ -232,6 +232,11 @@ public final class LayerComponent implements DevicePluginLayer, StatusSection, H
     }
 
     @Override
+    public OutsideHolder outsideHolder(String name) {
+        return layer.outsideHolder(name);
+    }
+
+    @Override
     public List<HeldFigures.Held> heldDevices() {
         return layer.heldDevices().entries();
     }

@@ -162,7 +162,7 @@ final class Served implements ServedPool, DevicePlugin {
         }
         Map<String, String> unusable = new LinkedHashMap<>(v.unusable());
         v.devices().stream().filter(d -> !offered.contains(d)).forEach(d -> unusable.put(d.id(),
-                "held under " + heldBy.get(d.id()) + " by a running container; offered once it is released"));
+                "held under " + heldBy.get(d.id()) + "; offered once it is released"));
         return new PoolView(v.revision(), offered, v.selection(), unusable, v.healthy(), v.reason(), v.details());
     }
 
@@ -222,7 +222,7 @@ final class Served implements ServedPool, DevicePlugin {
         if (!elsewhere.isEmpty()) {
             allocationFailures.incrementAndGet();
             throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, mine, "device(s) " + elsewhere
-                    + " are held by running containers under " + elsewhere.stream().map(heldBy::get).distinct()
+                    + " are held under " + elsewhere.stream().map(heldBy::get).distinct()
                     .toList() + ", not " + mine);
         }
         // Recorded before the pool answers (and writes its files), forgotten if it refuses.

@@ -471,4 +471,35 @@ class SriovPoolsTest {
         assertThat(kubelet.plugin("rdma/all").deviceLists()).allSatisfy(u -> assertThat(u).extracting(Device::id)
                 .doesNotContainAnyElementsOf(held));
     }
+
+    /**
+     * One owner per device on the node, both ways (issue 24): a VF a DRA claim holds (an outside holder of the
+     * layer) leaves every pool's ListAndWatch and an Allocate naming it is refused; a VF a pod holds through a pool
+     * is refused to the outside holder; released, the VF is offered again.
+     */
+    @Test
+    void aVfHeldOutsideThePoolsIsOfferedByNoneAndAPodsVfCannotBeHeldOutside() {
+        pool("pf0", 0, pf("0000:3b:00.0"));
+        kubelet.awaitRegistrations("rdma/pf0", 1, WAIT);
+        awaitIds("rdma/pf0", 8);
+        String podVf = kubelet.admit("default", "p1", "c", "rdma/pf0", 1).get(0);
+        String draVf = awaitIds("rdma/pf0", 8).stream().map(Device::id).filter(id -> !id.equals(podVf)).findFirst()
+                .orElseThrow();
+
+        try (io.rdmanode.deviceplugin.DevicePluginLayer.OutsideHolder dra = layer.outsideHolder("DRA driver test")) {
+            assertThat(dra.hold(List.of(podVf))).containsEntry(podVf, "rdma/pf0");
+            assertThat(dra.hold(List.of(draVf, podVf))).containsOnlyKeys(podVf);     // all or none
+            assertThat(dra.hold(List.of(draVf))).isEmpty();
+
+            assertThat(awaitIds("rdma/pf0", 7)).noneMatch(d -> d.id().equals(draVf));
+            assertThatThrownBy(() -> kubelet.plugin("rdma/pf0").allocate("rdma/pf0", List.of(draVf)))
+                    .hasMessageContaining("DRA driver test");
+            assertThat(pools.vfStatus().get(draVf)).contains("DRA driver test");
+
+            dra.release(List.of(draVf));
+            assertThat(awaitIds("rdma/pf0", 8)).anyMatch(d -> d.id().equals(draVf));
+            assertThat(dra.hold(List.of(draVf))).isEmpty();
+        }
+        assertThat(awaitIds("rdma/pf0", 8)).anyMatch(d -> d.id().equals(draVf));    // closed: everything released
+    }
 }
