@@ -179,6 +179,8 @@ public final class DraComponent implements StatusSection, DraFigures {
                 onHandedOver = handover.onHandedOver(this::handedOver);
             }
             preparer.holdPrepared();
+            LOG.info("DRA driver {} serving registration={} endpoint={} pool={} node={}", settings.driverName(),
+                    settings.registrationSocket(), settings.draSocket(), pool, config.nodeName());
             started = true;
         } finally {
             if (!started) {
