@@ -7,7 +7,7 @@
  * @since 1.0
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package io.rdmanode.cni;
 
 import org.osgi.annotation.bundle.Export;

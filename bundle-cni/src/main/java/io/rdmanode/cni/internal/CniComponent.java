@@ -88,6 +88,9 @@ public final class CniComponent implements PodAttachments, HealthCheck, StatusSe
     private final int reconciled;
     private final CniStats stats = new CniStats();
     private final AutoCloseable offered;
+    /** The DRA driver's prepared VFs by pod, when it runs ({@link PreparedPodDevices}). */
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = org.osgi.service.component.annotations.ReferencePolicy.DYNAMIC)
+    volatile List<io.rdmanode.cni.PreparedPodDevices> preparedPodDevices = List.of();
 
     @Activate
     public CniComponent(Config config, @Reference RdmaDiscovery discovery, @Reference RdmaNetlink rdma,
@@ -110,6 +113,7 @@ public final class CniComponent implements PodAttachments, HealthCheck, StatusSe
         this.config = config;
         this.handler = new CniHandler(new AttachmentStore(Path.of(config.stateDir())), rdma, namespaces, devices,
                 stats, Clock.systemUTC());
+        handler.preparedDevices(uid -> preparedPodDevices.stream().flatMap(p -> p.forPod(uid).stream()).toList());
         int repaired = handler.reconcile();
         this.installState = install(config);
         try {

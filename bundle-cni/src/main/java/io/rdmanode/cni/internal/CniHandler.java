@@ -52,6 +52,8 @@ final class CniHandler {
     private final CniStats stats;
     private final Clock clock;
     private volatile Steps steps = s -> { };
+    /** Pod uid to the VFs another owner (the DRA driver) prepared for it, for an ADD without a deviceID. */
+    private volatile java.util.function.Function<String, List<String>> preparedDevices = uid -> List.of();
     /** One line per command and error code a minute: a runtime retrying a bad ADD in a loop logs once. */
     private final RefusalLog refusals = new RefusalLog(LOG, Duration.ofSeconds(60));
 
@@ -67,6 +69,10 @@ final class CniHandler {
 
     void steps(Steps s) {
         this.steps = s;
+    }
+
+    void preparedDevices(java.util.function.Function<String, List<String>> byPodUid) {
+        this.preparedDevices = byPodUid;
     }
 
     AttachmentStore store() {
@@ -127,13 +133,43 @@ final class CniHandler {
 
     // ---- ADD ----
 
+    /**
+     * The VF of an ADD: the {@code deviceID} Multus passes (a device-plugin VF), else, for a pod whose VFs the DRA
+     * driver prepared (no device plugin, so no deviceID), the first of them by {@code K8S_POD_UID} that no other
+     * attachment holds: one network attachment per prepared VF, in the order the claims were prepared.
+     */
+    private String deviceId(JsonNode conf, Map<String, String> args, String key) throws CniError {
+        if (CniInput.hasDeviceId(conf)) {
+            return CniInput.deviceId(conf);
+        }
+        String pod = args.getOrDefault("K8S_POD_UID", "");
+        List<String> prepared = pod.isEmpty() ? List.of() : preparedDevices.apply(pod);
+        if (prepared.isEmpty()) {
+            return CniInput.deviceId(conf);                   // says what is missing
+        }
+        java.util.Set<String> attached = new java.util.HashSet<>();
+        for (Attachment a : store.all()) {
+            if (!a.key().equals(key)) {
+                attached.add(a.pciAddress());
+            }
+        }
+        for (String p : prepared) {
+            if (!attached.contains(p)) {
+                LOG.info("CNI ADD {}: no deviceID; VF {} prepared for pod uid {} (DRA)", key, p, LogText.escape(pod));
+                return CniInput.validPci(p);
+            }
+        }
+        throw new CniError(CniError.DEVICE_BUSY, "no deviceID, and every VF prepared for pod uid " + pod + " " + prepared
+                + " is attached already (one network attachment per prepared VF)");
+    }
+
     private String add(Map<String, String> env, JsonNode conf, String version) throws CniError {
         String network = CniInput.networkName(conf);
         String containerId = CniInput.containerId(env);
         String ifname = CniInput.ifname(env);
         String netns = CniInput.required(env, "CNI_NETNS");
-        String pci = CniInput.deviceId(conf);
         Map<String, String> args = CniInput.cniArgs(env.getOrDefault("CNI_ARGS", ""));
+        String pci = deviceId(conf, args, Attachment.key(network, containerId, ifname));
         if (!namespaces.exists(Path.of(netns))) {
             throw new CniError(CniError.UNKNOWN_CONTAINER, "the container's network namespace " + netns
                     + " does not exist");

@@ -89,6 +89,22 @@ final class CniInput {
         return v;
     }
 
+    /** Whether the configuration names a device ({@link #deviceId} would find one). */
+    static boolean hasDeviceId(JsonNode conf) {
+        for (JsonNode c : List.of(conf.path("deviceID"), conf.path("runtimeConfig").path("deviceID"),
+                conf.path("pciBusID"), conf.path("args").path("cni").path("deviceID"))) {
+            if (c.isTextual() && !c.asText().isEmpty()) {
+                return true;
+            }
+        }
+        for (JsonNode i : conf.path("prevResult").path("interfaces")) {
+            if (i.path("pciID").isTextual() && !i.path("pciID").asText().isEmpty()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** deviceID as Multus passes it: top-level, runtimeConfig, pciBusID, args.cni, then prevResult's pciID. */
     static String deviceId(JsonNode conf) throws CniError {
         List<JsonNode> candidates = List.of(conf.path("deviceID"), conf.path("runtimeConfig").path("deviceID"),
@@ -105,7 +121,8 @@ final class CniInput {
         }
         throw new CniError(CniError.INVALID_CONFIG, "deviceID is missing: the VF's PCI address must come as"
                 + " deviceID (top level or runtimeConfig, set by Multus from the device plugin), pciBusID,"
-                + " args.cni.deviceID or a prevResult interface's pciID");
+                + " args.cni.deviceID or a prevResult interface's pciID, or be prepared by the DRA driver for the"
+                + " pod named by K8S_POD_UID in CNI_ARGS");
     }
 
     static String validPci(String s) throws CniError {

@@ -11,6 +11,7 @@ import io.rdmanode.cni.PodAttachment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -218,6 +219,38 @@ class CniChainIT {
 
     private static String withPrev(String conf, String prev) {
         return conf.substring(0, conf.length() - 1) + ",\"prevResult\":" + prev + "}";
+    }
+
+    /**
+     * A pod whose VF the DRA driver prepared (issue 24): no device plugin, so no deviceID in the configuration; the
+     * CNI takes the pod's prepared VF by K8S_POD_UID and moves its RDMA device into the pod, no NRI hook needed; a
+     * second attachment of that pod finds no unattached prepared VF; a pod with none prepared gets the missing
+     * deviceID error, which names the DRA way too.
+     */
+    @Test
+    void aPodsVfPreparedThroughDraIsFoundByItsUidWithoutADeviceId() throws Exception {
+        agent.component.preparedPodDevices = List.of(uid -> uid.equals("uid-dra-1") ? List.of("0000:3b:02.2")
+                : List.of());
+        String netns = Netns.path(ns).toString();
+        Map<String, String> add = env("ADD", "c7", netns);
+        add.put("CNI_ARGS", add.get("CNI_ARGS") + ";K8S_POD_UID=uid-dra-1");
+
+        Netns.Exec ok = exec(agent.client(), add, rdmaConf(null, "{}"));
+
+        assertThat(ok.exit()).as(ok.stdout()).isZero();
+        assertThat(agent.kernel.linksIn(Path.of(netns))).extracting(l -> l.name()).containsExactly("mlx5_8");
+        assertThat(agent.component.attachments()).singleElement()
+                .satisfies(a -> assertThat(a.pciAddress()).isEqualTo("0000:3b:02.2"));
+
+        Map<String, String> again = env("ADD", "c8", Netns.path(ns2).toString());
+        again.put("CNI_ARGS", again.get("CNI_ARGS") + ";K8S_POD_UID=uid-dra-1");
+        assertCniError(exec(agent.client(), again, rdmaConf(null, "{}")), 104, "is attached already");
+        Map<String, String> other = env("ADD", "c9", Netns.path(ns2).toString());
+        other.put("CNI_ARGS", other.get("CNI_ARGS") + ";K8S_POD_UID=uid-none");
+        assertCniError(exec(agent.client(), other, rdmaConf(null, "{}")), 7, "prepared by the DRA driver");
+
+        assertThat(exec(agent.client(), env("DEL", "c7", netns), rdmaConf(null, null)).exit()).isZero();
+        assertThat(agent.kernel.inHost("mlx5_8")).isTrue();
     }
 
     private static void assertCniError(Netns.Exec e, int code, String text) throws Exception {

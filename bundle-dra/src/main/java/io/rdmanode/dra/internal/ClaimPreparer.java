@@ -155,7 +155,7 @@ final class ClaimPreparer implements ClaimPreparation {
                     List.of(ids.get(i)), d.address().toString(), d.rdma().name()));
         }
         try {
-            prepared.put(new PreparedClaims.Prepared(claim.namespace(), claim.name(), claim.uid(), out));
+            prepared.put(new PreparedClaims.Prepared(claim.namespace(), claim.name(), claim.uid(), out, read.podUids()));
         } catch (IOException e) {
             deleteQuietly(claim.uid());
             owners.release(pcis);
@@ -197,6 +197,19 @@ final class ClaimPreparer implements ClaimPreparation {
             }
         } catch (IOException e) {
             LOG.warn("cannot read the prepared-claims checkpoint to hold its devices: {}", e.getMessage());
+        }
+    }
+
+    /**
+     * The PCI addresses prepared for pod {@code podUid} (its claims' {@code reservedFor}), read under the lock: the
+     * other instance of a handover may have prepared them.
+     */
+    synchronized List<String> devicesOfPod(String podUid) {
+        try (PreparedClaims.Lock ignored = prepared.lock()) {
+            return prepared.devicesOfPod(podUid);
+        } catch (IOException e) {
+            LOG.warn("cannot read the prepared-claims checkpoint for pod {}: {}", podUid, e.getMessage());
+            return List.of();
         }
     }
 

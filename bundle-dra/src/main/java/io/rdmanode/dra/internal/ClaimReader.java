@@ -18,12 +18,18 @@ interface ClaimReader {
     Optional<AllocatedClaim> read(String namespace, String name) throws ClaimReadException;
 
     /**
-     * The claim's uid and {@code status.allocation.devices.results}; no results when it is not allocated.
+     * The claim's uid, {@code status.allocation.devices.results} (none when it is not allocated) and the uids of the
+     * pods in {@code status.reservedFor} (the CNI finds a pod's prepared VF by its uid).
      */
-    record AllocatedClaim(String uid, List<Result> results) {
+    record AllocatedClaim(String uid, List<Result> results, List<String> podUids) {
         public AllocatedClaim {
             Objects.requireNonNull(uid, "uid");
             results = List.copyOf(results);
+            podUids = List.copyOf(podUids);
+        }
+
+        public AllocatedClaim(String uid, List<Result> results) {
+            this(uid, results, List.of());
         }
     }
 

@@ -314,6 +314,12 @@ public final class DraComponent implements StatusSection, DraFigures {
     }
 
     @Override
+    public List<String> devicesOfPod(String podUid) {
+        ClaimPreparer p = preparer;
+        return p == null ? List.of() : p.devicesOfPod(podUid);
+    }
+
+    @Override
     public String name() {
         return "dra";
     }

@@ -14,4 +14,9 @@ public interface DraFigures {
 
     /** The published pool generation, 0 before the first publish. */
     long sliceGeneration();
+
+    /** The PCI addresses prepared for pod {@code podUid} ({@link DraPodDevices}); empty when disabled. */
+    default java.util.List<String> devicesOfPod(String podUid) {
+        return java.util.List.of();
+    }
 }

@@ -33,6 +33,9 @@ final class Fabric8ClaimReader implements ClaimReader {
         List<Result> results = Optional.ofNullable(claim.getStatus()).map(ResourceClaimStatus::getAllocation)
                 .map(AllocationResult::getDevices).map(DeviceAllocationResult::getResults).orElse(List.of())
                 .stream().map(r -> new Result(r.getRequest(), r.getDriver(), r.getPool(), r.getDevice())).toList();
-        return Optional.of(new AllocatedClaim(claim.getMetadata().getUid(), results));
+        List<String> pods = Optional.ofNullable(claim.getStatus()).map(ResourceClaimStatus::getReservedFor)
+                .orElse(List.of()).stream().filter(r -> "pods".equals(r.getResource()) && r.getUid() != null)
+                .map(r -> r.getUid()).toList();
+        return Optional.of(new AllocatedClaim(claim.getMetadata().getUid(), results, pods));
     }
 }

@@ -28,9 +28,14 @@ final class PreparedClaims {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** One prepared claim. */
-    record Prepared(String namespace, String name, String uid, List<PreparedDevice> devices) {
+    record Prepared(String namespace, String name, String uid, List<PreparedDevice> devices, List<String> podUids) {
         Prepared {
             devices = List.copyOf(devices);
+            podUids = List.copyOf(podUids);
+        }
+
+        Prepared(String namespace, String name, String uid, List<PreparedDevice> devices) {
+            this(namespace, name, uid, devices, List.of());
         }
     }
 
@@ -140,6 +145,12 @@ final class PreparedClaims {
         return List.copyOf(byUid.values());
     }
 
+    /** The PCI addresses prepared for the pod {@code podUid}, claim by claim in the order they were prepared. */
+    List<String> devicesOfPod(String podUid) {
+        return byUid.values().stream().filter(p -> p.podUids().contains(podUid))
+                .flatMap(p -> p.devices().stream().map(PreparedDevice::pciAddress)).toList();
+    }
+
     /** The prepared claim other than {@code uid} that holds the device at {@code pciAddress}. */
     Optional<Prepared> holderOf(String pciAddress, String uid) {
         return byUid.values().stream().filter(p -> !p.uid().equals(uid))
@@ -182,6 +193,7 @@ final class PreparedClaims {
             c.put("namespace", p.namespace());
             c.put("name", p.name());
             c.put("uid", p.uid());
+            p.podUids().forEach(c.putArray("pods")::add);
             ArrayNode devices = c.putArray("devices");
             for (PreparedDevice d : p.devices()) {
                 ObjectNode o = devices.addObject();
@@ -214,7 +226,8 @@ final class PreparedClaims {
                 devices.add(new PreparedDevice(strings(d.path("requests")), text(d, "pool"), text(d, "device"),
                         strings(d.path("cdiIds")), text(d, "pciAddress"), text(d, "rdmaDevice")));
             }
-            Prepared p = new Prepared(text(c, "namespace"), text(c, "name"), text(c, "uid"), devices);
+            Prepared p = new Prepared(text(c, "namespace"), text(c, "name"), text(c, "uid"), devices,
+                    strings(c.path("pods")));
             byUid.put(p.uid(), p);
         }
     }

@@ -135,7 +135,9 @@ class ApiServerTest {
                                 .withPool("rdma").withDevice("pci-0000-3b-00-2").build(),
                         new DeviceRequestAllocationResultBuilder().withRequest("gpu").withDriver("gpu.example.com")
                                 .withPool("gpus").withDevice("gpu-0").build())
-                .endDevices().endAllocation().endStatus().build();
+                .endDevices().endAllocation()
+                .addNewReservedFor().withResource("pods").withName("trainer-0").withUid("pod-uid-0").endReservedFor()
+                .endStatus().build();
         client.resource(claim).create();
 
         Fabric8ClaimReader reader = new Fabric8ClaimReader(client);
@@ -144,6 +146,7 @@ class ApiServerTest {
                 .get().getMetadata().getUid());
         assertThat(read.results()).containsExactly(new Result("nic", DRIVER, "rdma", "pci-0000-3b-00-2"),
                 new Result("gpu", "gpu.example.com", "gpus", "gpu-0"));
+        assertThat(read.podUids()).containsExactly("pod-uid-0");
         assertThat(reader.read("ns", "no-such-claim")).isEmpty();
     }
 }

@@ -43,4 +43,24 @@ class PreparedClaimsTest {
         }
         assertThat(new PreparedClaims(file).all()).extracting(PreparedClaims.Prepared::uid).containsExactly("uid-2");
     }
+
+    /** The CNI finds a pod's VFs by the pod's uid (the claim's reservedFor), also after a restart. */
+    @Test
+    void theDevicesOfAPodAreFoundByItsUidAfterARestartToo(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("dra-prepared.json");
+        PreparedClaims claims = new PreparedClaims(file);
+        PreparedClaims.Prepared one = claim("uid-1", "0000:3b:00.2");
+        PreparedClaims.Prepared two = claim("uid-2", "0000:3b:00.3");
+        try (PreparedClaims.Lock l = claims.lock()) {
+            claims.put(new PreparedClaims.Prepared(one.namespace(), one.name(), one.uid(), one.devices(),
+                    List.of("pod-a")));
+            claims.put(new PreparedClaims.Prepared(two.namespace(), two.name(), two.uid(), two.devices(),
+                    List.of("pod-a", "pod-b")));
+        }
+
+        PreparedClaims restarted = new PreparedClaims(file);
+        assertThat(restarted.devicesOfPod("pod-a")).containsExactly("0000:3b:00.2", "0000:3b:00.3");
+        assertThat(restarted.devicesOfPod("pod-b")).containsExactly("0000:3b:00.3");
+        assertThat(restarted.devicesOfPod("pod-c")).isEmpty();
+    }
 }
