@@ -3,9 +3,10 @@ package io.rdmanode.dra.internal;
 
 import io.rdmanode.cni.PreparedPodDevices;
 import java.util.List;
-import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 
 /**
  * The VFs of prepared claims by pod, for the rdma CNI ({@link PreparedPodDevices}): a pod whose claim the driver
@@ -16,15 +17,13 @@ import org.osgi.service.component.annotations.Reference;
 @Component(service = PreparedPodDevices.class)
 public final class DraPodDevices implements PreparedPodDevices {
 
-    private final DraFigures driver;
-
-    @Activate
-    public DraPodDevices(@Reference DraFigures driver) {
-        this.driver = driver;
-    }
+    /** The driver while it runs (a dra section is configured); without it no pod has prepared devices. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile DraFigures driver;
 
     @Override
     public List<String> forPod(String podUid) {
-        return driver.devicesOfPod(podUid);
+        DraFigures d = driver;
+        return d == null ? List.of() : d.devicesOfPod(podUid);
     }
 }

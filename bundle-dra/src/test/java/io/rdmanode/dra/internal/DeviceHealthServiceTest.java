@@ -11,8 +11,7 @@ import io.rdmanode.dra.internal.health.HealthStatus;
 import io.rdmanode.dra.internal.health.NodeWatchResourcesRequest;
 import io.rdmanode.dra.internal.health.NodeWatchResourcesResponse;
 import io.rdmanode.kubelet.UnixSocketServers.UnixSocketServer;
-import io.rdmanode.kubelet.internal.UdsTransport;
-import io.rdmanode.kubelet.internal.UnixSocketServersComponent;
+import io.rdmanode.kubelet.testing.UnixSockets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
@@ -29,8 +28,8 @@ class DeviceHealthServiceTest {
     @Test
     void aWatcherGetsTheWholeListThenTheChangeWhenAPortGoesDown() throws Exception {
         Path root = Files.createTempDirectory(Path.of("/tmp"), "drah-");
-        UnixSocketServersComponent servers = new UnixSocketServersComponent();
-        UdsTransport kubelet = new UdsTransport(1, "kubelet-health-io", Executors.newCachedThreadPool());
+        UnixSockets.Servers servers = new UnixSockets.Servers();
+        UnixSockets.Client kubelet = new UnixSockets.Client(1, "kubelet-health-io", Executors.newCachedThreadPool());
         try {
             RecordedHostDiscovery discovery = RecordedHostDiscovery.unpack("cx5-roce-sriov", root.resolve("host"));
             DeviceHealthService health = new DeviceHealthService(() -> "node-1", discovery.snapshot());

@@ -17,7 +17,7 @@ import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.rdmanode.discovery.testing.RecordedHostDiscovery;
 import io.rdmanode.dra.internal.v1.NodePrepareResourceResponse;
-import io.rdmanode.kubelet.internal.UnixSocketServersComponent;
+import io.rdmanode.kubelet.testing.UnixSockets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,7 +42,7 @@ class DraComponentTest {
 
     private Path root;
     private RecordedHostDiscovery discovery;
-    private UnixSocketServersComponent servers;
+    private UnixSockets.Servers servers;
     private KubeletDouble kubelet;
     private Map<String, Object> properties;
 
@@ -50,7 +50,7 @@ class DraComponentTest {
     void start() throws Exception {
         root = Files.createTempDirectory(Path.of("/tmp"), "drac-");
         discovery = RecordedHostDiscovery.unpack("cx5-roce-sriov", root.resolve("host"));
-        servers = new UnixSocketServersComponent();
+        servers = new UnixSockets.Servers();
         Path kubeconfig = root.resolve("kubeconfig");
         Files.writeString(kubeconfig, """
                 apiVersion: v1

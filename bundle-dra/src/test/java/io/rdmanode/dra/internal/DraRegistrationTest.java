@@ -11,7 +11,7 @@ import io.grpc.stub.ClientCalls;
 import io.rdmanode.dra.internal.v1.DRAPluginGrpc;
 import io.rdmanode.dra.internal.v1.NodePrepareResourcesRequest;
 import io.rdmanode.dra.internal.v1.NodePrepareResourcesResponse;
-import io.rdmanode.kubelet.internal.UnixSocketServersComponent;
+import io.rdmanode.kubelet.testing.UnixSockets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -31,7 +31,7 @@ class DraRegistrationTest {
 
     private Path root;
     private DraSettings settings;
-    private UnixSocketServersComponent servers;
+    private UnixSockets.Servers servers;
     private RegistrationService registration;
     private DraSockets sockets;
     private KubeletDouble kubelet;
@@ -60,7 +60,7 @@ class DraRegistrationTest {
         settings = new DraSettings(DRIVER, root.resolve("plugins"), root.resolve("plugins_registry"),
                 root.resolve("cdi"), root.resolve("state"), Path.of("/dev"));
         Files.createDirectories(settings.registryDir());
-        servers = new UnixSocketServersComponent();
+        servers = new UnixSockets.Servers();
         registration = new RegistrationService(DRIVER, settings.draSocket());
         DraPluginService dra = new DraPluginService(preparation);
         sockets = new DraSockets(servers, settings, List.of(dra, dra.v1beta1()), registration, 20);

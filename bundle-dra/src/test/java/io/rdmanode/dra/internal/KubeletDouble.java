@@ -12,7 +12,7 @@ import io.rdmanode.dra.internal.v1.NodePrepareResourcesRequest;
 import io.rdmanode.dra.internal.v1.NodePrepareResourcesResponse;
 import io.rdmanode.dra.internal.v1.NodeUnprepareResourcesRequest;
 import io.rdmanode.dra.internal.v1.NodeUnprepareResourcesResponse;
-import io.rdmanode.kubelet.internal.UdsTransport;
+import io.rdmanode.kubelet.testing.UnixSockets;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -50,7 +50,7 @@ final class KubeletDouble implements AutoCloseable {
 
     private final Path registryDir;
     private final ExecutorService executor = Executors.newCachedThreadPool();
-    private final UdsTransport transport = new UdsTransport(1, "kubelet-double-io", executor);
+    private final UnixSockets.Client transport = new UnixSockets.Client(1, "kubelet-double-io", executor);
     private final Map<Path, Registered> plugins = new ConcurrentHashMap<>();
     private final List<Registered> history = new CopyOnWriteArrayList<>();
     private final List<String> refusals = new CopyOnWriteArrayList<>();
