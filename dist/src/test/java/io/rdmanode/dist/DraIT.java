@@ -18,8 +18,8 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
- * The DRA driver as shipped (issues 24, 27): the built distribution with a {@code dra} section enabled starts the
- * bundle and serves its registration and DRA sockets (0600, named for the instance); a successor started on the
+ * The DRA driver as shipped (issues 24, 27): the built distribution with its optional DRA bundle copied into
+ * {@code bundles/} and a {@code dra} section enabled starts the bundle and serves its registration and DRA sockets (0600, named for the instance); a successor started on the
  * same state directory registers sockets of its own and the predecessor withdraws its registration when it hands
  * over (kubelet's rolling update of DRA drivers keeps the newest); sockets a SIGKILLed instance left are removed by
  * the next one. The API server is unreachable here (a closed port): /status says so, the sockets serve anyway.
@@ -33,6 +33,8 @@ class DraIT {
         Path dir = Files.createTempDirectory(Path.of("/tmp"), "dra");   // short: Unix socket paths
         Path home = dir.resolve("home");
         AgentProcessIT.copyTree(AgentProcessIT.DIST, home);
+        // As an operator enables it: the optional bundle copied into bundles/ (README, DRA driver).
+        Files.copy(home.resolve("optional/rdma-agent-dra.jar"), home.resolve("bundles/rdma-agent-dra.jar"));
         Path state = Files.createDirectories(dir.resolve("s"));
         Ttar.unpack(home.resolve("config/demo-host/cx5-roce-sriov.ttar"), state.resolve("host"));
         Path pluginDir = Files.createDirectories(state.resolve("device-plugins"));

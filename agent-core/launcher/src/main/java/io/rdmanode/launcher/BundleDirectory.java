@@ -89,7 +89,6 @@ final class BundleDirectory {
         Changes changes = new Changes(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
         List<Bundle> toRefresh = new ArrayList<>();
         List<Bundle> toStart = new ArrayList<>();
-        Map<Path, Content> late = new java.util.LinkedHashMap<>();
         for (Path jar : present) {
             Content content = read(jar);
             if (content == null || content.digest().equals(installed.get(jar))
@@ -103,8 +102,6 @@ final class BundleDirectory {
                 refuse(jar, content, problem, changes);
             } else if (installed.containsKey(jar)) {
                 update(jar, content, changes, toRefresh, toStart);
-            } else if (INSTALLED_LAST.contains(agentBundle(content))) {
-                late.put(jar, content);
             } else {
                 install(jar, content, changes, toStart);
             }
@@ -120,30 +117,7 @@ final class BundleDirectory {
             refresh(toRefresh);
         }
         start(toStart, changes);
-        if (!late.isEmpty()) {
-            List<Bundle> lateStart = new ArrayList<>();
-            late.forEach((jar, content) -> install(jar, content, changes, lateStart));
-            start(lateStart, changes);
-        }
         return changes;
-    }
-
-    /**
-     * Agent bundles (by {@code Agent-Bundle} name) installed after the others have started: no other bundle
-     * imports a package of theirs, and installing one costs start-up time before kubelet is served (the DRA
-     * driver's jar, which embeds the Kubernetes client, is 18 MB: about 90 ms of the crash window).
-     */
-    static final Set<String> INSTALLED_LAST = Set.of("dra", "freeflow", "cni", "metrics");
-
-    /** The jar's {@code Agent-Bundle} header, empty when it has none or no readable manifest. */
-    private static String agentBundle(Content content) {
-        try (JarInputStream in = new JarInputStream(content.stream())) {
-            Manifest manifest = in.getManifest();
-            String name = manifest == null ? null : manifest.getMainAttributes().getValue(AGENT_BUNDLE_HEADER);
-            return name == null ? "" : name;
-        } catch (IOException e) {
-            return "";
-        }
     }
 
     private Set<Path> scan() throws IOException {

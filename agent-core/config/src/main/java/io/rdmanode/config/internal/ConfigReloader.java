@@ -23,9 +23,6 @@ final class ConfigReloader {
     private static final Logger LOG = LoggerFactory.getLogger(ConfigReloader.class);
 
     private final Path file;
-    /** How long a section unclaimed at start waits for its bundle (installed late) before it is warned about. */
-    static final java.time.Duration UNCLAIMED_GRACE = java.time.Duration.ofSeconds(5);
-    private volatile List<String> currentUnclaimed = List.of();
     private final Map<String, String> frameworkProperties;
     private final Supplier<ConfigSchema> schemas;
     private final ConfigAdminWriter writer;
@@ -37,7 +34,7 @@ final class ConfigReloader {
     private String lastSeenChecksum;
     private long revision;
     private Config lastGood;
-    private volatile long lastGoodRevision;
+    private long lastGoodRevision;
     private String lastGoodChecksum;
     private Map<String, Object> startupRuntime;
 
@@ -91,7 +88,6 @@ final class ConfigReloader {
 
     private void apply(long current, String checksum, Config config) {
         Mapping mapping = ConfigMapper.map(config, file.toString(), schemas.get(), switches.installedNames());
-        currentUnclaimed = mapping.unclaimed();
         // The components' own checks, after MetaType's: a value the component would refuse applies nothing.
         List<Problem> errors = new ArrayList<>(mapping.errors());
         errors.addAll(validators.check(mapping, file.toString()));
@@ -131,27 +127,7 @@ final class ConfigReloader {
         if (newRevision) {
             LOG.info("config applied revision={} checksum={} file={} configurations={} changed={} deleted={}",
                     current, checksum, file, mapping.configurations().size(), written.changed(), written.deleted());
-            // A section of a bundle the launcher installs after the ones that serve kubelet (the DRA driver, CNI,
-            // Freeflow, metrics) is unclaimed for a moment at start: said only if still unclaimed a moment later.
-            Map<String, String> unclaimedLater = new java.util.LinkedHashMap<>();
-            for (int i = 0; i < warnings.size(); i++) {
-                Problem p = i < mapping.warnings().size() ? mapping.warnings().get(i) : null;
-                if (firstApply && p != null && mapping.unclaimed().contains(p.key())) {
-                    unclaimedLater.put(p.key(), warnings.get(i));
-                } else {
-                    LOG.warn("config: {}", warnings.get(i));
-                }
-            }
-            if (!unclaimedLater.isEmpty()) {
-                long revision = current;
-                // The JDK's delayer, not a thread of this bundle's: nothing outlives a hot swap of it.
-                java.util.concurrent.CompletableFuture.delayedExecutor(UNCLAIMED_GRACE.toMillis(),
-                        java.util.concurrent.TimeUnit.MILLISECONDS).execute(() -> unclaimedLater.forEach((path, w) -> {
-                            if (lastGoodRevision == revision && currentUnclaimed.contains(path)) {
-                                LOG.warn("config: {}", w);
-                            }
-                        }));
-            }
+            warnings.forEach(w -> LOG.warn("config: {}", w));
             if (restartPending && !firstApply) {
                 LOG.info("agent.runtime changed; it applies at the next restart of the agent");
             }
