@@ -34,7 +34,8 @@ class DraIT {
         Path home = dir.resolve("home");
         AgentProcessIT.copyTree(AgentProcessIT.DIST, home);
         // As an operator enables it: the optional bundle copied into bundles/ (README, DRA driver).
-        Files.copy(home.resolve("optional/rdma-agent-dra.jar"), home.resolve("bundles/rdma-agent-dra.jar"));
+        Files.copy(home.resolve("optional/rdma-agent-dra.jar"), home.resolve("bundles/rdma-agent-dra.jar"),
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         Path state = Files.createDirectories(dir.resolve("s"));
         Ttar.unpack(home.resolve("config/demo-host/cx5-roce-sriov.ttar"), state.resolve("host"));
         Path pluginDir = Files.createDirectories(state.resolve("device-plugins"));
