@@ -19,18 +19,6 @@ interface DeviceOwners {
 
     void release(Collection<String> pciAddresses);
 
-    /** No device-plugin layer on the node: nothing to refuse, nothing to hide from. */
-    DeviceOwners NONE = new DeviceOwners() {
-        @Override
-        public Map<String, String> hold(Collection<String> pciAddresses) {
-            return Map.of();
-        }
-
-        @Override
-        public void release(Collection<String> pciAddresses) {
-        }
-    };
-
     /** Checks against what pods hold (PCI address to resource) and holds nothing itself (tests). */
     static DeviceOwners checking(Function<String, Optional<String>> heldBy) {
         return new DeviceOwners() {
