@@ -38,6 +38,9 @@ final class DevicePluginServer implements ServedResource {
     static final String API_VERSION = "v1beta1";
     private static final Logger LOG = LoggerFactory.getLogger(DevicePluginServer.class);
 
+    /** How long an older instance leaves a resource to a newer one after both lost their sockets. */
+    static final long NEWER_INSTANCE_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
+
     private final DevicePlugin plugin;
     private final String resource;
     private final Supplier<HostSettings> tuning;        // timeouts may change while serving (@Modified)
@@ -64,6 +67,9 @@ final class DevicePluginServer implements ServedResource {
     private volatile ManagedChannel inFlight;          // the Register call's channel, cancelled by close()
     private final AtomicInteger reconcileRequests = new AtomicInteger();
     private volatile int failureStreak;
+    /** The newest tag of a newer instance whose socket for this resource was seen in the directory, or null. */
+    private volatile String newerSeen;
+    private volatile long newerAwaitedSince;          // System.nanoTime() when the wait began; 0 when none
 
     /**
      * @param instance      this agent instance's tag: the socket is named from the resource and the tag
@@ -132,6 +138,9 @@ final class DevicePluginServer implements ServedResource {
      * Returns false when a retry is needed soon.
      */
     private boolean reconcile() {
+        if (!settings.watcher() && !handedOver.getAsBoolean()) {
+            noteNewerInstances();
+        }
         Optional<String> kubelet;
         synchronized (lock) {
             if (closed) {
@@ -180,11 +189,71 @@ final class DevicePluginServer implements ServedResource {
         if (newerInstanceServes()) {
             // A surge pod's agent registered the resource after this one: registering again would take it back.
             registered = false;
+            newerAwaitedSince = 0;
             lastError = "a newer agent instance serves " + resource;
             LOG.info("resource={} not registered again: a newer agent instance serves it", resource);
             return true;
         }
+        if (awaitingNewerInstance()) {
+            return false;                                // looked at again in FIRST_RETRY_MILLIS
+        }
         return register();
+    }
+
+    /**
+     * A kubelet restart deletes every socket, a newer instance's with ours, and each instance serves again on its
+     * own: an older instance that registered in the instant before the newer one served again would take the
+     * resource back for good (nothing tells the newer one). So an instance that saw a newer one's socket for this
+     * resource gives it {@link #NEWER_INSTANCE_GRACE_NANOS} to serve again before registering itself: that
+     * newer instance may have died meanwhile, and the resource must not stay without an endpoint.
+     */
+    private boolean awaitingNewerInstance() {
+        String newer = newerSeen;
+        if (newer == null) {
+            return false;
+        }
+        long now = System.nanoTime();
+        if (newerAwaitedSince == 0) {
+            newerAwaitedSince = now;
+            LOG.info("resource={} waits up to {} ms for newer agent instance {} to serve it again before registering",
+                    resource, NEWER_INSTANCE_GRACE_NANOS / 1_000_000, newer);
+        }
+        if (now - newerAwaitedSince < NEWER_INSTANCE_GRACE_NANOS) {
+            lastError = "waiting for newer agent instance " + newer + " to serve " + resource + " again";
+            return true;
+        }
+        LOG.warn("resource={} newer agent instance {} did not serve it again within {} ms: registering this one",
+                resource, newer, NEWER_INSTANCE_GRACE_NANOS / 1_000_000);
+        newerSeen = null;
+        newerAwaitedSince = 0;
+        return false;
+    }
+
+    /** The newest newer instance seen serving this resource, until it failed to serve again in time. */
+    Optional<String> newerInstanceSeen() {
+        return Optional.ofNullable(newerSeen);
+    }
+
+    /** Remembers the newest tag among newer instances' socket files for this resource, live or not yet. */
+    private void noteNewerInstances() {
+        String own = socket.getFileName().toString();
+        Optional<String> part = ResourceNames.resourcePartOf(own);
+        if (part.isEmpty()) {
+            return;
+        }
+        try (java.nio.file.DirectoryStream<Path> files = Files.newDirectoryStream(settings.socketDir(),
+                ResourceNames.SOCKET_PREFIX + "*" + ResourceNames.SOCKET_SUFFIX)) {
+            for (Path file : files) {
+                String name = file.getFileName().toString();
+                if (part.equals(ResourceNames.resourcePartOf(name))) {
+                    ResourceNames.instanceOf(name).filter(tag -> InstanceTags.newer(tag, instance))
+                            .filter(tag -> newerSeen == null || InstanceTags.newer(tag, newerSeen))
+                            .ifPresent(tag -> newerSeen = tag);
+                }
+            }
+        } catch (IOException | java.io.UncheckedIOException e) {
+            LOG.debug("cannot list {}: {}", settings.socketDir(), e.getMessage());
+        }
     }
 
     /**

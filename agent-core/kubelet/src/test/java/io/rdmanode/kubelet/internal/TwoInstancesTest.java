@@ -144,6 +144,32 @@ class TwoInstancesTest {
     }
 
     /**
+     * An older instance that saw a newer one leaves it the resource after a kubelet restart only while it may
+     * still serve again: with the newer one gone, the older registers after the grace, so the resource keeps an
+     * endpoint.
+     */
+    @Test
+    void anOlderInstanceRegistersAfterAKubeletRestartWhenTheNewerOneIsGone() throws IOException {
+        try (FakeKubelet kubelet = new FakeKubelet(dir).start();
+             KubeletDevicePluginHost older = new KubeletDevicePluginHost(classic(dir, kubelet))) {
+            older.serve(new TestPlugin("rdma/hca_a", List.of(new Device("old-0", true, List.of()))));
+            kubelet.awaitRegistrations("rdma/hca_a", 1, Duration.ofSeconds(5));
+            try (KubeletDevicePluginHost newer = new KubeletDevicePluginHost(classic(dir, kubelet))) {
+                newer.serve(new TestPlugin("rdma/hca_a", List.of(new Device("new-0", true, List.of()))));
+                kubelet.awaitRegistrations("rdma/hca_a", 2, Duration.ofSeconds(5));
+                Awaitility.await().atMost(Duration.ofSeconds(5))
+                        .until(() -> older.servers().get(0).newerInstanceSeen().isPresent());
+            }
+            kubelet.restart();
+
+            String own = older.socketOf("rdma/hca_a").orElseThrow().getFileName().toString();
+            assertThat(kubelet.awaitRegistrations("rdma/hca_a", 3, Duration.ofSeconds(15)).endpoint()).isEqualTo(own);
+            assertThat(kubelet.plugin("rdma/hca_a").latest(Duration.ofSeconds(5)).getDevices(0).getID())
+                    .isEqualTo("old-0");
+        }
+    }
+
+    /**
      * Watcher mode: each instance has a registration socket of its own in plugins_registry; the watcher registers
      * the successor's, stopping the predecessor leaves it, and when kubelet drops the successor's connection (a
      * pre-1.35 plugin watcher deregisters by resource name when the predecessor's socket goes) the successor
