@@ -91,6 +91,28 @@ class CheckConfigIT {
         assertThat(strict.exit).isEqualTo(3);
     }
 
+    /**
+     * An optional bundle switched on by the file is judged by its own validator, as the agent started with that
+     * file would install and activate it: the DRA driver refuses an enabled section without a node name.
+     */
+    @Test
+    void anOptionalBundleSwitchedOnChecksItsOwnSection() throws Exception {
+        Path file = temp.resolve("dra.conf");
+        Files.writeString(file, """
+                agent.bundles.dra.enabled = true
+                dra {
+                  enabled = true
+                  registryDir = "relative/plugins_registry"
+                }
+                """);
+
+        Result result = run("check-config", file.toString());
+
+        assertThat(result.exit).as(result.out + result.err).isEqualTo(3);
+        assertThat(result.out).contains(file + ":2:1: dra.nodeName: required when enabled = true")
+                .contains(file + ":4:3: dra.registryDir: 'relative/plugins_registry' is not an absolute path");
+    }
+
     @Test
     void usageErrorsExitTwo() throws Exception {
         assertThat(run("check-config").exit).isEqualTo(2);

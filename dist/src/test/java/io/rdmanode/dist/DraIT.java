@@ -18,8 +18,10 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
- * The DRA driver as shipped (issues 24, 27): the built distribution with its optional DRA bundle copied into
- * {@code bundles/} and a {@code dra} section enabled starts the bundle and serves its registration and DRA sockets (0600, named for the instance); a successor started on the
+ * The DRA driver as shipped (issues 24, 27): the built distribution with its optional DRA bundle switched on in
+ * the configuration ({@code agent.bundles.dra.enabled = true}, installed from {@code optional/}) and a {@code dra}
+ * section enabled starts the bundle and serves its registration and DRA sockets (0600, named for the instance); a
+ * successor started on the
  * same state directory registers sockets of its own and the predecessor withdraws its registration when it hands
  * over (kubelet's rolling update of DRA drivers keeps the newest); sockets a SIGKILLed instance left are removed by
  * the next one. The API server is unreachable here (a closed port): /status says so, the sockets serve anyway.
@@ -33,9 +35,9 @@ class DraIT {
         Path dir = Files.createTempDirectory(Path.of("/tmp"), "dra");   // short: Unix socket paths
         Path home = dir.resolve("home");
         AgentProcessIT.copyTree(AgentProcessIT.DIST, home);
-        // As an operator enables it: the optional bundle copied into bundles/ (README, DRA driver).
-        Files.copy(home.resolve("optional/rdma-agent-dra.jar"), home.resolve("bundles/rdma-agent-dra.jar"),
-                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        // As an operator enables it: switched on by name in the configuration, installed from optional/ (a
+        // DaemonSet's image is read-only to its ConfigMap); nothing is copied into bundles/.
+        Files.deleteIfExists(home.resolve("bundles/rdma-agent-dra.jar"));     // a stale build's copy
         Path state = Files.createDirectories(dir.resolve("s"));
         Ttar.unpack(home.resolve("config/demo-host/cx5-roce-sriov.ttar"), state.resolve("host"));
         Path pluginDir = Files.createDirectories(state.resolve("device-plugins"));
@@ -58,7 +60,7 @@ class DraIT {
         Files.writeString(config, Files.readString(home.resolve("config/demo.conf"))
                 .replace("${rdma.agent.stateDir}", state.toString())
                 .replace("port = ${?RDMA_AGENT_HTTP_PORT}", "port = " + port)
-                + "\ndra {\n  enabled = true\n  nodeName = node-a\n  pluginsDir = \"" + dir.resolve("plugins") + "\"\n"
+                + "\nagent.bundles.dra.enabled = true\ndra {\n  enabled = true\n  nodeName = node-a\n  pluginsDir = \"" + dir.resolve("plugins") + "\"\n"
                 + "  registryDir = \"" + registry + "\"\n  cdiDir = \"" + dir.resolve("cdi") + "\"\n"
                 + "  stateDir = \"" + dir.resolve("dra-state") + "\"\n  kubeconfig = \"" + kubeconfig + "\"\n}\n");
 
@@ -70,6 +72,8 @@ class DraIT {
             for (Path s : List.of(firstReg, firstDra)) {
                 assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(s))).isEqualTo("rw-------");
             }
+            assertThat(first.output()).contains("optional bundle switched on by agent.bundles");
+            assertThat(home.resolve("bundles/rdma-agent-dra.jar")).doesNotExist();
             var dra = AgentProcess.json("http://127.0.0.1:" + port + "/status").getAsJsonObject("dra");
             assertThat(dra.get("enabled").getAsBoolean()).isTrue();
             assertThat(dra.get("endpoint").getAsString()).isEqualTo(firstDra.toString());

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.felix.framework.Felix;
@@ -37,6 +38,7 @@ final class AgentFramework implements AutoCloseable {
 
     private final Felix felix;
     private final Path bundlesDir;
+    private final List<Path> optionalJars;
     private final Set<String> disabledBundles;
     private final org.slf4j.event.Level logLevel;
     private final io.rdmanode.launcher.logging.LogFormat logFormat;
@@ -74,6 +76,8 @@ final class AgentFramework implements AutoCloseable {
         this.felix = new Felix(properties);
         this.bundlesDir = bundlesDir;
         this.disabledBundles = settings.disabledBundles();
+        this.optionalJars = OptionalBundles.selected(OptionalBundles.dirBeside(bundlesDir), bundlesDir,
+                settings.enabledBundles());
         this.logLevel = settings.logLevel();
         this.logFormat = settings.logFormat();
     }
@@ -94,7 +98,9 @@ final class AgentFramework implements AutoCloseable {
     /** Starts the framework, installs every jar of the bundles directory, then watches it for changes. */
     BundleDirectory.Changes start() throws BundleException, IOException {
         felix.init();
-        BundleDirectory directory = new BundleDirectory(bundlesDir, felix.getBundleContext(), disabledBundles);
+        BundleDirectory directory = new BundleDirectory(bundlesDir, optionalJars, felix.getBundleContext(),
+                disabledBundles);
+        optionalJars.forEach(jar -> LOG.info("optional bundle switched on by agent.bundles: {}", jar));
         felix.start();
         LiveLogging.register(felix.getBundleContext(), logLevel, logFormat);
         startupGate = LauncherStartupGate.register(felix.getBundleContext(), configFile, exit);

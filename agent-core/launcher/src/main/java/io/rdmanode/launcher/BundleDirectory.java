@@ -54,6 +54,8 @@ final class BundleDirectory {
     private final Path dir;
     private final BundleContext system;
     private final Set<String> disabled;
+    /** Jars outside {@code dir} installed too ({@link OptionalBundles}), as long as they exist. */
+    private final List<Path> extras;
     /** The digest of the build installed from each jar. */
     private final Map<Path, String> installed = new HashMap<>();
     /** The digest of a build that was refused or failed, so the same bytes are not tried (and logged) again. */
@@ -74,7 +76,12 @@ final class BundleDirectory {
     }
 
     BundleDirectory(Path dir, BundleContext system, Set<String> disabled) {
+        this(dir, List.of(), system, disabled);
+    }
+
+    BundleDirectory(Path dir, List<Path> extras, BundleContext system, Set<String> disabled) {
         this.dir = dir;
+        this.extras = List.copyOf(extras);
         this.system = system;
         this.disabled = disabled;
     }
@@ -129,6 +136,11 @@ final class BundleDirectory {
                 if (name.endsWith(".jar") && !name.startsWith(".") && Files.isRegularFile(file)) {
                     jars.add(file);
                 }
+            }
+        }
+        for (Path extra : extras) {
+            if (Files.isRegularFile(extra) && !jars.contains(dir.resolve(extra.getFileName()))) {
+                jars.add(extra);
             }
         }
         return jars;

@@ -121,7 +121,7 @@ final class CheckConfigCommand {
         try {
             felix.init();
             felix.start();
-            List<Bundle> installed = install(felix.getBundleContext(), bundles);
+            List<Bundle> installed = install(felix.getBundleContext(), bundles, optionalSwitchedOn(bundles, file));
             for (Bundle bundle : installed) {
                 if (STARTED.contains(bundle.getSymbolicName())) {
                     bundle.start();
@@ -160,11 +160,26 @@ final class CheckConfigCommand {
         return properties;
     }
 
-    private static List<Bundle> install(BundleContext context, Path bundles) throws IOException, BundleException {
-        List<Path> jars;
-        try (Stream<Path> listing = Files.list(bundles)) {
-            jars = listing.filter(p -> p.getFileName().toString().endsWith(".jar")).sorted().toList();
+    /**
+     * The optional bundles the file switches on, so that their own checks judge their sections as the agent
+     * started with this file would; none when the file cannot be read that far (the check reports why).
+     */
+    private static List<Path> optionalSwitchedOn(Path bundles, Path file) {
+        try {
+            return OptionalBundles.selected(OptionalBundles.dirBeside(bundles), bundles,
+                    RuntimeSettings.read(file).enabledBundles());
+        } catch (RuntimeException e) {
+            return List.of();
         }
+    }
+
+    private static List<Bundle> install(BundleContext context, Path bundles, List<Path> optional)
+            throws IOException, BundleException {
+        List<Path> jars = new ArrayList<>();
+        try (Stream<Path> listing = Files.list(bundles)) {
+            listing.filter(p -> p.getFileName().toString().endsWith(".jar")).sorted().forEach(jars::add);
+        }
+        jars.addAll(optional);
         List<Bundle> installed = new ArrayList<>();
         for (Path jar : jars) {
             installed.add(context.installBundle(jar.toUri().toString()));

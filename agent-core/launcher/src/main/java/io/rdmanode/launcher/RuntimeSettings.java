@@ -21,7 +21,12 @@ import org.slf4j.event.Level;
  * Everything else is the config bundle's business; it also validates these keys on every edit.
  */
 record RuntimeSettings(Path stateDir, Level logLevel, LogFormat logFormat, Duration shutdownTimeout,
-        Set<String> disabledBundles) {
+        Set<String> disabledBundles, Set<String> enabledBundles) {
+
+    RuntimeSettings(Path stateDir, Level logLevel, LogFormat logFormat, Duration shutdownTimeout,
+                    Set<String> disabledBundles) {
+        this(stateDir, logLevel, logFormat, shutdownTimeout, disabledBundles, Set.of());
+    }
 
     static final Path DEFAULT_STATE_DIR = Path.of("/var/lib/rdma-node-agent");
 
@@ -48,23 +53,28 @@ record RuntimeSettings(Path stateDir, Level logLevel, LogFormat logFormat, Durat
                     : LogFormat.TEXT;
             Duration shutdown = runtime.hasPath("shutdownTimeout") ? runtime.getDuration("shutdownTimeout")
                     : Duration.ofSeconds(10);
-            return new RuntimeSettings(stateDir, level, format, shutdown, disabledBundles(config));
+            return new RuntimeSettings(stateDir, level, format, shutdown, bundleSwitches(config, false),
+                    bundleSwitches(config, true));
         } catch (ConfigException | IllegalArgumentException e) {
             throw new IllegalArgumentException(file + ": agent.runtime: " + e.getMessage(), e);
         }
     }
 
-    private static Set<String> disabledBundles(Config config) {
-        Set<String> disabled = new HashSet<>();
+    /**
+     * The names whose {@code agent.bundles.<name>.enabled} is {@code value}: false = installed but not started;
+     * true also installs an {@link OptionalBundles optional bundle} of that name.
+     */
+    private static Set<String> bundleSwitches(Config config, boolean value) {
+        Set<String> names = new HashSet<>();
         if (config.hasPath("agent.bundles")) {
             Config bundles = config.getConfig("agent.bundles");
             for (String name : bundles.root().keySet()) {
                 String key = "\"" + name + "\".enabled";
-                if (bundles.hasPath(key) && !bundles.getBoolean(key)) {
-                    disabled.add(name);
+                if (bundles.hasPath(key) && bundles.getBoolean(key) == value) {
+                    names.add(name);
                 }
             }
         }
-        return disabled;
+        return names;
     }
 }

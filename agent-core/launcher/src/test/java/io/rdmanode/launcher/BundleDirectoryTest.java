@@ -65,6 +65,29 @@ class BundleDirectoryTest {
         assertThat(bundle("test.b").map(Bundle::getState)).contains(Bundle.INSTALLED);
     }
 
+    /**
+     * An optional bundle switched on in the configuration ({@code agent.bundles.dra.enabled = true}) is installed
+     * from {@code optional/}; a copy of it in {@code bundles/} wins; one switched off or absent is not installed.
+     */
+    @Test
+    void optionalBundlesSwitchedOnAreInstalledFromTheOptionalDirectory() throws Exception {
+        Path optional = Files.createDirectories(temp.resolve("optional"));
+        Files.write(optional.resolve("rdma-agent-dra.jar"), jarBytes("test.dra", "dra", "1"));
+        Files.write(optional.resolve("rdma-agent-other.jar"), jarBytes("test.other", "other", "1"));
+        writeBundle("a.jar", "test.a", "alpha", "1");
+
+        List<Path> selected = OptionalBundles.selected(optional, bundles, Set.of("dra", "alpha", "absent"));
+        assertThat(selected).containsExactly(optional.resolve("rdma-agent-dra.jar"));
+        BundleDirectory.Changes changes = new BundleDirectory(bundles, selected, felix.getBundleContext(), Set.of())
+                .sync();
+        assertThat(changes.installed()).containsExactlyInAnyOrder("test.a/1.0.0", "test.dra/1.0.0");
+        assertThat(bundle("test.dra").map(Bundle::getState)).contains(Bundle.ACTIVE);
+        assertThat(bundle("test.other")).isEmpty();
+
+        Files.copy(optional.resolve("rdma-agent-dra.jar"), bundles.resolve("rdma-agent-dra.jar"));
+        assertThat(OptionalBundles.selected(optional, bundles, Set.of("dra"))).isEmpty();
+    }
+
     /** The crash window (issue 27): what serves kubelet starts first, the HTTP endpoint, CNI and Freeflow after. */
     @Test
     void bundlesThatDoNotServeKubeletStartLast() throws Exception {

@@ -140,9 +140,7 @@ public final class DraComponent implements StatusSection, DraFigures {
             LOG.info("DRA driver disabled (dra.enabled = false)");
             return;
         }
-        if (config.nodeName().isBlank()) {
-            throw new IllegalArgumentException("dra.nodeName is required when dra.enabled = true");
-        }
+        DraConfigCheck.require(config);
         DraSettings fixed = new DraSettings(config.driverName(), Path.of(config.pluginsDir()),
                 Path.of(config.registryDir()), Path.of(config.cdiDir()), Path.of(config.stateDir()),
                 Path.of(config.hostDevRoot()));

@@ -3,7 +3,6 @@ package io.rdmanode.dra.internal;
 
 import java.nio.file.Path;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * Where the driver's files are, from its configuration: the two sockets kubelet finds (the registration socket
@@ -18,16 +17,11 @@ public record DraSettings(String driverName, Path pluginsDir, Path registryDir, 
 
     public static final String DEFAULT_DRIVER = "rdma.rdmanode.io";
 
-    /** RFC 1123 subdomain, as kubelet and the API server check driver names. */
-    private static final Pattern DNS_SUBDOMAIN =
-            Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
-
     public DraSettings {
         Objects.requireNonNull(driverName, "driverName");
-        if (driverName.length() > 63 || !DNS_SUBDOMAIN.matcher(driverName).matches()) {
-            throw new IllegalArgumentException("driver name '" + driverName + "' must be a DNS subdomain of at most"
-                    + " 63 characters (lower-case letters, digits, '-', '.')");
-        }
+        DraConfigCheck.driverNameProblem(driverName).ifPresent(problem -> {
+            throw new IllegalArgumentException("driver name " + problem);
+        });
         Objects.requireNonNull(pluginsDir, "pluginsDir");
         Objects.requireNonNull(registryDir, "registryDir");
         Objects.requireNonNull(cdiDir, "cdiDir");
