@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -113,6 +114,23 @@ class CheckConfigIT {
                 .contains(file + ":4:3: dra.registryDir: 'relative/plugins_registry' is not an absolute path");
     }
 
+    /** The DaemonSet's two commented DRA lines, uncommented as its comment says, pass with the pod's NODE_NAME. */
+    @Test
+    void theDaemonSetsDraLinesUncommentedPass() throws Exception {
+        String hocon = ShippedConfigIT.configMapEntry(DIST.resolve("kubernetes/daemonset.yaml"), "agent.conf");
+        String enabled = hocon.replace("# agent.bundles.dra.enabled = true", "agent.bundles.dra.enabled = true")
+                .replace("# dra { enabled = true", "dra { enabled = true");
+        assertThat(enabled).isNotEqualTo(hocon).contains("\nagent.bundles.dra.enabled = true");
+        Path file = temp.resolve("configmap-dra.conf");
+        Files.writeString(file, enabled);
+
+        Result withNode = run(Map.of("NODE_NAME", "node-a"), "check-config", "--strict", file.toString());
+        Result withoutNode = run(Map.of(), "check-config", file.toString());
+
+        assertThat(withNode.exit).as(withNode.out + withNode.err).isZero();
+        assertThat(withoutNode.out).contains("dra.nodeName: required when enabled = true");
+    }
+
     @Test
     void usageErrorsExitTwo() throws Exception {
         assertThat(run("check-config").exit).isEqualTo(2);
@@ -123,11 +141,18 @@ class CheckConfigIT {
     }
 
     private Result run(String... args) throws Exception {
+        return run(Map.of(), args);
+    }
+
+    private Result run(Map<String, String> env, String... args) throws Exception {
         List<String> command = new ArrayList<>(List.of(DIST.resolve("bin/rdma-node-agent").toString()));
         command.addAll(List.of(args));
         Path out = Files.createTempFile(temp, "out", ".txt");
         Path err = Files.createTempFile(temp, "err", ".txt");
-        Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+        builder.environment().remove("NODE_NAME");
+        builder.environment().putAll(env);
+        Process process = builder.start();
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
         return new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
                 Files.readString(err, StandardCharsets.UTF_8));

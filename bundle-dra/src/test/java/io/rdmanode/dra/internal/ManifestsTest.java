@@ -29,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ManifestsTest {
 
     private static final Path DIR = Path.of("kubernetes");
+    private static final Path SHIPPED_DAEMONSET = Path.of("../dist/src/main/dist/kubernetes/daemonset.yaml");
     private static final Pattern ATTRIBUTE = Pattern.compile("device\\.attributes\\[\"([^\"]+)\"\\]\\.(\\w+)");
 
     KubernetesClient client;
@@ -44,13 +45,26 @@ class ManifestsTest {
 
     @Test
     void theExamplesAreValidObjectsTheApiServerAccepts() throws Exception {
-        List<HasMetadata> rbac = load("rbac.yaml");
-        assertThat(rbac).hasSize(2).first().isInstanceOf(ClusterRole.class);
-        ClusterRole role = (ClusterRole) rbac.get(0);
+        // The role is the shipped DaemonSet's, bound to the ServiceAccount its pods run as.
+        List<HasMetadata> daemonSet;
+        try (InputStream in = Files.newInputStream(SHIPPED_DAEMONSET)) {
+            daemonSet = client.load(in).items();
+        }
+        ClusterRole role = daemonSet.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
+                .filter(r -> r.getMetadata().getName().equals("rdma-node-agent-dra")).findFirst().orElseThrow();
         assertThat(role.getRules()).anyMatch(r -> r.getResources().contains("resourceslices")
                 && r.getVerbs().containsAll(List.of("create", "list", "delete")));
         assertThat(role.getRules()).anyMatch(r -> r.getResources().contains("resourceclaims")
                 && r.getVerbs().contains("get"));
+        var binding = daemonSet.stream().filter(io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding.class::isInstance)
+                .map(io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding.class::cast).findFirst().orElseThrow();
+        var pods = daemonSet.stream().filter(io.fabric8.kubernetes.api.model.apps.DaemonSet.class::isInstance)
+                .map(io.fabric8.kubernetes.api.model.apps.DaemonSet.class::cast).findFirst().orElseThrow();
+        assertThat(binding.getRoleRef().getName()).isEqualTo(role.getMetadata().getName());
+        assertThat(binding.getSubjects()).singleElement().satisfies(s -> {
+            assertThat(s.getName()).isEqualTo(pods.getSpec().getTemplate().getSpec().getServiceAccountName());
+            assertThat(s.getNamespace()).isEqualTo(pods.getMetadata().getNamespace());
+        });
 
         List<HasMetadata> classes = load("deviceclass.yaml");
         assertThat(classes).allMatch(DeviceClass.class::isInstance).hasSize(2);
