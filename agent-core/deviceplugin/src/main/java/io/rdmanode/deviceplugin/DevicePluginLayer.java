@@ -103,9 +103,21 @@ public interface DevicePluginLayer {
     Map<String, String> held();
 
     /**
+     * Devices (PCI addresses) owners outside the device-plugin pools hold now ({@link #outsideHolder}), each with
+     * its holder's name. A shared pool leaves them out of what its containers get.
+     *
+     * @since 2.4
+     */
+    default Map<String, String> heldOutside() {
+        return Map.of();
+    }
+
+    /**
      * Devices an owner outside the device-plugin pools holds (a DRA driver's prepared claims): while held, no
-     * exclusive pool offers them (ListAndWatch lists them as unavailable) and an Allocate naming one is refused;
-     * and {@link OutsideHolder#hold} refuses a device a container holds through a pool. One device, one owner on
+     * exclusive pool offers them (ListAndWatch lists them as unavailable) and an Allocate naming one is refused,
+     * and a shared pool gives them to no new container; {@link OutsideHolder#hold} refuses a device a container
+     * holds through a pool, exclusive or shared (a shared pool gives every HCA it matched to each of its
+     * containers, so its HCAs are in use while any container holds one of its IDs). One device, one owner on
      * the node. The handle's {@code close()} releases everything it held.
      *
      * @param name who holds (logs, {@code /status}, error messages), e.g. {@code "DRA driver rdma.rdmanode.io"}

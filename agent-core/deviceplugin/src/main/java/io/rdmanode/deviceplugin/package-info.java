@@ -33,7 +33,7 @@
  * @since 1.0
  */
 @Export
-@Version("2.3.0")
+@Version("2.4.0")
 package io.rdmanode.deviceplugin;
 
 import org.osgi.annotation.bundle.Export;

@@ -35,6 +35,9 @@ final class HeldDevices {
     private final AllocationLedger ledger;
     private final Kubelet kubelet;
     private final java.util.function.BooleanSupplier handedOver;
+    /** The served pools' claims by resource name: what each shared pool gives its containers. */
+    private volatile java.util.function.Supplier<Map<String, io.rdmanode.deviceplugin.Ownership.Claim>> claims =
+            Map::of;
     private volatile String lastSource = "";
     private volatile String lastProblem = "";
     private volatile Instant lastReconciled;
@@ -53,6 +56,16 @@ final class HeldDevices {
         this.ledger = ledger;
         this.kubelet = kubelet;
         this.handedOver = handedOver;
+    }
+
+    /** Where the served pools' claims are read (the layer's live ownership table). */
+    void claimsFrom(java.util.function.Supplier<Map<String, io.rdmanode.deviceplugin.Ownership.Claim>> source) {
+        claims = source;
+    }
+
+    /** What outside holders hold now: PCI address to holder. */
+    Map<String, String> outside() {
+        return outside;
     }
 
     /** Whether kubelet has answered in this process: only then may what nobody holds be removed. */
@@ -119,11 +132,14 @@ final class HeldDevices {
     synchronized Map<String, String> holdOutside(String holder, Collection<String> ids) {
         Map<String, String> l = ledger.heldBy();
         Map<String, String> conflicts = new java.util.LinkedHashMap<>();
+        Map<String, String> shared = sharedInUse(l);
         for (String id : ids) {
             String byLedger = l.get(id);
             String byOutside = outside.get(id);
             if (byLedger != null) {
                 conflicts.put(id, byLedger);
+            } else if (shared.containsKey(id)) {
+                conflicts.put(id, shared.get(id));
             } else if (byOutside != null && !byOutside.equals(outsideName(holder))) {
                 conflicts.put(id, byOutside);
             }
@@ -146,6 +162,26 @@ final class HeldDevices {
         }
     }
 
+    /**
+     * The HCAs of shared pools some container holds an ID of: a shared pool gives each container every HCA it
+     * matched, so all of them are in use while any of its IDs is held. PCI address to a description.
+     */
+    private Map<String, String> sharedInUse(Map<String, String> ledgerHeld) {
+        Map<String, io.rdmanode.deviceplugin.Ownership.Claim> all = claims.get();
+        if (all.isEmpty() || ledgerHeld.isEmpty()) {
+            return Map.of();
+        }
+        java.util.Set<String> inUse = new java.util.HashSet<>(ledgerHeld.values());
+        Map<String, String> shared = new java.util.HashMap<>();
+        for (io.rdmanode.deviceplugin.Ownership.Claim c : all.values()) {
+            if (!c.exclusive() && inUse.contains(c.configuration())) {
+                c.devices().forEach(d -> shared.putIfAbsent(d, c.configuration() + " (shared pool " + c.pool()
+                        + ", held by running containers)"));
+            }
+        }
+        return shared;
+    }
+
     static String outsideName(String holder) {
         return holder + " (outside the device-plugin pools)";
     }
@@ -165,6 +201,20 @@ final class HeldDevices {
             throw new io.rdmanode.kubelet.DevicePluginException(io.rdmanode.kubelet.DevicePluginException.Code.UNAVAILABLE,
                     resource, "device(s) " + outsideHeld + " are held by " + outsideHeld.stream().map(outside::get)
                     .distinct().toList() + ": a device has one owner on the node");
+        }
+        if (!outside.isEmpty()) {
+            io.rdmanode.deviceplugin.Ownership.Claim claim = claims.get().get(resource);
+            if (claim != null && !claim.exclusive()) {
+                // The shared pool's last view still gives an HCA an outside holder took since: its next view
+                // (computed at once after the hold) leaves it out; this one Allocate would hand it to a second owner.
+                List<String> taken = claim.devices().stream().filter(outside::containsKey).sorted().toList();
+                if (!taken.isEmpty()) {
+                    throw new io.rdmanode.kubelet.DevicePluginException(
+                            io.rdmanode.kubelet.DevicePluginException.Code.UNAVAILABLE, resource, "HCA(s) " + taken
+                            + " of this shared pool were just taken by " + taken.stream().map(outside::get).distinct()
+                            .toList() + ": a device has one owner on the node");
+                }
+            }
         }
         if (!ledger.writing()) {
             LOG.info("Allocate after the handover resource={} ids={}: served, recorded in memory only (the ledger"

@@ -111,6 +111,7 @@ public final class Layer implements DevicePluginLayer {
         this.cdi = new CdiSpecs(settings.cdiSpecDirs(), cdiIndex, settle);
         this.deviceInfoDirs = new DeviceInfoDirs(cdiIndex.map(i -> i.resolveSibling(DEVICE_INFO_INDEX)), settle);
         this.held = new HeldDevices(ledger, kubelet, handedOver);
+        held.claimsFrom(owners::claims);
         held.reconcile("start");
         sweep();
         if (kubelet != HeldDevices.Kubelet.NONE) {           // nothing to ask: no thread waking every period
@@ -247,6 +248,11 @@ public final class Layer implements DevicePluginLayer {
     @Override
     public Map<String, String> held() {
         return held.heldBy();
+    }
+
+    @Override
+    public Map<String, String> heldOutside() {
+        return held.outside();
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.rdmanode.deviceplugin.CdiSpec;
 import io.rdmanode.deviceplugin.DeviceFile;
 import io.rdmanode.deviceplugin.DevicePluginLayer;
 import io.rdmanode.deviceplugin.Granularity;
+import io.rdmanode.deviceplugin.Ownership;
 import io.rdmanode.deviceplugin.PoolView;
 import io.rdmanode.deviceplugin.ResourcePool;
 import io.rdmanode.deviceplugin.Selection;
@@ -76,7 +77,12 @@ public final class SharedPool implements ResourcePool {
 
     @Override
     public PoolView compute(HostSnapshot host) {
-        List<CandidateDevice> candidates = layer.candidates(host, Granularity.HCA);
+        // An HCA an owner outside the pools holds (a DRA claim) is given to no new container: left out before the
+        // selection, so the pool's claim in the ownership table no longer names it either.
+        Map<String, String> outside = layer.heldOutside();
+        List<CandidateDevice> all = layer.candidates(host, Granularity.HCA);
+        List<CandidateDevice> candidates = outside.isEmpty() ? all
+                : all.stream().filter(c -> !outside.containsKey(Ownership.deviceId(c))).toList();
         Selection selection = settings.selectors().select(candidates);
         Map<String, String> unusable = new LinkedHashMap<>();
         TreeSet<Long> numa = new TreeSet<>();
@@ -96,7 +102,15 @@ public final class SharedPool implements ResourcePool {
         List<DeviceNode> nodes = layer.paths().nodes(files, PERMISSIONS);
         List<String> missing = files.stream().filter(f -> !f.present())
                 .map(f -> f.agentPath() + ": " + f.absentReason().orElse("")).toList();
-        String reason = reason(host, selection, unusable);
+        Map<String, String> heldOutside = new LinkedHashMap<>();
+        if (candidates.size() != all.size()) {
+            all.stream().filter(c -> outside.containsKey(Ownership.deviceId(c)))
+                    .filter(c -> settings.selectors().select(List.of(c)).matched().size() == 1)
+                    .forEach(c -> heldOutside.put(c.key(), outside.get(Ownership.deviceId(c))));
+        }
+        String reason = selection.matched().isEmpty() && !heldOutside.isEmpty()
+                ? "every HCA it matches is held outside the device-plugin pools: " + heldOutside
+                : reason(host, selection, unusable);
         boolean healthy = reason.isEmpty();
         List<Long> numaNodes = List.copyOf(numa);
         List<List<Long>> idNuma = SharedIdTopology.numaNodes(selection.matched(), settings.rdmaHcaMax());
@@ -111,6 +125,9 @@ public final class SharedPool implements ResourcePool {
         details.put("deviceNodes", nodes.stream().map(DeviceNode::hostPath).toList());
         if (!unusable.isEmpty()) {
             details.put("leftOutOfAllocate", List.copyOf(unusable.keySet()));
+        }
+        if (!heldOutside.isEmpty()) {
+            details.put("heldOutside", heldOutside);
         }
         if (!missing.isEmpty()) {
             details.put("missingDeviceNodes", missing);

@@ -93,6 +93,52 @@ class SharedPoolDevicePluginTest {
                 });
     }
 
+    /**
+     * One owner per device with a DRA claim (issue 24): an HCA held outside the pools goes to no new container of
+     * the shared pool (all of them held: the pool is unhealthy and says why), and while a container holds one of
+     * the pool's IDs, none of its HCAs can be held outside (each container has every HCA of the pool).
+     */
+    @Test
+    void anHcaHeldOutsideGoesToNoNewContainerAndAnHcaInUseCannotBeHeldOutside() {
+        activate("hca_a", "rdmaHcaMax", 3, "selectors.ifNames", new String[] {"ens1f0", "ens2f0"});
+        kubelet.awaitRegistrations("rdma/hca_a", 1, WAIT);
+        String pf1 = pciOf("ens1f0");
+        String pf2 = pciOf("ens2f0");
+
+        try (DevicePluginLayer.OutsideHolder dra = layer.outsideHolder("DRA driver test")) {
+            assertThat(dra.hold(List.of(pf1, pf2))).isEmpty();               // no container uses the pool yet
+            kubelet.plugin("rdma/hca_a").awaitDevices(u -> u.stream().noneMatch(Device::healthy), WAIT);
+            assertThat(registry.status().toString()).contains("every HCA it matches is held outside")
+                    .contains("DRA driver test");
+
+            dra.release(List.of(pf1));
+            kubelet.plugin("rdma/hca_a").awaitDevices(u -> u.stream().allMatch(Device::healthy), WAIT);
+            List<String> given = kubelet.plugin("rdma/hca_a").allocate("rdma/hca_a", List.of("hca_a-0")).get(0)
+                    .devices().stream().map(d -> d.hostPath()).toList();
+            assertThat(given).contains("/node/dev/infiniband/uverbs" + uverbsOf("ens1f0"))
+                    .doesNotContain("/node/dev/infiniband/uverbs" + uverbsOf("ens2f0"));
+
+            // hca_a-0 is held by a container now, and with it every HCA the pool gives.
+            assertThat(dra.hold(List.of(pf1))).hasEntrySatisfying(pf1, by -> assertThat(by).contains("rdma/hca_a"));
+            dra.release(List.of(pf2));
+        }
+    }
+
+    private io.rdmanode.deviceplugin.CandidateDevice candidateOf(String ifName) {
+        return layer.candidates(discovery.snapshot(), io.rdmanode.deviceplugin.Granularity.HCA).stream()
+                .filter(c -> c.netdevs().stream().anyMatch(n -> n.name().equals(ifName))).findFirst().orElseThrow();
+    }
+
+    private String pciOf(String ifName) {
+        return io.rdmanode.deviceplugin.Ownership.deviceId(candidateOf(ifName));
+    }
+
+    /** The uverbs number of the HCA with netdev {@code ifName}, from its device files. */
+    private String uverbsOf(String ifName) {
+        return candidateOf(ifName).deviceFiles().stream().map(f -> f.agentPath().getFileName().toString())
+                .filter(n -> n.startsWith("uverbs")).findFirst().orElseThrow().substring("uverbs".length());
+    }
+
     @Test
     void pushesAPortGoingDownAndUpToListAndWatch() {
         activate("pf0", "rdmaHcaMax", 2, "selectors.ifNames", new String[] {"ens1f0"});
