@@ -111,7 +111,7 @@ class DraIT {
         return awaitSingle(registry, DRIVER + "-", "-reg.sock", agent);
     }
 
-    private static Path awaitOneIn(Path draDir, AgentProcess agent) {
+    static Path awaitOneIn(Path draDir, AgentProcess agent) {
         return awaitSingle(draDir, "dra-", ".sock", agent);
     }
 
