@@ -24,8 +24,8 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
- * The restart suite of issue 24 through the shipped distribution: the optional DRA bundle switched on in the configuration, a
- * ResourceClaim on fabric8's mock API server (CRUD mode) allocated to our driver for one VF of the demo host, and
+ * The restart suite of issue 24 through the shipped distribution: the optional DRA bundle switched on in the
+ * configuration, a ResourceClaim on fabric8's mock API server (CRUD mode) allocated to our driver for one VF of the demo host, and
  * kubelet's calls on the real DRA socket. A claim prepared by one agent survives a SIGKILL: the next agent, on the
  * same state, still holds the VF away from the SR-IOV pool that offers it, answers a repeated Prepare with the same
  * CDI IDs from its checkpoint, and unprepares it (spec gone, VF offered again); the claim can then be prepared
