@@ -27,6 +27,7 @@ import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.osgi.service.metatype.annotations.Option;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -163,6 +164,25 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
         @AttributeDefinition(description = "how many times an MR mapping is sent to a host that does not"
                 + " acknowledge it", min = "1", max = "100")
         int mappingAttempts() default 4;
+
+        @AttributeDefinition(description = "what moves the data: software (copies between the MR files of this"
+                + " host's clients) or verbs (RC QPs, CQs, PDs and MRs on the RDMA device named by device; the NIC"
+                + " moves the data, also to other hosts)", options = {
+                    @Option(label = "software", value = "software"), @Option(label = "verbs", value = "verbs")})
+        String transport() default RouterSettings.Backend.SOFTWARE_NAME;
+
+        @AttributeDefinition(description = "with transport verbs: the RDMA device's name (as in"
+                + " /sys/class/infiniband, e.g. mlx5_0 or rxe0)")
+        String device() default "";
+
+        @AttributeDefinition(description = "with transport verbs: the index of the GID of the device's port 1 that"
+                + " the router's QPs address peers from (RoCE: 0 is the IPv6 link-local one)", min = "0", max = "255")
+        int gidIndex() default 0;
+    }
+
+    static RouterSettings.Backend backend(Config c) {
+        return RouterSettings.Backend.VERBS_NAME.equals(c.transport())
+                ? RouterSettings.Backend.verbs(c.device(), c.gidIndex()) : RouterSettings.Backend.SOFTWARE;
     }
 
     static MappingSettings mappingSettings(Config c) {
@@ -171,9 +191,9 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
     }
 
     /** What, changed, needs a new router and socket. */
-    record Identity(Path socket, Path shmDir) {
+    record Identity(Path socket, Path shmDir, RouterSettings.Backend backend) {
         static Identity of(Config c) {
-            return new Identity(Path.of(c.socketDir(), c.routerName()), Path.of(c.shmDir()));
+            return new Identity(Path.of(c.socketDir(), c.routerName()), Path.of(c.shmDir()), FreeflowComponent.backend(c));
         }
     }
 
@@ -228,7 +248,7 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
         this.config = c;
         this.identity = id;
         Router r = new Router(new RouterSettings(id.shmDir(), Long.toHexString(ProcessHandle.current().pid()),
-                tuning.limits(), tuning.poller()));
+                tuning.limits(), tuning.poller(), id.backend()));
         String address = id.socket().toString();
         OptionalInt adopted = handover != null ? handover.take(Handover.FREEFLOW, address) : OptionalInt.empty();
         try {
