@@ -547,7 +547,8 @@ public final class Router implements AutoCloseable {
         if (mapping.isEmpty()) {
             return Optional.empty();
         }
-        long own = ProcMaps.startOf(mr.file.path()).orElse(0L);
+        java.util.OptionalLong registered = transport.registeredAt(mr);
+        long own = registered.isPresent() ? registered.getAsLong() : ProcMaps.startOf(mr.file.path()).orElse(0L);
         return Optional.of(new MrMappingDatagram(r.key(), r.mrPtr(), own));
     }
 

@@ -72,6 +72,11 @@ interface Transport {
         return null;
     }
 
+    /** The address the transport registered the MR's pages at (what a remote NIC writes to), if it did. */
+    default java.util.OptionalLong registeredAt(MemoryRegion mr) {
+        return java.util.OptionalLong.empty();
+    }
+
     /** DEREG_MR (or reclamation), before the router unmaps the file: the device must not touch the pages after. */
     default void deregister(MemoryRegion mr) {
     }

@@ -211,6 +211,12 @@ final class VerbsTransport implements Transport {
     }
 
     @Override
+    public OptionalLong registeredAt(MemoryRegion mr) {
+        Registered r = byLkey.get(mr.key);
+        return r == null ? OptionalLong.empty() : OptionalLong.of(r.base());
+    }
+
+    @Override
     public void deregister(MemoryRegion mr) {
         Registered r = byLkey.remove(mr.key);
         if (r == null) {
