@@ -380,6 +380,11 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
     public Object status() {
         java.util.Map<String, Object> m = new java.util.LinkedHashMap<>(
                 FreeflowStatus.of(config.socketDir() + "/" + config.routerName(), config.shmDir(), router, server));
+        m.put("transport", identity.backend().transport());
+        if (identity.backend().verbs()) {
+            m.put("device", identity.backend().device());
+            m.put("gidIndex", identity.backend().gidIndex());
+        }
         MrMappingService running = mapping;
         if (running != null || !mappingProblem.isEmpty()) {
             java.util.Map<String, Object> mm = new java.util.LinkedHashMap<>();
