@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The verbs transport on real Soft-RoCE devices: boots the testbed VM once ({@code ../shared/testbed}), makes rxe0
  * and rxe1 on a veth pair, and runs {@link VerbsVmProbe} there: a router per device in one JVM, a clean-room client
- * on each, RC QPs connected by QPN and GID, 64 KiB SEND/RECV one way and 64 KiB RDMA WRITE the other (its remote
- * address translated through the routers' MR mapping), bytes compared, and the devices' hw_counters read before and
+ * on each, RC QPs connected by QPN and GID, 64 KiB SEND/RECV one way, 64 KiB RDMA WRITE the other, 4 KiB
+ * WRITE_WITH_IMM and a 64 KiB RDMA READ (remote addresses translated through the routers' MR mapping), bytes compared, and the devices' hw_counters read before and
  * after: the packets went through rxe0 and rxe1, not through a copy in the router. Runs only when asked (CI set or
  * {@code -Drdma.testbed.vm=true}); skips, saying why, without the testbed or qemu.
  */
@@ -45,20 +45,22 @@ class FreeflowVerbsSoftRoceIT {
         assertThat(out).containsEntry("send.ok", "true").containsEntry("recv.ok", "true")
                 .containsEntry("send.bytes.equal", "true");
         assertThat(out).containsEntry("write.ok", "true").containsEntry("write.bytes.equal", "true");
+        assertThat(out).containsEntry("writeimm.ok", "true").containsEntry("writeimm.bytes.equal", "true");
+        assertThat(out).containsEntry("read.ok", "true").containsEntry("read.bytes.equal", "true");
         assertThat(out).as("a WRITE past the remote MR: IBV_WC_REM_ACCESS_ERR from the responder")
                 .containsEntry("badwrite.status", "10");
         assertThat(out).containsEntry("destroyed", "true");
-        // 64 KiB at a 1024-byte MTU is 64 packets each way: at least that many crossed each device.
+        // 64 KiB at a 1024-byte MTU is 64 packets: A sent the SEND and READ's request (B its response), B the WRITE.
         long sent0 = delta(out, "rxe0.sent_pkts");
         long rcvd1 = delta(out, "rxe1.rcvd_pkts");
         long sent1 = delta(out, "rxe1.sent_pkts");
         long rcvd0 = delta(out, "rxe0.rcvd_pkts");
         System.out.printf("FreeflowVerbsSoftRoceIT: rxe0 sent %d rcvd %d packets, rxe1 sent %d rcvd %d%n", sent0, rcvd0,
                 sent1, rcvd1);
-        assertThat(sent0).as("rxe0 sent_pkts (the SEND, ACKs of the WRITE)").isGreaterThanOrEqualTo(64);
-        assertThat(rcvd1).as("rxe1 rcvd_pkts").isGreaterThanOrEqualTo(64);
-        assertThat(sent1).as("rxe1 sent_pkts (the WRITE)").isGreaterThanOrEqualTo(64);
-        assertThat(rcvd0).as("rxe0 rcvd_pkts").isGreaterThanOrEqualTo(64);
+        assertThat(sent0).as("rxe0 sent_pkts: SEND 64 + WRITE_WITH_IMM 4 + READ request 1").isGreaterThanOrEqualTo(69);
+        assertThat(rcvd1).as("rxe1 rcvd_pkts").isGreaterThanOrEqualTo(69);
+        assertThat(sent1).as("rxe1 sent_pkts: WRITE 64 + READ response 64").isGreaterThanOrEqualTo(128);
+        assertThat(rcvd0).as("rxe0 rcvd_pkts").isGreaterThanOrEqualTo(128);
     }
 
     private static long delta(Map<String, String> out, String counter) {

@@ -85,6 +85,7 @@ class VerbsTransportTest {
         assertThat(a.getInt(ATTR_DEST_QP_NUM)).isEqualTo(0x00b200);
         assertThat(a.getInt(ATTR_PATH_MTU)).as("4096 asked, port active at 1024").isEqualTo(3);
         assertThat(a.get(ATTR_MIN_RNR_TIMER)).isEqualTo((byte) 12);
+        assertThat(a.get(ATTR_MAX_DEST_RD_ATOMIC)).isEqualTo((byte) 1);
         byte[] dgid = new byte[16];
         a.get(ATTR_AH_DGID, dgid);
         assertThat(dgid).isEqualTo(gid);
@@ -97,6 +98,7 @@ class VerbsTransportTest {
         assertThat(rts.get(ATTR_RNR_RETRY)).isEqualTo((byte) 7);
         assertThat(rts.get(ATTR_RETRY_CNT)).isEqualTo((byte) 7);
         assertThat(rts.get(ATTR_TIMEOUT)).isEqualTo((byte) 14);
+        assertThat(rts.get(ATTR_MAX_RD_ATOMIC)).isEqualTo((byte) 1);
     }
 
     @Test

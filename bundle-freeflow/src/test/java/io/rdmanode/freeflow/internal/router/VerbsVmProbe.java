@@ -24,7 +24,8 @@ import java.util.Optional;
  * {@code FreeflowVerbsSoftRoceIT}: two routers in this JVM, one with the verbs transport on rxe0 and one on rxe1,
  * each with the inter-host MR mapping towards the other (127.0.0.1 and 127.0.0.2, UDP 11232), and a clean-room
  * client on each. The clients create RC QPs, exchange QPNs and the devices' GIDs, and move 64 KiB with SEND/RECV
- * from A to B and 64 KiB with RDMA WRITE from B into A's MR, then compare bytes. Prints {@code key=value} lines,
+ * from A to B, 64 KiB with RDMA WRITE from B into A's MR, 4 KiB with WRITE_WITH_IMM from A into B's, and read 64 KiB
+ * of B's MR with RDMA READ from A, then compare bytes. Prints {@code key=value} lines,
  * the rxe hw_counters before and after among them, and {@code done=true} last; anything unexpected is printed as
  * {@code failure=...}. Behaviour only, never timings (the VM emulates its CPU).
  */
@@ -91,8 +92,8 @@ public final class VerbsVmProbe {
             Cq cqB = b.createCq(64);
             Qp qpA = a.createQp(pdA, cqA, cqA, 16, 1);
             Qp qpB = b.createQp(pdB, cqB, cqB, 16, 1);
-            Mr mrA = a.regMr(pdA, 2 * SIZE, ACCESS_ALL);
-            Mr mrB = b.regMr(pdB, 2 * SIZE, ACCESS_ALL);
+            Mr mrA = a.regMr(pdA, 3 * SIZE, ACCESS_ALL);
+            Mr mrB = b.regMr(pdB, 3 * SIZE, ACCESS_ALL);
             System.out.println("qpn.a=" + qpA.qpn());
             System.out.println("qpn.b=" + qpB.qpn());
             System.out.println("mr.a.lkey=" + mrA.lkey() + " mr.a.rkey=" + mrA.rkey());
@@ -132,8 +133,32 @@ public final class VerbsVmProbe {
             System.out.println("write.ok=" + (wrote.size() == 1 && wrote.get(0).status() == 0 && wrote.get(0).opcode() == 1));
             System.out.println("write.bytes.equal=" + equal(mrB.buf(), SIZE, mrA.buf(), SIZE, SIZE));
 
+            // RDMA WRITE_WITH_IMM of 4 KiB, A -> B's MR at B's application address + 64 KiB: B's receive gets the immediate
+            for (int i = 0; i < 4096; i++) {
+                mrA.buf().put(2 * SIZE + i, (byte) (i * 5 + 2));
+            }
+            check(b.postRecv(qpB, 12)[0] == 0, "post recv B (imm)");
+            check(a.postSend(qpA, List.of(new Wr(22, 1, 2, 0x51525354, APP_B + SIZE, mrB.rkey(),
+                    new Sg(2 * SIZE, 4096, mrA.lkey()))))[0] == 0, "post write imm A");
+            List<Wc> immSent = await(a, cqA, 1);
+            List<Wc> immGot = await(b, cqB, 1);
+            System.out.println("writeimm.wc=" + immSent + " " + immGot);
+            System.out.println("writeimm.ok=" + (immSent.size() == 1 && immSent.get(0).status() == 0
+                    && immGot.size() == 1 && immGot.get(0).status() == 0 && immGot.get(0).opcode() == 129
+                    && immGot.get(0).imm() == 0x51525354 && immGot.get(0).wrId() == 12));
+            System.out.println("writeimm.bytes.equal=" + equal(mrA.buf(), 2 * SIZE, mrB.buf(), SIZE, 4096));
+
+            // RDMA READ of 64 KiB: A reads B's first 64 KiB (the SEND's bytes) into its MR at 128 KiB
+            check(a.postSend(qpA, List.of(new Wr(23, 4, 2, 0, APP_B, mrB.rkey(),
+                    new Sg(2 * SIZE, SIZE, mrA.lkey()))))[0] == 0, "post read A");
+            List<Wc> read = await(a, cqA, 1);
+            System.out.println("read.wc=" + read);
+            System.out.println("read.ok=" + (read.size() == 1 && read.get(0).status() == 0 && read.get(0).opcode() == 2
+                    && read.get(0).byteLen() == SIZE));
+            System.out.println("read.bytes.equal=" + equal(mrB.buf(), 0, mrA.buf(), 2 * SIZE, SIZE));
+
             // A WRITE to an address outside the remote MR: the responder device refuses it
-            check(b.postSend(qpB, List.of(new Wr(41, 0, 2, 0, APP_A + 4 * SIZE, mrA.rkey(),
+            check(b.postSend(qpB, List.of(new Wr(41, 0, 2, 0, APP_A + 5 * SIZE, mrA.rkey(),
                     new Sg(0, 64, mrB.lkey()))))[0] == 0, "post bad write B");
             List<Wc> bad = await(b, cqB, 1);
             System.out.println("badwrite.status=" + (bad.isEmpty() ? "none" : bad.get(0).status()));
