@@ -41,6 +41,21 @@ class FreeflowTransportConfigTest {
     }
 
     @Test
+    void opening_a_device_libibverbs_does_not_list_names_the_ones_it_does() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libibverbs.so.1"))
+                || Files.exists(Path.of("/lib/x86_64-linux-gnu/libibverbs.so.1"))
+                || Files.exists(Path.of("/usr/lib/aarch64-linux-gnu/libibverbs.so.1")), "no libibverbs.so.1 here");
+        java.util.List<String> present = io.rdmanode.freeflow.internal.verbs.LibibverbsDevice.deviceNames("libibverbs.so.1");
+        assertThatThrownBy(() -> io.rdmanode.freeflow.internal.verbs.LibibverbsDevice.open("libibverbs.so.1",
+                "nosuch-rdma-device0")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("freeflow.device nosuch-rdma-device0 does not exist; libibverbs lists "
+                        + (present.isEmpty() ? "no device" : String.join(", ", present)));
+        assertThatThrownBy(() -> io.rdmanode.freeflow.internal.verbs.LibibverbsDevice.open("libnosuchverbs.so.1", "x"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith(
+                        "freeflow.transport verbs: cannot load libnosuchverbs.so.1");
+    }
+
+    @Test
     void the_validator_and_the_activation_check_refuse_a_missing_device_at_the_device_key() {
         String absent = "nosuch-rdma-device0";
         Map<String, Object> props = new HashMap<>(Map.of("transport", "verbs", "device", absent));

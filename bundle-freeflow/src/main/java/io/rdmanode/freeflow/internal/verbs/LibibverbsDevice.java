@@ -78,8 +78,9 @@ public final class LibibverbsDevice implements VerbsDevice {
         IntByReference n = new IntByReference();
         Pointer list = lib.ibv_get_device_list(n);
         if (list == null) {
-            throw new IllegalArgumentException("freeflow.device " + name + ": ibv_get_device_list failed (errno "
-                    + Runtime.getRuntime(lib).getLastError() + ")");
+            // ENOSYS: no RDMA stack in this kernel (no /sys/class/infiniband_verbs).
+            throw new IllegalArgumentException("freeflow.device " + name + " does not exist; libibverbs lists no device"
+                    + " (ibv_get_device_list: errno " + Runtime.getRuntime(lib).getLastError() + ")");
         }
         List<String> seen = new ArrayList<>();
         try {
