@@ -126,7 +126,7 @@ final class VerbsTransport implements Transport {
         Counted pd = pds.get(t);
         if (pd != null && --pd.users == 0) {
             pds.remove(t);
-            device.deallocPd(pd.handle);
+            release(() -> device.deallocPd(pd.handle), "PD of " + t.id());
         }
     }
 
@@ -147,7 +147,7 @@ final class VerbsTransport implements Transport {
             drain(cq, c);
             cqs.remove(cq);
             anyCq = !cqs.isEmpty();
-            device.destroyCq(c.handle);
+            release(() -> device.destroyCq(c.handle), "CQ " + cq.handle + " of " + cq.tenant.id());
         }
     }
 
@@ -186,7 +186,7 @@ final class VerbsTransport implements Transport {
         if (q == null) {
             return;
         }
-        device.destroyQp(q.handle());
+        release(() -> device.destroyQp(q.handle()), "QP " + qp.qpn + " of " + qp.tenant.id());
         unrefCq(qp.sendCq);
         unrefCq(qp.recvCq);
         unrefPd(qp.tenant);
@@ -223,13 +223,26 @@ final class VerbsTransport implements Transport {
             return;
         }
         byRkey.remove(r.rkey(), r);
-        device.deregMr(r.handle());
+        release(() -> device.deregMr(r.handle()), "MR " + Integer.toUnsignedString(r.lkey()) + " of " + mr.tenant.id());
         unrefPd(r.tenant());
     }
 
     @Override
     public void close() {
         device.close();
+    }
+
+    /**
+     * Frees a device object the router has already forgotten: a refusal by the device is logged, not thrown (the
+     * router's tables are the authority and stay consistent; closing the device frees what is left).
+     */
+    private void release(Runnable call, String what) {
+        try {
+            call.run();
+        } catch (RuntimeException e) {
+            org.slf4j.LoggerFactory.getLogger(VerbsTransport.class).warn("freeflow: freeing the {} on {} failed: {}",
+                    what, device.name(), e.getMessage());
+        }
     }
 
     // ---- control

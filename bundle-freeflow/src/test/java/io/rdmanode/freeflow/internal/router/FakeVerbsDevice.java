@@ -59,7 +59,14 @@ final class FakeVerbsDevice implements VerbsDevice {
         return h;
     }
 
+    /** Set: every free is refused (EBUSY) and the object stays. */
+    boolean refuseFrees;
+
     private void free(long h, String what) {
+        if (refuseFrees) {
+            calls.add("refused free " + what);
+            throw new WireException(Errno.EBUSY, "busy");
+        }
         if (!what.equals(live.remove(h))) {
             throw new WireException(Errno.EINVAL, what + " of an unknown handle " + h);
         }

@@ -163,6 +163,16 @@ class VerbsTransportTest {
     }
 
     @Test
+    void a_device_refusing_to_free_an_object_does_not_fail_the_clients_destroy() throws Exception {
+        dev.refuseFrees = true;
+        assertThat(c.ret(FfClient.DESTROY_QP, qp.handle())).isZero();
+        assertThat(c.ret(FfClient.DEREG_MR, mr.handle())).isZero();
+        assertThat(c.ret(FfClient.DESTROY_CQ, cq.handle())).isZero();
+        assertThat(dev.calls).endsWith("refused free qp", "refused free cq", "refused free mr", "refused free pd");
+        assertThat(fx.router.tenants()).singleElement().satisfies(t -> assertThat(t.qps()).isZero());
+    }
+
+    @Test
     void uc_and_srq_qps_are_refused_and_leave_nothing_on_the_device() throws Exception {
         assertThat(c.createQp(pd, cq, cq, 8, 1, 3)).isNull();
         FfClient.Srq srq = c.createSrq(pd, 8, 1);
