@@ -34,8 +34,9 @@ public final class FreeflowConfigCheck implements ConfigValidator {
                         p.containsKey(key) || !key.equals("routerName") ? key : "socketDir", message)));
         String transport = transportProblem(string(p, "transport"), string(p, "device"), SYS_INFINIBAND);
         if (transport != null) {
-            refusals.add(new Refusal(FreeflowComponent.PID, transport.startsWith("transport") ? "transport" : "device",
-                    transport));
+            int colon = transport.indexOf(": ");          // "key: message": the key goes to the refusal's property
+            refusals.add(new Refusal(FreeflowComponent.PID, transport.substring(0, colon),
+                    transport.substring(colon + 2)));
         }
         String mapping = mappingProblem(p);
         if (mapping != null) {

@@ -72,7 +72,7 @@ class FreeflowTransportConfigTest {
         };
         assertThat(new FreeflowConfigCheck().validate(proposal)).singleElement().satisfies(r -> {
             assertThat(r.property()).isEqualTo("device");
-            assertThat(r.message()).startsWith("device: RDMA device '" + absent + "' does not exist on this host");
+            assertThat(r.message()).startsWith("RDMA device '" + absent + "' does not exist on this host");
         });
         FreeflowComponent.Config config = Converters.standardConverter().convert(props).to(FreeflowComponent.Config.class);
         assertThatThrownBy(() -> FreeflowConfigCheck.require(config)).isInstanceOf(IllegalArgumentException.class)
