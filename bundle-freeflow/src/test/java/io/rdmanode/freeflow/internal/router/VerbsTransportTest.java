@@ -1,7 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal.router;
 
-import static io.rdmanode.freeflow.internal.verbs.NativeLayout.*;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_ACCESS_FLAGS;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_DGID;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_HOP_LIMIT;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_IS_GLOBAL;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_PORT_NUM;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_SGID_INDEX;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_DEST_QP_NUM;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_MAX_DEST_RD_ATOMIC;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_MAX_RD_ATOMIC;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_MIN_RNR_TIMER;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_PATH_MTU;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_PORT_NUM;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_QP_STATE;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_RETRY_CNT;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_RNR_RETRY;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
