@@ -49,7 +49,10 @@ class FreeflowVerbsSoftRoceIT {
         assertThat(out).containsEntry("read.ok", "true").containsEntry("read.bytes.equal", "true");
         assertThat(out).as("a WRITE past the remote MR: IBV_WC_REM_ACCESS_ERR from the responder")
                 .containsEntry("badwrite.status", "10");
-        assertThat(out).containsEntry("destroyed", "true");
+        assertThat(out).containsEntry("destroyed", "true").containsEntry("bw.messages", "200");
+        System.out.printf("FreeflowVerbsSoftRoceIT: 64 KiB SENDs rxe1->rxe0 with perftest %s MB/s, A->B through the"
+                + " routers %s MB/s (figures under the VM's CPU emulation, one vCPU)%n", out.get("bw.perftest.MBps"),
+                out.get("bw.router.MBps"));
         // 64 KiB at a 1024-byte MTU is 64 packets: A sent the SEND and READ's request (B its response), B the WRITE.
         long sent0 = delta(out, "rxe0.sent_pkts");
         long rcvd1 = delta(out, "rxe1.rcvd_pkts");
@@ -76,7 +79,8 @@ class FreeflowVerbsSoftRoceIT {
         buildImageOrAbort(runInVm.getParent());
         String java = "java -XX:TieredStopAtLevel=1 -Xmx256m -cp '" + libs + "/*' " + VerbsVmProbe.class.getName();
         List<String> command = List.of(runInVm.toString(), "-s", target.toString(), "-t", "900", "--", "sh", "-c",
-                "rxe-setup >/dev/null && ip link set lo up && exec " + java);
+                "rxe-setup >/dev/null && ip link set lo up && { perftest-pair ib_send_bw -s 65536 -n 200"
+                        + " | awk '/^ *65536/ { print \"bw.perftest.MBps=\" $4 }' || true; } && exec " + java);
         long start = System.nanoTime();
         Map<String, String> values = SoftRoceVm.run(new ProcessBuilder(command), Duration.ofMinutes(20));
         System.out.printf("FreeflowVerbsSoftRoceIT: VM boot + rxe-setup + probe took %.1f s%n",

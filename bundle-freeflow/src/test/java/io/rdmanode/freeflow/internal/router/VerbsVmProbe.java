@@ -157,7 +157,9 @@ public final class VerbsVmProbe {
                     && read.get(0).byteLen() == SIZE));
             System.out.println("read.bytes.equal=" + equal(mrB.buf(), 0, mrA.buf(), 2 * SIZE, SIZE));
 
-            // A WRITE to an address outside the remote MR: the responder device refuses it
+            bandwidth(a, b, qpA, qpB, cqA, cqB, mrA, mrB);
+
+            // A WRITE to an address outside the remote MR (last: it moves the QPs to ERR): the responder device refuses it
             check(b.postSend(qpB, List.of(new Wr(41, 0, 2, 0, APP_A + 5 * SIZE, mrA.rkey(),
                     new Sg(0, 64, mrB.lkey()))))[0] == 0, "post bad write B");
             List<Wc> bad = await(b, cqB, 1);
@@ -175,6 +177,45 @@ public final class VerbsVmProbe {
             mapA.close();
             mapB.close();
         }
+    }
+
+    /**
+     * A figure, not a check: {@code BW_MESSAGES} SENDs of 64 KiB from A to B with up to 8 in flight (B re-posts each
+     * receive as it completes), MB/s over the whole run. Printed beside perftest's ib_send_bw on the same rxe pair by
+     * the test; both run under the VM's CPU emulation on one vCPU, the routers and clients in one JVM.
+     */
+    static void bandwidth(FfClient a, FfClient b, Qp qpA, Qp qpB, Cq cqA, Cq cqB, Mr mrA, Mr mrB) throws Exception {
+        int total = Integer.getInteger("bw.messages", 200);
+        int window = 8;
+        for (int i = 0; i < window; i++) {
+            check(b.postRecv(qpB, 1000 + i, new Sg(0, SIZE, mrB.lkey()))[0] == 0, "bw recv");
+        }
+        long start = System.nanoTime();
+        int posted = 0;
+        int sent = 0;
+        int received = 0;
+        long deadline = start + 300_000_000_000L;
+        while ((sent < total || received < total) && System.nanoTime() < deadline) {
+            while (posted < total && posted - sent < window) {
+                check(a.postSend(qpA, List.of(new Wr(2000 + posted, 2, 2, 0, 0, 0, new Sg(0, SIZE, mrA.lkey()))))[0] == 0,
+                        "bw send");
+                posted++;
+            }
+            for (Wc wc : a.pollCq(cqA, window)) {
+                check(wc.status() == 0, "bw send completion " + wc);
+                sent++;
+            }
+            for (Wc wc : b.pollCq(cqB, window)) {
+                check(wc.status() == 0, "bw recv completion " + wc);
+                received++;
+                if (received + window <= total) {
+                    check(b.postRecv(qpB, wc.wrId(), new Sg(0, SIZE, mrB.lkey()))[0] == 0, "bw re-post");
+                }
+            }
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        System.out.println("bw.messages=" + received);
+        System.out.printf("bw.router.MBps=%.1f%n", received * (double) SIZE / seconds / 1e6);
     }
 
     /** Polls until n completions came, for up to 120 s (the VM is slow; the test asserts on what came). */
