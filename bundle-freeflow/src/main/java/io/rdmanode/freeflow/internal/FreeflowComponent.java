@@ -47,7 +47,8 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
     private static final Logger LOG = LoggerFactory.getLogger(FreeflowComponent.class);
 
     @ObjectClassDefinition(name = "Freeflow router",
-            description = "Wire-compatible Freeflow router: virtual RDMA for containers, software RC backend")
+            description = "Wire-compatible Freeflow router: virtual RDMA for containers, software RC backend"
+                    + " or RC on an RDMA device (transport verbs)")
     public @interface Config {
         @AttributeDefinition(description = "directory of the control socket; the genuine Freeflow client has"
                 + " /freeflow hard-coded, so containers must see it there")
@@ -193,7 +194,8 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
     /** What, changed, needs a new router and socket. */
     record Identity(Path socket, Path shmDir, RouterSettings.Backend backend) {
         static Identity of(Config c) {
-            return new Identity(Path.of(c.socketDir(), c.routerName()), Path.of(c.shmDir()), FreeflowComponent.backend(c));
+            return new Identity(Path.of(c.socketDir(), c.routerName()), Path.of(c.shmDir()),
+                    FreeflowComponent.backend(c));
         }
     }
 
@@ -231,8 +233,12 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
         } catch (IOException | RuntimeException e) {
             // The launcher's gate, when there is one: a router socket that cannot be opened stops a starting agent.
             if (startup != null) {
-                startup.unavailable("cannot open the Freeflow router socket " + Identity.of(config).socket() + ": "
-                        + e + "; change freeflow.socketDir (or remove the freeflow section)");
+                Identity id = Identity.of(config);
+                startup.unavailable(id.backend().verbs() && e instanceof IllegalArgumentException
+                        ? "cannot start the Freeflow router on RDMA device " + id.backend().device() + ": "
+                                + e.getMessage() + "; change freeflow.device (or freeflow.transport)"
+                        : "cannot open the Freeflow router socket " + id.socket() + ": " + e
+                                + "; change freeflow.socketDir (or remove the freeflow section)");
             }
             throw e;
         }

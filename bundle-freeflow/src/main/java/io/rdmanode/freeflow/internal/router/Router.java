@@ -33,9 +33,9 @@ import org.slf4j.LoggerFactory;
  * The router's control verbs over its parts: the {@link TenantTable} (client processes and their object tables),
  * the {@link QpnSpace} (QP numbers across tenants), the {@link ShmStore} (MR files and mailboxes), the
  * {@link CompletionChannels} (completion channels and CQ events), the
- * {@link MailboxPoller} (the fast path) and the {@link Transport} that moves the data ({@link SoftwareTransport}
- * here). The router checks every verb against the tenant's tables and quotas; the transport sees only objects
- * that passed. Every mutation happens under this object's monitor; the fast path (one poller thread) takes it too,
+ * {@link MailboxPoller} (the fast path) and the {@link Transport} that moves the data ({@link SoftwareTransport},
+ * or {@link VerbsTransport} on an RDMA device). The router checks every verb against the tenant's tables and
+ * quotas; the transport sees only objects that passed. Every mutation happens under this object's monitor; the fast path (one poller thread) takes it too,
  * so the transport sees one consistent state. Verbs that fail throw {@link WireException} with the errno the
  * client gets, after changing nothing.
  */
