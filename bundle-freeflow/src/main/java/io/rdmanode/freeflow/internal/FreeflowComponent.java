@@ -27,6 +27,7 @@ import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.osgi.service.metatype.annotations.Option;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,7 +47,8 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
     private static final Logger LOG = LoggerFactory.getLogger(FreeflowComponent.class);
 
     @ObjectClassDefinition(name = "Freeflow router",
-            description = "Wire-compatible Freeflow router: virtual RDMA for containers, software RC backend")
+            description = "Wire-compatible Freeflow router: virtual RDMA for containers, software RC backend"
+                    + " or RC on an RDMA device (transport verbs)")
     public @interface Config {
         @AttributeDefinition(description = "directory of the control socket; the genuine Freeflow client has"
                 + " /freeflow hard-coded, so containers must see it there")
@@ -163,6 +165,25 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
         @AttributeDefinition(description = "how many times an MR mapping is sent to a host that does not"
                 + " acknowledge it", min = "1", max = "100")
         int mappingAttempts() default 4;
+
+        @AttributeDefinition(description = "what moves the data: software (copies between the MR files of this"
+                + " host's clients) or verbs (RC QPs, CQs, PDs and MRs on the RDMA device named by device; the NIC"
+                + " moves the data, also to other hosts)", options = {
+                    @Option(label = "software", value = "software"), @Option(label = "verbs", value = "verbs")})
+        String transport() default RouterSettings.Backend.SOFTWARE_NAME;
+
+        @AttributeDefinition(description = "with transport verbs: the RDMA device's name (as in"
+                + " /sys/class/infiniband, e.g. mlx5_0 or rxe0)")
+        String device() default "";
+
+        @AttributeDefinition(description = "with transport verbs: the index of the GID of the device's port 1 that"
+                + " the router's QPs address peers from (RoCE: 0 is the IPv6 link-local one)", min = "0", max = "255")
+        int gidIndex() default 0;
+    }
+
+    static RouterSettings.Backend backend(Config c) {
+        return RouterSettings.Backend.VERBS_NAME.equals(c.transport())
+                ? RouterSettings.Backend.verbs(c.device(), c.gidIndex()) : RouterSettings.Backend.SOFTWARE;
     }
 
     static MappingSettings mappingSettings(Config c) {
@@ -171,9 +192,10 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
     }
 
     /** What, changed, needs a new router and socket. */
-    record Identity(Path socket, Path shmDir) {
+    record Identity(Path socket, Path shmDir, RouterSettings.Backend backend) {
         static Identity of(Config c) {
-            return new Identity(Path.of(c.socketDir(), c.routerName()), Path.of(c.shmDir()));
+            return new Identity(Path.of(c.socketDir(), c.routerName()), Path.of(c.shmDir()),
+                    FreeflowComponent.backend(c));
         }
     }
 
@@ -211,8 +233,12 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
         } catch (IOException | RuntimeException e) {
             // The launcher's gate, when there is one: a router socket that cannot be opened stops a starting agent.
             if (startup != null) {
-                startup.unavailable("cannot open the Freeflow router socket " + Identity.of(config).socket() + ": "
-                        + e + "; change freeflow.socketDir (or remove the freeflow section)");
+                Identity id = Identity.of(config);
+                startup.unavailable(id.backend().verbs() && e instanceof IllegalArgumentException
+                        ? "cannot start the Freeflow router on RDMA device " + id.backend().device() + ": "
+                                + e.getMessage() + "; change freeflow.device (or freeflow.transport)"
+                        : "cannot open the Freeflow router socket " + id.socket() + ": " + e
+                                + "; change freeflow.socketDir (or remove the freeflow section)");
             }
             throw e;
         }
@@ -228,7 +254,7 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
         this.config = c;
         this.identity = id;
         Router r = new Router(new RouterSettings(id.shmDir(), Long.toHexString(ProcessHandle.current().pid()),
-                tuning.limits(), tuning.poller()));
+                tuning.limits(), tuning.poller(), id.backend()));
         String address = id.socket().toString();
         OptionalInt adopted = handover != null ? handover.take(Handover.FREEFLOW, address) : OptionalInt.empty();
         try {
@@ -360,6 +386,11 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
     public Object status() {
         java.util.Map<String, Object> m = new java.util.LinkedHashMap<>(
                 FreeflowStatus.of(config.socketDir() + "/" + config.routerName(), config.shmDir(), router, server));
+        m.put("transport", identity.backend().transport());
+        if (identity.backend().verbs()) {
+            m.put("device", identity.backend().device());
+            m.put("gidIndex", identity.backend().gidIndex());
+        }
         MrMappingService running = mapping;
         if (running != null || !mappingProblem.isEmpty()) {
             java.util.Map<String, Object> mm = new java.util.LinkedHashMap<>();

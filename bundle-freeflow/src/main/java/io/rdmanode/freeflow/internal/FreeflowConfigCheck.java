@@ -32,6 +32,12 @@ public final class FreeflowConfigCheck implements ConfigValidator {
         check(string(p, "socketDir"), string(p, "routerName"), string(p, "shmDir"),
                 (key, message) -> refusals.add(new Refusal(FreeflowComponent.PID,
                         p.containsKey(key) || !key.equals("routerName") ? key : "socketDir", message)));
+        String transport = transportProblem(string(p, "transport"), string(p, "device"), SYS_INFINIBAND);
+        if (transport != null) {
+            int colon = transport.indexOf(": ");          // "key: message": the key goes to the refusal's property
+            refusals.add(new Refusal(FreeflowComponent.PID, transport.substring(0, colon),
+                    transport.substring(colon + 2)));
+        }
         String mapping = mappingProblem(p);
         if (mapping != null) {
             refusals.add(new Refusal(FreeflowComponent.PID, "hosts", mapping));
@@ -44,6 +50,10 @@ public final class FreeflowConfigCheck implements ConfigValidator {
         List<String> problems = new ArrayList<>();
         check(config.socketDir(), config.routerName(), config.shmDir(), (key, message) -> problems.add(key + ": "
                 + message));
+        String transport = transportProblem(config.transport(), config.device(), SYS_INFINIBAND);
+        if (transport != null) {
+            problems.add(transport);
+        }
         try {
             FreeflowComponent.mappingSettings(config);
         } catch (IllegalArgumentException e) {
@@ -78,6 +88,38 @@ public final class FreeflowConfigCheck implements ConfigValidator {
                         + " at most " + MAX_SOCKET_BYTES + " bytes (socketDir + '/' + routerName)");
             }
         }
+    }
+
+    /** Where the kernel lists RDMA devices by name. */
+    static final java.nio.file.Path SYS_INFINIBAND = java.nio.file.Path.of("/sys/class/infiniband");
+
+    /**
+     * {@code transport} is software or verbs; verbs names a device that {@code sysInfiniband} lists (the kernel's
+     * view: a device that is not there cannot be opened, so the configuration is refused rather than the router
+     * failing at start). Null when fine; the message starts with the key it is about.
+     */
+    static String transportProblem(String transport, String device, java.nio.file.Path sysInfiniband) {
+        String t = transport == null ? "" : transport.trim();
+        if (t.equals(io.rdmanode.freeflow.internal.router.RouterSettings.Backend.SOFTWARE_NAME)) {
+            return null;
+        }
+        if (!t.equals(io.rdmanode.freeflow.internal.router.RouterSettings.Backend.VERBS_NAME)) {
+            return "transport: '" + transport + "' is not a transport; software or verbs";
+        }
+        String d = device == null ? "" : device.trim();
+        if (d.isEmpty()) {
+            return "device: transport verbs needs the RDMA device's name (freeflow.device, e.g. mlx5_0 or rxe0)";
+        }
+        if (!d.matches("[A-Za-z0-9_.-]{1,63}") || d.equals(".") || d.equals("..")) {
+            return "device: '" + device + "' is not an RDMA device name";
+        }
+        if (!java.nio.file.Files.isDirectory(sysInfiniband.resolve(d))) {
+            String[] present = sysInfiniband.toFile().list();
+            return "device: RDMA device '" + d + "' does not exist on this host (" + sysInfiniband + " lists "
+                    + (present == null || present.length == 0 ? "no device" : String.join(", ",
+                            new java.util.TreeSet<>(List.of(present)))) + ")";
+        }
+        return null;
     }
 
     /** The MR mapping's settings as the component parses them ({@link MappingSettings#of}); null when fine. */

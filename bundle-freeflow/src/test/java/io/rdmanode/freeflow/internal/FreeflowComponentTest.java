@@ -109,7 +109,8 @@ class FreeflowComponentTest {
         assertThat(inode(socket)).isEqualTo(ino);
         Map<String, Object> status = status();
         assertThat(status).containsEntry("controlThreads", 4).containsEntry("reapIntervalMillis", 50L)
-                .containsEntry("maxCompletionsPerPoll", 0);
+                .containsEntry("maxCompletionsPerPoll", 0).containsEntry("transport", "software")
+                .doesNotContainKey("device");
         assertThat((Map<String, Object>) status.get("poller")).containsEntry("spins", 10).containsEntry("spinWaits", 100)
                 .containsEntry("yields", 3).containsEntry("parkMaxMicros", 500L);
         assertThat((Map<String, Object>) status.get("control")).containsEntry("maxConnectionsPerTenant", 16)

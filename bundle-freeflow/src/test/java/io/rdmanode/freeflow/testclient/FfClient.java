@@ -183,6 +183,18 @@ public final class FfClient {
     /** MODIFY_QP with the given state and attributes (mask computed by the caller). Returns ret. */
     public int modifyQp(Qp qp, int state, int mask, int destQpn, int access, int minRnrTimer, int rnrRetry)
             throws IOException {
+        return modifyQp(qp, state, mask, destQpn, access, minRnrTimer, rnrRetry, new byte[16]);
+    }
+
+    /** MODIFY_QP with the peer's GID in the address vector (a QP on a RoCE device needs it). */
+    public int modifyQp(Qp qp, int state, int mask, int destQpn, int access, int minRnrTimer, int rnrRetry,
+                        byte[] dgid) throws IOException {
+        return modifyQp(qp, state, mask, destQpn, access, minRnrTimer, rnrRetry, dgid, 0);
+    }
+
+    /** ... and with max_rd_atomic and max_dest_rd_atomic (RDMA READs in flight; a device needs them for READ). */
+    public int modifyQp(Qp qp, int state, int mask, int destQpn, int access, int minRnrTimer, int rnrRetry,
+                        byte[] dgid, int rdAtomic) throws IOException {
         Layout rq = l("modify_qp_req");
         ByteBuffer b = buf(rq.size()).putInt(rq.off("handle"), qp.handle).putInt(rq.off("qp_state"), state)
                 .putInt(rq.off("dest_qp_num"), destQpn).putInt(rq.off("qp_access_flags"), access)
@@ -190,6 +202,8 @@ public final class FfClient {
         b.put(rq.off("port_num"), (byte) 1).put(rq.off("min_rnr_timer"), (byte) minRnrTimer)
                 .put(rq.off("rnr_retry"), (byte) rnrRetry).put(rq.off("retry_cnt"), (byte) 7)
                 .put(rq.off("timeout"), (byte) 14);
+        b.put(rq.off("dgid"), dgid);
+        b.put(rq.off("max_rd_atomic"), (byte) rdAtomic).put(rq.off("max_dest_rd_atomic"), (byte) rdAtomic);
         return call(MODIFY_QP, b, l("modify_qp_rsp").size()).getInt(0);
     }
 
@@ -198,6 +212,14 @@ public final class FfClient {
         check(modifyQp(qp, 1, 1 | 8 | 16 | 32, 0, access, 0, 0), "INIT");
         check(modifyQp(qp, 2, 1 | 128 | 256 | 1048576 | 4096 | 131072 | 32768, destQpn, 0, minRnrTimer, 0), "RTR");
         check(modifyQp(qp, 3, 1 | 65536 | 512 | 1024 | 2048 | 8192, 0, 0, 0, rnrRetry), "RTS");
+    }
+
+    /** {@link #connect} towards a QP at the GID dgid (a RoCE device's peer), one RDMA READ in flight each way. */
+    public void connect(Qp qp, int destQpn, int access, int minRnrTimer, int rnrRetry, byte[] dgid) throws IOException {
+        check(modifyQp(qp, 1, 1 | 8 | 16 | 32, 0, access, 0, 0, dgid, 1), "INIT");
+        check(modifyQp(qp, 2, 1 | 128 | 256 | 1048576 | 4096 | 131072 | 32768, destQpn, 0, minRnrTimer, 0, dgid, 1),
+                "RTR");
+        check(modifyQp(qp, 3, 1 | 65536 | 512 | 1024 | 2048 | 8192, 0, 0, 0, rnrRetry, dgid, 1), "RTS");
     }
 
     /** RESET→INIT→RTR→RTS of a UC QP with exactly the mask bits uc_pingpong sets (no RC-only attributes). */

@@ -223,7 +223,9 @@ final class Dispatcher {
                 if (port != 1) {
                     throw new WireException(Errno.EINVAL, "port " + port + ": the router has port 1 only");
                 }
-                yield new PortAttrResponse(PortAttrResponse.PORT_ACTIVE, 0, 1).encode();
+                synchronized (router) {
+                    yield router.transport.port().encode();
+                }
             }
             case Func.ALLOC_PD -> router.allocPd(t).encode();
             case Func.DEALLOC_PD -> ok(() -> router.deallocPd(t, HandleRequest.decode(b, "PD").handle()));

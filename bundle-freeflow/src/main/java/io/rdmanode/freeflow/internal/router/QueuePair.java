@@ -22,7 +22,8 @@ final class QueuePair {
 
     final Tenant tenant;
     final int handle;
-    final int qpn;
+    /** The router's number, or the device QP's with the verbs transport (set in {@link Transport#created}). */
+    int qpn;
     /** RC or UC; set by the router right after construction, before the QP is in any table. */
     int type = TYPE_RC;
     /** The SRQ its receives come from, or null; set by the router right after construction, like the type. */

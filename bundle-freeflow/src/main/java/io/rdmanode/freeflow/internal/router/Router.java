@@ -33,9 +33,9 @@ import org.slf4j.LoggerFactory;
  * The router's control verbs over its parts: the {@link TenantTable} (client processes and their object tables),
  * the {@link QpnSpace} (QP numbers across tenants), the {@link ShmStore} (MR files and mailboxes), the
  * {@link CompletionChannels} (completion channels and CQ events), the
- * {@link MailboxPoller} (the fast path) and the {@link Transport} that moves the data ({@link SoftwareTransport}
- * here). The router checks every verb against the tenant's tables and quotas; the transport sees only objects
- * that passed. Every mutation happens under this object's monitor; the fast path (one poller thread) takes it too,
+ * {@link MailboxPoller} (the fast path) and the {@link Transport} that moves the data ({@link SoftwareTransport},
+ * or {@link VerbsTransport} on an RDMA device). The router checks every verb against the tenant's tables and
+ * quotas; the transport sees only objects that passed. Every mutation happens under this object's monitor; the fast path (one poller thread) takes it too,
  * so the transport sees one consistent state. Verbs that fail throw {@link WireException} with the errno the
  * client gets, after changing nothing.
  */
@@ -56,9 +56,29 @@ public final class Router implements AutoCloseable {
     private volatile Optional<MrMappingService> mapping = Optional.empty();
 
     public Router(RouterSettings settings) {
+        this(settings, settings.backend().verbs()
+                ? io.rdmanode.freeflow.internal.verbs.LibibverbsDevice.open(settings.backend().library(),
+                        settings.backend().device())
+                : null);
+    }
+
+    /** A router on {@code device} with the verbs transport, or with the software transport when it is null. */
+    Router(RouterSettings settings, io.rdmanode.freeflow.internal.verbs.VerbsDevice device) {
         this.shm = new ShmStore(settings.shmDir(), settings.shmPrefix());
         this.limits = settings.limits();
-        this.transport = new SoftwareTransport(qpns, this::limits, channels::completionAdded, stats);
+        if (device == null) {
+            this.transport = new SoftwareTransport(qpns, this::limits, channels::completionAdded, stats);
+        } else {
+            try {
+                this.transport = new VerbsTransport(device, settings.backend().gidIndex(), qpns, this::limits,
+                        channels::completionAdded, stats, this::mapping);
+            } catch (RuntimeException e) {
+                device.close();
+                throw e;
+            }
+            LOG.info("freeflow router on device {} (verbs transport, GID index {})", device.name(),
+                    settings.backend().gidIndex());
+        }
         this.poller = new MailboxPoller(new FastPath(this), settings.poller(), this::tick);
         poller.start();
     }
@@ -305,7 +325,8 @@ public final class Router implements AutoCloseable {
         live(t);
         Limits l = limits;
         if (!transport.supports(r.qpType())) {
-            throw new WireException(Errno.EOPNOTSUPP, "QP type " + r.qpType() + ": the software backend has RC and UC only");
+            throw new WireException(Errno.EOPNOTSUPP, "QP type " + r.qpType() + " is not supported by the "
+                    + (transport instanceof VerbsTransport ? "verbs transport (RC only)" : "software transport (RC and UC)"));
         }
         pd(t, r.pdHandle());
         SharedReceiveQueue srq = r.srq() == 0 ? null : srq(t, r.srq());
@@ -329,22 +350,28 @@ public final class Router implements AutoCloseable {
         }
         Mailbox mb = takeMailbox(Mailbox.Kind.QP, t, t.qpHandles, "QP");
         int h = mb.handle;
-        int qpn = qpns.allocate();
-        QueuePair qp = new QueuePair(t, h, qpn, r.pdHandle(), r.sqSigAll(), scq, rcq, mb, r.maxSendWr(),
+        QueuePair qp = new QueuePair(t, h, qpns.allocate(), r.pdHandle(), r.sqSigAll(), scq, rcq, mb, r.maxSendWr(),
                 r.maxRecvWr(), Math.max(1, r.maxSendSge()), Math.max(1, r.maxRecvSge()));
+        qp.type = r.qpType();
+        qp.srq = srq;
+        try {
+            transport.created(qp);                  // a device transport may give the QP its own QPN
+        } catch (RuntimeException e) {
+            shm.release(mb.file);
+            mb.file.unmap();
+            t.qpHandles.free(h);
+            throw e;
+        }
         mb.qp = qp;
         scq.users++;
         rcq.users++;
-        qp.type = r.qpType();
         if (srq != null) {
-            qp.srq = srq;
             srq.users++;
         }
         t.qps.put(h, qp);
         qpns.bind(qp);
-        transport.created(qp);
         poller.add(mb);
-        return new CreateQpResponse(qpn, h, qp.maxSendWr, qp.maxRecvWr, qp.maxSendSge, qp.maxRecvSge, mb.file.name());
+        return new CreateQpResponse(qp.qpn, h, qp.maxSendWr, qp.maxRecvWr, qp.maxSendSge, qp.maxRecvSge, mb.file.name());
     }
 
     /** A free handle of {@code handles} and its mailbox; the handle goes back when the shared memory cannot be made. */
@@ -480,15 +507,29 @@ public final class Router implements AutoCloseable {
             t.mrHandles.free(h);
             throw new WireException(Errno.ENOMEM, e.getMessage());
         }
+        Transport.Keys keys;
+        try {
+            keys = transport.register(t, r.accessFlags(), f);
+        } catch (RuntimeException e) {
+            shm.release(f);
+            f.unmap();
+            t.mrHandles.free(h);
+            throw e;
+        }
         int key;
-        do {
-            key = random.nextInt();
-        } while (key == 0 || t.mrsByKey.containsKey(key));
+        if (keys != null) {
+            key = keys.lkey();
+        } else {
+            do {
+                key = random.nextInt();
+            } while (key == 0 || t.mrsByKey.containsKey(key));
+            keys = new Transport.Keys(key, key);
+        }
         MemoryRegion mr = new MemoryRegion(t, h, key, r.pdHandle(), r.accessFlags(), f);
         t.mrs.put(h, mr);
         t.mrsByKey.put(key, mr);
         t.mrBytes += r.memSize();
-        return new RegMrResponse(h, key, key, f.name());
+        return new RegMrResponse(h, keys.lkey(), keys.rkey(), f.name());
     }
 
     /**
@@ -506,7 +547,8 @@ public final class Router implements AutoCloseable {
         if (mapping.isEmpty()) {
             return Optional.empty();
         }
-        long own = ProcMaps.startOf(mr.file.path()).orElse(0L);
+        java.util.OptionalLong registered = transport.registeredAt(mr);
+        long own = registered.isPresent() ? registered.getAsLong() : ProcMaps.startOf(mr.file.path()).orElse(0L);
         return Optional.of(new MrMappingDatagram(r.key(), r.mrPtr(), own));
     }
 
@@ -545,6 +587,7 @@ public final class Router implements AutoCloseable {
         mr.deregistered = true;
         t.mrHandles.free(h);
         t.mrBytes -= mr.size;
+        transport.deregister(mr);
         shm.release(mr.file);
         // Data moves happen under this lock, so nothing can be copying from or into the mapping now.
         mr.file.unmap();
@@ -574,5 +617,8 @@ public final class Router implements AutoCloseable {
             }
         }
         poller.drainRetired();
+        synchronized (this) {
+            transport.close();
+        }
     }
 }

@@ -2,6 +2,7 @@
 package io.rdmanode.freeflow.internal.router;
 
 import io.rdmanode.freeflow.internal.wire.ModifyQpRequest;
+import io.rdmanode.freeflow.internal.wire.PortAttrResponse;
 import io.rdmanode.freeflow.internal.wire.PostResponse;
 import io.rdmanode.freeflow.internal.wire.QpAttributes;
 import io.rdmanode.freeflow.internal.wire.RecvWr;
@@ -53,6 +54,36 @@ interface Transport {
 
     /** Time-driven work (retries) due at now, System.nanoTime(). */
     void tick(long now);
+
+    /** QUERY_PORT of port 1. */
+    default PortAttrResponse port() {
+        return new PortAttrResponse(PortAttrResponse.PORT_ACTIVE, 0, 1);
+    }
+
+    /** The keys a hardware transport gave an MR: what the client sees as lkey and rkey. */
+    record Keys(int lkey, int rkey) {
+    }
+
+    /**
+     * REG_MR passed the router's checks and its file exists: a hardware transport registers the file's pages (the
+     * router's mapping) in the tenant's PD and returns the device's keys; null lets the router choose a key.
+     */
+    default Keys register(Tenant t, int access, ShmFile file) {
+        return null;
+    }
+
+    /** The address the transport registered the MR's pages at (what a remote NIC writes to), if it did. */
+    default java.util.OptionalLong registeredAt(MemoryRegion mr) {
+        return java.util.OptionalLong.empty();
+    }
+
+    /** DEREG_MR (or reclamation), before the router unmaps the file: the device must not touch the pages after. */
+    default void deregister(MemoryRegion mr) {
+    }
+
+    /** The router stops: every tenant was reclaimed; a hardware transport closes its device. */
+    default void close() {
+    }
 
     /** Where a transport delivers completions: the router raises the CQ's channel event when it is armed. */
     interface Completions {

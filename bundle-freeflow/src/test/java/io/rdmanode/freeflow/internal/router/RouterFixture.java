@@ -31,12 +31,20 @@ final class RouterFixture implements AutoCloseable {
     }
 
     RouterFixture(Limits limits, PollerSettings poller, ControlSettings control) throws IOException {
+        this(limits, poller, control, null, 0);
+    }
+
+    /** A router with the verbs transport on {@code device} (a fake in host tests), or the software one when null. */
+    RouterFixture(Limits limits, PollerSettings poller, ControlSettings control,
+                  io.rdmanode.freeflow.internal.verbs.VerbsDevice device, int gidIndex) throws IOException {
         Path base = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of("/tmp");
         this.dir = Files.createTempDirectory(base, "fft");
         this.shm = Files.createDirectory(dir.resolve("shm"));
         Router r = null;
         try {
-            r = new Router(new RouterSettings(shm, "t", limits, poller));
+            r = device == null ? new Router(new RouterSettings(shm, "t", limits, poller))
+                    : new Router(new RouterSettings(shm, "t", limits, poller,
+                            RouterSettings.Backend.verbs(device.name(), gidIndex)), device);
             this.server = new ControlServer(dir.resolve("ffrouter"), r, control, 100);
         } catch (IOException | RuntimeException | Error e) {
             if (r != null) {

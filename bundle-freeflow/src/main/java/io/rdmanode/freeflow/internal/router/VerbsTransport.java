@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal.router;
+
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_ACCESS_FLAGS;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_DGID;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_DLID;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_HOP_LIMIT;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_IS_GLOBAL;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_PORT_NUM;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_SGID_INDEX;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_CUR_QP_STATE;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_DEST_QP_NUM;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_MAX_DEST_RD_ATOMIC;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_MAX_RD_ATOMIC;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_MIN_RNR_TIMER;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_PATH_MTU;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_PORT_NUM;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_QKEY;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_QP_STATE;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_RETRY_CNT;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_RNR_RETRY;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_RQ_PSN;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_SQ_PSN;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_TIMEOUT;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.QP_ATTR_SIZE;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.RECV_WR_SIZE;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.SEND_WR_SIZE;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.SGE_ADDR;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.SGE_LENGTH;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.SGE_LKEY;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.SGE_SIZE;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WC_BYTE_LEN;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WC_FLAGS;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WC_IMM;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WC_OPCODE;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WC_QP_NUM;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WC_SIZE;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WC_SRC_QP;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WC_STATUS;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WC_WR_ID;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_ID;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_IMM;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_NEXT;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_NUM_SGE;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_OPCODE;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_REMOTE_ADDR;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_RKEY;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_SEND_FLAGS;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_SG_LIST;
+
+import io.rdmanode.freeflow.internal.mapping.MrMappingService;
+import io.rdmanode.freeflow.internal.verbs.VerbsDevice;
+import io.rdmanode.freeflow.internal.wire.Errno;
+import io.rdmanode.freeflow.internal.wire.ModifyQpRequest;
+import io.rdmanode.freeflow.internal.wire.PortAttrResponse;
+import io.rdmanode.freeflow.internal.wire.PostResponse;
+import io.rdmanode.freeflow.internal.wire.QpAttributes;
+import io.rdmanode.freeflow.internal.wire.RecvWr;
+import io.rdmanode.freeflow.internal.wire.SendWr;
+import io.rdmanode.freeflow.internal.wire.Sge;
+import io.rdmanode.freeflow.internal.wire.WireException;
+import io.rdmanode.freeflow.internal.wire.WorkCompletion;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Supplier;
+
+/**
+ * The verbs transport: the router's QPs are RC QPs on a real RDMA device, and the device moves the data.
+ * Per tenant one PD on the device (created with the tenant's first QP or MR, freed with its last); per router CQ
+ * one device CQ (created with the first QP that uses it); per QP one device QP, whose QPN is the one the client
+ * sees. An MR is the tenant's shm file as the router maps it, registered in the tenant's PD: the client sees the
+ * device's lkey and rkey. MODIFY_QP goes to the device with the client's attributes (a GID makes the address
+ * global, with this router's GID index; the path MTU is capped at the port's active MTU). A post's WRs are
+ * rewritten into {@code ibv_send_wr}/{@code ibv_recv_wr} lists: an SGE's offset in the MR of its lkey becomes the
+ * address in the router's mapping; a WRITE or READ's remote address, named in the remote application's space,
+ * becomes the remote router's mapping of it (an MR of this router: its application base; another router's:
+ * the MR mapping it announced; else unchanged). Completions are taken from the device CQs by the poller's tick
+ * (and before a CQ is destroyed) into the router's CQ, never more than its depth, so polls and channel events
+ * work as with the software transport. Called with the router's monitor held, {@link #timersPending} aside.
+ */
+final class VerbsTransport implements Transport {
+    private static final PostResponse OK = new PostResponse(0, 0);
+    private static final int POLL_BATCH = 64;
+    private static final int HOP_LIMIT = 64;
+
+    private final VerbsDevice device;
+    private final int gidIndex;
+    private final VerbsDevice.Port port;
+    private final QpnSpace qpns;
+    private final Completions completions;
+    private final RouterStats stats;
+    private final Supplier<Limits> limits;
+    private final Supplier<Optional<MrMappingService>> mapping;
+
+    private final Map<Tenant, Counted> pds = new IdentityHashMap<>();
+    private final Map<CompletionQueue, Counted> cqs = new IdentityHashMap<>();
+    private final Map<QueuePair, VerbsDevice.Qp> qps = new IdentityHashMap<>();
+    /** Registered MRs by the device's keys (unique on the device). */
+    private final Map<Integer, Registered> byLkey = new HashMap<>();
+    private final Map<Integer, Registered> byRkey = new HashMap<>();
+    private volatile boolean anyCq;
+
+    private ByteBuffer wrs = direct(16 * SEND_WR_SIZE);
+    private final ByteBuffer wcs = direct(POLL_BATCH * WC_SIZE);
+    private final ByteBuffer attr = direct(QP_ATTR_SIZE);
+
+    /** A device object and how many router objects use it. */
+    private static final class Counted {
+        final long handle;
+        int users;
+
+        Counted(long handle) {
+            this.handle = handle;
+        }
+    }
+
+    private record Registered(Tenant tenant, long handle, long base, int lkey, int rkey) {
+    }
+
+    VerbsTransport(VerbsDevice device, int gidIndex, QpnSpace qpns, Supplier<Limits> limits, Completions completions,
+                   RouterStats stats, Supplier<Optional<MrMappingService>> mapping) {
+        this.device = device;
+        this.gidIndex = gidIndex;
+        this.port = device.port();
+        this.qpns = qpns;
+        this.limits = limits;
+        this.completions = completions;
+        this.stats = stats;
+        this.mapping = mapping;
+    }
+
+    private static ByteBuffer direct(int size) {
+        return ByteBuffer.allocateDirect(size).order(ByteOrder.nativeOrder());
+    }
+
+    VerbsDevice device() {
+        return device;
+    }
+
+    /** RC only for now: UC, UD and SRQs are not passed to the device yet. */
+    @Override
+    public boolean supports(int qpType) {
+        return qpType == QueuePair.TYPE_RC;
+    }
+
+    @Override
+    public PortAttrResponse port() {
+        VerbsDevice.Port p = device.port();
+        return new PortAttrResponse(p.state(), p.lid(), p.gidTblLen(), p.maxMtu(), p.activeMtu());
+    }
+
+    // ---- objects
+
+    private long pd(Tenant t) {
+        Counted pd = pds.get(t);
+        if (pd == null) {
+            pd = new Counted(device.allocPd());
+            pds.put(t, pd);
+        }
+        pd.users++;
+        return pd.handle;
+    }
+
+    private void unrefPd(Tenant t) {
+        Counted pd = pds.get(t);
+        if (pd != null && --pd.users == 0) {
+            pds.remove(t);
+            release(() -> device.deallocPd(pd.handle), "PD of " + t.id());
+        }
+    }
+
+    private long cq(CompletionQueue cq) {
+        Counted c = cqs.get(cq);
+        if (c == null) {
+            c = new Counted(device.createCq(Math.max(1, cq.depth)));
+            cqs.put(cq, c);
+            anyCq = true;
+        }
+        c.users++;
+        return c.handle;
+    }
+
+    private void unrefCq(CompletionQueue cq) {
+        Counted c = cqs.get(cq);
+        if (c != null && --c.users == 0) {
+            drain(cq, c);
+            cqs.remove(cq);
+            anyCq = !cqs.isEmpty();
+            release(() -> device.destroyCq(c.handle), "CQ " + cq.handle + " of " + cq.tenant.id());
+        }
+    }
+
+    @Override
+    public void created(QueuePair qp) {
+        if (qp.srq != null) {
+            throw new WireException(Errno.EOPNOTSUPP, "QP with an SRQ: the verbs transport has no SRQs yet");
+        }
+        long pd = pd(qp.tenant);
+        boolean sendRef = false;
+        boolean recvRef = false;
+        try {
+            long scq = cq(qp.sendCq);
+            sendRef = true;
+            long rcq = cq(qp.recvCq);
+            recvRef = true;
+            VerbsDevice.Qp q = device.createQp(pd, scq, rcq, qp.type, qp.maxSendWr, Math.max(1, qp.maxRecvWr),
+                    qp.maxSendSge, qp.maxRecvSge, qp.sqSigAll);
+            qps.put(qp, q);
+            qp.qpn = q.qpn();
+        } catch (RuntimeException e) {
+            if (recvRef) {
+                unrefCq(qp.recvCq);
+            }
+            if (sendRef) {
+                unrefCq(qp.sendCq);
+            }
+            unrefPd(qp.tenant);
+            throw e;
+        }
+    }
+
+    @Override
+    public void destroyed(QueuePair qp) {
+        VerbsDevice.Qp q = qps.remove(qp);
+        if (q == null) {
+            return;
+        }
+        release(() -> device.destroyQp(q.handle()), "QP " + qp.qpn + " of " + qp.tenant.id());
+        unrefCq(qp.sendCq);
+        unrefCq(qp.recvCq);
+        unrefPd(qp.tenant);
+    }
+
+    @Override
+    public Keys register(Tenant t, int access, ShmFile file) {
+        long pd = pd(t);
+        try {
+            long base = device.address(file.buffer());
+            VerbsDevice.Mr mr = device.regMr(pd, base, file.size(), access);
+            Registered r = new Registered(t, mr.handle(), base, mr.lkey(), mr.rkey());
+            byLkey.put(mr.lkey(), r);
+            if ((access & (MemoryRegion.REMOTE_WRITE | MemoryRegion.REMOTE_READ)) != 0) {
+                byRkey.put(mr.rkey(), r);
+            }
+            return new Keys(mr.lkey(), mr.rkey());
+        } catch (RuntimeException e) {
+            unrefPd(t);
+            throw e;
+        }
+    }
+
+    @Override
+    public OptionalLong registeredAt(MemoryRegion mr) {
+        Registered r = byLkey.get(mr.key);
+        return r == null ? OptionalLong.empty() : OptionalLong.of(r.base());
+    }
+
+    @Override
+    public void deregister(MemoryRegion mr) {
+        Registered r = byLkey.remove(mr.key);
+        if (r == null) {
+            return;
+        }
+        byRkey.remove(r.rkey(), r);
+        release(() -> device.deregMr(r.handle()), "MR " + Integer.toUnsignedString(r.lkey()) + " of " + mr.tenant.id());
+        unrefPd(r.tenant());
+    }
+
+    @Override
+    public void close() {
+        device.close();
+    }
+
+    /**
+     * Frees a device object the router has already forgotten: a refusal by the device is logged, not thrown (the
+     * router's tables are the authority and stay consistent; closing the device frees what is left).
+     */
+    private void release(Runnable call, String what) {
+        try {
+            call.run();
+        } catch (RuntimeException e) {
+            org.slf4j.LoggerFactory.getLogger(VerbsTransport.class).warn("freeflow: freeing the {} on {} failed: {}",
+                    what, device.name(), e.getMessage());
+        }
+    }
+
+    // ---- control
+
+    @Override
+    public void modify(QueuePair qp, ModifyQpRequest r) {
+        VerbsDevice.Qp q = live(qp);
+        int mask = r.attrMask();
+        ByteBuffer a = attr;
+        for (int i = 0; i < QP_ATTR_SIZE; i += 8) {
+            a.putLong(i, 0L);
+        }
+        int mtu = r.pathMtu();
+        if ((mask & QpTransitions.PATH_MTU) != 0 && port.activeMtu() > 0) {
+            mtu = Math.min(mtu, port.activeMtu());
+        }
+        a.putInt(ATTR_QP_STATE, r.qpState()).putInt(ATTR_CUR_QP_STATE, r.curQpState()).putInt(ATTR_PATH_MTU, mtu)
+                .putInt(ATTR_QKEY, (int) r.qkey()).putInt(ATTR_RQ_PSN, (int) r.rqPsn())
+                .putInt(ATTR_SQ_PSN, (int) r.sqPsn()).putInt(ATTR_DEST_QP_NUM, r.destQpNum())
+                .putInt(ATTR_ACCESS_FLAGS, r.accessFlags());
+        boolean global = false;
+        for (byte b : r.dgid()) {
+            global |= b != 0;
+        }
+        a.put(ATTR_AH_DGID, r.dgid());
+        a.put(ATTR_AH_SGID_INDEX, (byte) gidIndex).put(ATTR_AH_HOP_LIMIT, (byte) HOP_LIMIT)
+                .putShort(ATTR_AH_DLID, (short) r.dlid()).put(ATTR_AH_IS_GLOBAL, (byte) (global ? 1 : 0))
+                .put(ATTR_AH_PORT_NUM, (byte) Math.max(1, r.portNum()));
+        a.put(ATTR_MAX_RD_ATOMIC, (byte) r.maxRdAtomic()).put(ATTR_MAX_DEST_RD_ATOMIC, (byte) r.maxDestRdAtomic())
+                .put(ATTR_MIN_RNR_TIMER, (byte) r.minRnrTimer()).put(ATTR_PORT_NUM, (byte) r.portNum())
+                .put(ATTR_TIMEOUT, (byte) r.timeout()).put(ATTR_RETRY_CNT, (byte) r.retryCnt())
+                .put(ATTR_RNR_RETRY, (byte) r.rnrRetry());
+        device.modifyQp(q.handle(), a, mask);
+        remember(qp, r, mtu);
+    }
+
+    /** What the device accepted, for QUERY_QP. */
+    private static void remember(QueuePair qp, ModifyQpRequest r, int mtu) {
+        int mask = r.attrMask();
+        if ((mask & QpTransitions.STATE) != 0) {
+            qp.state = r.qpState();
+        }
+        if ((mask & QpTransitions.ACCESS_FLAGS) != 0) {
+            qp.accessFlags = r.accessFlags();
+        }
+        if ((mask & QpTransitions.PORT) != 0) {
+            qp.portNum = r.portNum();
+        }
+        if ((mask & QpTransitions.PATH_MTU) != 0) {
+            qp.pathMtu = mtu;
+        }
+        if ((mask & QpTransitions.AV) != 0) {
+            qp.dgid = r.dgid();
+            qp.dlid = r.dlid();
+        }
+        if ((mask & QpTransitions.DEST_QPN) != 0) {
+            qp.destQpn = r.destQpNum() & 0xffffff;
+        }
+        if ((mask & QpTransitions.RQ_PSN) != 0) {
+            qp.rqPsn = r.rqPsn();
+        }
+        if ((mask & QpTransitions.SQ_PSN) != 0) {
+            qp.sqPsn = r.sqPsn();
+        }
+        if ((mask & QpTransitions.MIN_RNR_TIMER) != 0) {
+            qp.minRnrTimer = r.minRnrTimer();
+        }
+        if ((mask & QpTransitions.TIMEOUT) != 0) {
+            qp.timeout = r.timeout();
+        }
+        if ((mask & QpTransitions.RETRY_CNT) != 0) {
+            qp.retryCnt = r.retryCnt();
+        }
+        if ((mask & QpTransitions.RNR_RETRY) != 0) {
+            qp.rnrRetry = r.rnrRetry();
+        }
+    }
+
+    /** The attributes the device accepted; the state turns to ERR when a completion said the device moved it there. */
+    @Override
+    public QpAttributes query(QueuePair qp) {
+        live(qp);
+        return new QpAttributes(qp.state, qp.pathMtu, qp.qkey, qp.rqPsn, qp.sqPsn, Math.max(qp.destQpn, 0),
+                qp.accessFlags, qp.maxSendWr, qp.maxRecvWr, qp.maxSendSge, qp.maxRecvSge, qp.minRnrTimer, qp.portNum,
+                qp.timeout, qp.retryCnt, qp.rnrRetry, qp.dgid, qp.dlid);
+    }
+
+    private VerbsDevice.Qp live(QueuePair qp) {
+        VerbsDevice.Qp q = qps.get(qp);
+        if (q == null) {
+            throw new WireException(Errno.EINVAL, "QP " + qp.qpn + " has no device QP");
+        }
+        return q;
+    }
+
+    // ---- posting
+
+    @Override
+    public PostResponse postSend(QueuePair qp, List<SendWr> list) {
+        VerbsDevice.Qp q = live(qp);
+        int n = list.size();
+        int sges = 0;
+        for (SendWr wr : list) {
+            sges += wr.sges().length;
+        }
+        ByteBuffer b = scratch(n * SEND_WR_SIZE + sges * SGE_SIZE);
+        long base = device.address(b);
+        int sgeAt = n * SEND_WR_SIZE;
+        for (int i = 0; i < n; i++) {
+            SendWr wr = list.get(i);
+            if (wr.opcode() < SendWr.OP_RDMA_WRITE || wr.opcode() > SendWr.OP_RDMA_READ
+                    || wr.sges().length > qp.maxSendSge) {
+                return new PostResponse(Errno.EINVAL, i + 1);
+            }
+            int at = i * SEND_WR_SIZE;
+            clear(b, at, SEND_WR_SIZE);
+            if (!putSges(qp, wr.sges(), b, sgeAt)) {
+                return new PostResponse(Errno.EINVAL, i + 1);
+            }
+            b.putLong(at + WR_ID, wr.wrId()).putLong(at + WR_NEXT, i + 1 < n ? base + (i + 1L) * SEND_WR_SIZE : 0L)
+                    .putLong(at + WR_SG_LIST, wr.sges().length == 0 ? 0L : base + sgeAt)
+                    .putInt(at + WR_NUM_SGE, wr.sges().length).putInt(at + WR_OPCODE, wr.opcode())
+                    .putInt(at + WR_SEND_FLAGS, wr.sendFlags()).putInt(at + WR_IMM, wr.immData());
+            if (wr.opcode() != SendWr.OP_SEND && wr.opcode() != SendWr.OP_SEND_WITH_IMM) {
+                b.putLong(at + WR_REMOTE_ADDR, remote(wr.rkey(), wr.remoteAddr())).putInt(at + WR_RKEY, wr.rkey());
+            }
+            sgeAt += wr.sges().length * SGE_SIZE;
+        }
+        if (n == 0) {
+            return OK;
+        }
+        VerbsDevice.Posted p = device.postSend(q.handle(), b);
+        return p.errno() == 0 ? OK : new PostResponse(p.errno(), p.badWr());
+    }
+
+    @Override
+    public PostResponse postRecv(QueuePair qp, List<RecvWr> list) {
+        VerbsDevice.Qp q = live(qp);
+        int n = list.size();
+        int sges = 0;
+        for (RecvWr wr : list) {
+            sges += wr.sges().length;
+        }
+        ByteBuffer b = scratch(n * RECV_WR_SIZE + sges * SGE_SIZE);
+        long base = device.address(b);
+        int sgeAt = n * RECV_WR_SIZE;
+        for (int i = 0; i < n; i++) {
+            RecvWr wr = list.get(i);
+            if (wr.sges().length > qp.maxRecvSge) {
+                return new PostResponse(Errno.EINVAL, i + 1);
+            }
+            int at = i * RECV_WR_SIZE;
+            clear(b, at, RECV_WR_SIZE);
+            if (!putSges(qp, wr.sges(), b, sgeAt)) {
+                return new PostResponse(Errno.EINVAL, i + 1);
+            }
+            b.putLong(at + WR_ID, wr.wrId()).putLong(at + WR_NEXT, i + 1 < n ? base + (i + 1L) * RECV_WR_SIZE : 0L)
+                    .putLong(at + WR_SG_LIST, wr.sges().length == 0 ? 0L : base + sgeAt)
+                    .putInt(at + WR_NUM_SGE, wr.sges().length);
+            sgeAt += wr.sges().length * SGE_SIZE;
+        }
+        if (n == 0) {
+            return OK;
+        }
+        VerbsDevice.Posted p = device.postRecv(q.handle(), b);
+        return p.errno() == 0 ? OK : new PostResponse(p.errno(), p.badWr());
+    }
+
+    /** No SRQ on the device yet (the router's SRQs cannot be bound to a verbs QP: {@link #created} refuses). */
+    @Override
+    public PostResponse postSrqRecv(SharedReceiveQueue srq, List<RecvWr> list) {
+        return new PostResponse(Errno.EOPNOTSUPP, 1);
+    }
+
+    /**
+     * Writes the SGEs as {@code ibv_sge}s: the MR of each lkey must be the tenant's, in the QP's PD, and hold the
+     * range; its address is then the router's mapping of it. False when one does not.
+     */
+    private boolean putSges(QueuePair qp, Sge[] sges, ByteBuffer b, int at) {
+        for (int j = 0; j < sges.length; j++) {
+            Sge s = sges[j];
+            MemoryRegion mr = qp.tenant.mrsByKey.get(s.lkey());
+            Registered r = byLkey.get(s.lkey());
+            if (mr == null || r == null || r.tenant() != qp.tenant || mr.deregistered || mr.pd != qp.pd
+                    || !mr.contains(s.offset(), s.len())) {
+                return false;
+            }
+            int o = at + j * SGE_SIZE;
+            b.putLong(o + SGE_ADDR, r.base() + s.offset()).putInt(o + SGE_LENGTH, s.length()).putInt(o + SGE_LKEY, r.lkey());
+        }
+        return true;
+    }
+
+    /**
+     * A WRITE or READ's remote address as the remote device knows it: an MR of this router is registered at the
+     * router's mapping, named by the client from its application base; another router's comes from its MR mapping
+     * announcement; an unknown key passes unchanged (the device then answers with a remote access error).
+     */
+    long remote(int rkey, long remoteAddr) {
+        Registered local = byRkey.get(rkey);
+        if (local != null) {
+            MemoryRegion mr = local.tenant().mrsByKey.get(local.lkey());
+            long appBase = mr == null ? 0 : mr.appBase;
+            return local.base() + (remoteAddr - appBase);
+        }
+        Optional<MrMappingService> m = mapping.get();
+        if (m.isPresent()) {
+            OptionalLong t = m.get().table().translate(rkey, remoteAddr);
+            if (t.isPresent()) {
+                return t.getAsLong();
+            }
+        }
+        return remoteAddr;
+    }
+
+    private ByteBuffer scratch(int size) {
+        if (wrs.capacity() < size) {
+            wrs = direct(Math.max(size, wrs.capacity() * 2));
+        }
+        return wrs;
+    }
+
+    private static void clear(ByteBuffer b, int at, int size) {
+        for (int i = 0; i < size; i += 8) {
+            b.putLong(at + i, 0L);
+        }
+    }
+
+    // ---- completions
+
+    @Override
+    public int poll(CompletionQueue cq, int ne, ByteBuffer out, int at) {
+        int max = limits.get().completionsFor(ne);
+        int n = 0;
+        while (n < max) {
+            WorkCompletion wc = cq.entries.poll();
+            if (wc == null) {
+                break;
+            }
+            wc.encode(out, at + n * WorkCompletion.SIZE);
+            n++;
+        }
+        return n;
+    }
+
+    @Override
+    public boolean timersPending() {
+        return anyCq;
+    }
+
+    /** Moves what the device completed into the router's CQs. */
+    @Override
+    public void tick(long now) {
+        for (Map.Entry<CompletionQueue, Counted> e : cqs.entrySet()) {
+            drain(e.getKey(), e.getValue());
+        }
+    }
+
+    private void drain(CompletionQueue cq, Counted c) {
+        boolean added = false;
+        for (;;) {
+            int room = Math.min(POLL_BATCH, cq.depth - cq.entries.size());
+            if (room <= 0) {
+                break;
+            }
+            int n = device.pollCq(c.handle, room, wcs);
+            if (n < 0) {
+                org.slf4j.LoggerFactory.getLogger(VerbsTransport.class).warn("freeflow ibv_poll_cq on {} answered {}",
+                        device.name(), n);
+                break;
+            }
+            for (int i = 0; i < n; i++) {
+                int o = i * WC_SIZE;
+                WorkCompletion wc = new WorkCompletion(wcs.getLong(o + WC_WR_ID), wcs.getInt(o + WC_STATUS),
+                        wcs.getInt(o + WC_OPCODE), wcs.getInt(o + WC_BYTE_LEN), wcs.getInt(o + WC_IMM),
+                        wcs.getInt(o + WC_QP_NUM), wcs.getInt(o + WC_SRC_QP), wcs.getInt(o + WC_FLAGS));
+                cq.entries.add(wc);
+                stats.completions.increment();
+                if (wc.status() != WorkCompletion.SUCCESS) {
+                    stats.errorCompletions.increment();
+                    QueuePair qp = qpns.get(wc.qpNum());
+                    if (qp != null && wc.status() != WorkCompletion.WR_FLUSH_ERR) {
+                        qp.state = QueuePair.ERR;             // the device moved it there
+                    }
+                }
+                added = true;
+            }
+            if (n < room) {
+                break;
+            }
+        }
+        if (added) {
+            completions.added(cq);
+        }
+    }
+}

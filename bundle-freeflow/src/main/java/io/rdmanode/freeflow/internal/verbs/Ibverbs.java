@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal.verbs;
+
+import jnr.ffi.Pointer;
+import jnr.ffi.byref.IntByReference;
+import jnr.ffi.types.size_t;
+
+/**
+ * The exported libibverbs.so.1 functions the verbs transport calls (rdma-core {@code infiniband/verbs.h}; each
+ * resolves to its default version, {@code @@IBVERBS_1.1}). ibv_post_send, ibv_post_recv and ibv_poll_cq are
+ * static inline in the header: they call {@code ctx->ops.post_send} etc., which {@link LibibverbsDevice} reads from
+ * {@code struct ibv_context} and invokes through jffi ({@link NativeLayout} has the offsets).
+ *
+ * <p>Return conventions: pointers are NULL + errno on failure; ibv_dealloc_pd, ibv_dereg_mr, ibv_destroy_cq,
+ * ibv_destroy_qp, ibv_modify_qp, ibv_query_port return 0 or an errno value; ibv_query_gid and ibv_close_device 0
+ * or -1 + errno.
+ */
+public interface Ibverbs {
+
+    Pointer ibv_get_device_list(IntByReference numDevices);
+
+    void ibv_free_device_list(Pointer list);
+
+    String ibv_get_device_name(Pointer device);
+
+    Pointer ibv_open_device(Pointer device);
+
+    int ibv_close_device(Pointer context);
+
+    /** {@code ibv_query_port@@IBVERBS_1.1}: fills a {@code struct _compat_ibv_port_attr} (a prefix of the full one). */
+    int ibv_query_port(Pointer context, byte portNum, Pointer portAttr);
+
+    int ibv_query_gid(Pointer context, byte portNum, int index, Pointer gid);
+
+    Pointer ibv_alloc_pd(Pointer context);
+
+    int ibv_dealloc_pd(Pointer pd);
+
+    /** {@code ibv_reg_mr@@IBVERBS_1.1 (pd, addr, length, int access)}. */
+    Pointer ibv_reg_mr(Pointer pd, long addr, @size_t long length, int access);
+
+    int ibv_dereg_mr(Pointer mr);
+
+    Pointer ibv_create_cq(Pointer context, int cqe, Pointer cqContext, Pointer channel, int compVector);
+
+    int ibv_destroy_cq(Pointer cq);
+
+    Pointer ibv_create_qp(Pointer pd, Pointer initAttr);
+
+    int ibv_modify_qp(Pointer qp, Pointer attr, int attrMask);
+
+    int ibv_destroy_qp(Pointer qp);
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal.verbs;
+
+import java.nio.ByteBuffer;
+
+/**
+ * One opened RDMA device, as the verbs transport uses it: thin calls named after the libibverbs function each wraps,
+ * objects as their C pointers. Native structs are passed in direct buffers laid out as {@link NativeLayout} says.
+ * A failing call throws {@link io.rdmanode.freeflow.internal.wire.WireException} with the errno the call gave, which
+ * is also what the Freeflow client gets. Not thread-safe: the router calls it under its monitor.
+ */
+public interface VerbsDevice extends AutoCloseable {
+
+    /** Port 1 as {@code ibv_query_port} reports it. */
+    record Port(int state, int maxMtu, int activeMtu, int gidTblLen, int lid, int linkLayer) {
+    }
+
+    record Mr(long handle, int lkey, int rkey) {
+    }
+
+    record Qp(long handle, int qpn) {
+    }
+
+    /** What {@code ibv_post_send}/{@code ibv_post_recv} answered: 0, or the errno and the 1-based bad WR. */
+    record Posted(int errno, int badWr) {
+    }
+
+    String name();
+
+    Port port();
+
+    /** {@code ibv_query_gid(ctx, 1, index)}. */
+    byte[] gid(int index);
+
+    long allocPd();
+
+    void deallocPd(long pd);
+
+    Mr regMr(long pd, long addr, long length, int access);
+
+    void deregMr(long mr);
+
+    long createCq(int cqe);
+
+    void destroyCq(long cq);
+
+    Qp createQp(long pd, long sendCq, long recvCq, int type, int maxSendWr, int maxRecvWr, int maxSendSge,
+                int maxRecvSge, boolean sqSigAll);
+
+    /** {@code ibv_modify_qp} with {@code attr} (a {@code struct ibv_qp_attr}, {@link NativeLayout#QP_ATTR_SIZE} bytes). */
+    void modifyQp(long qp, ByteBuffer attr, int mask);
+
+    void destroyQp(long qp);
+
+    /** {@code ctx->ops.post_send(qp, wrs, &bad)}: {@code wrs} holds a linked list of {@code ibv_send_wr} at 0. */
+    Posted postSend(long qp, ByteBuffer wrs);
+
+    Posted postRecv(long qp, ByteBuffer wrs);
+
+    /** {@code ctx->ops.poll_cq(cq, n, wcs)}: how many completions it wrote, or a negative value on error. */
+    int pollCq(long cq, int n, ByteBuffer wcs);
+
+    /** The native address of a direct buffer (what WR lists link through). */
+    long address(ByteBuffer direct);
+
+    @Override
+    void close();
+}

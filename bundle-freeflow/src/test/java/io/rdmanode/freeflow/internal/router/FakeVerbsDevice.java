@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal.router;
+
+import io.rdmanode.freeflow.internal.verbs.NativeLayout;
+import io.rdmanode.freeflow.internal.verbs.VerbsDevice;
+import io.rdmanode.freeflow.internal.wire.Errno;
+import io.rdmanode.freeflow.internal.wire.WireException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A device for host tests of the verbs transport: records every call, hands out handles, keys and QPNs, and keeps
+ * copies of the native structs the transport built (WR lists are decoded back through their next and sg_list
+ * pointers, which must point into the buffer passed). Completions are queued by the test per CQ handle.
+ */
+final class FakeVerbsDevice implements VerbsDevice {
+    record Sg(long addr, int length, int lkey) {
+    }
+
+    record NativeWr(long wrId, int opcode, int flags, int imm, long remoteAddr, int rkey, List<Sg> sges) {
+    }
+
+    record RegMr(long pd, long addr, long length, int access) {
+    }
+
+    record Modify(long qp, ByteBuffer attr, int mask) {
+    }
+
+    final List<String> calls = new ArrayList<>();
+    final Map<Long, String> live = new HashMap<>();
+    final List<RegMr> regs = new ArrayList<>();
+    final List<Modify> modifies = new ArrayList<>();
+    final List<List<NativeWr>> sends = new ArrayList<>();
+    final List<List<NativeWr>> recvs = new ArrayList<>();
+    final Map<Long, ArrayDeque<byte[]>> completions = new HashMap<>();
+    final Map<Long, Long> cqOfQp = new HashMap<>();
+    private final Map<ByteBuffer, Long> addresses = new IdentityHashMap<>();
+    private long next = 0x1000;
+    int nextQpn = 0x00a100;
+    int nextKey = 0x1234;
+    boolean closed;
+    final Port port;
+
+    FakeVerbsDevice(int activeMtu) {
+        this.port = new Port(4, 5, activeMtu, 16, 0, 2);
+    }
+
+    private long handle(String what) {
+        long h = next;
+        next += 0x100;
+        live.put(h, what);
+        calls.add(what);
+        return h;
+    }
+
+    /** Set: every free is refused (EBUSY) and the object stays. */
+    boolean refuseFrees;
+
+    private void free(long h, String what) {
+        if (refuseFrees) {
+            calls.add("refused free " + what);
+            throw new WireException(Errno.EBUSY, "busy");
+        }
+        if (!what.equals(live.remove(h))) {
+            throw new WireException(Errno.EINVAL, what + " of an unknown handle " + h);
+        }
+        calls.add("free " + what);
+    }
+
+    @Override
+    public String name() {
+        return "fake0";
+    }
+
+    @Override
+    public Port port() {
+        return port;
+    }
+
+    @Override
+    public byte[] gid(int index) {
+        return new byte[16];
+    }
+
+    @Override
+    public long allocPd() {
+        return handle("pd");
+    }
+
+    @Override
+    public void deallocPd(long pd) {
+        free(pd, "pd");
+    }
+
+    @Override
+    public Mr regMr(long pd, long addr, long length, int access) {
+        regs.add(new RegMr(pd, addr, length, access));
+        int key = nextKey++;
+        return new Mr(handle("mr"), key, (access & 6) != 0 ? key : 0);
+    }
+
+    @Override
+    public void deregMr(long mr) {
+        free(mr, "mr");
+    }
+
+    @Override
+    public long createCq(int cqe) {
+        long h = handle("cq");
+        completions.put(h, new ArrayDeque<>());
+        return h;
+    }
+
+    @Override
+    public void destroyCq(long cq) {
+        free(cq, "cq");
+    }
+
+    @Override
+    public Qp createQp(long pd, long sendCq, long recvCq, int type, int maxSendWr, int maxRecvWr, int maxSendSge,
+                       int maxRecvSge, boolean sqSigAll) {
+        long h = handle("qp");
+        cqOfQp.put(h, sendCq);
+        return new Qp(h, nextQpn++);
+    }
+
+    @Override
+    public void modifyQp(long qp, ByteBuffer attr, int mask) {
+        ByteBuffer copy = ByteBuffer.allocate(NativeLayout.QP_ATTR_SIZE).order(ByteOrder.nativeOrder());
+        copy.put(0, attr, 0, NativeLayout.QP_ATTR_SIZE);
+        modifies.add(new Modify(qp, copy, mask));
+    }
+
+    @Override
+    public void destroyQp(long qp) {
+        free(qp, "qp");
+    }
+
+    @Override
+    public Posted postSend(long qp, ByteBuffer wrs) {
+        sends.add(decode(wrs, true));
+        return new Posted(0, 0);
+    }
+
+    @Override
+    public Posted postRecv(long qp, ByteBuffer wrs) {
+        recvs.add(decode(wrs, false));
+        return new Posted(0, 0);
+    }
+
+    private List<NativeWr> decode(ByteBuffer b, boolean send) {
+        long base = address(b);
+        List<NativeWr> out = new ArrayList<>();
+        long at = base;
+        while (at != 0) {
+            int o = Math.toIntExact(at - base);
+            List<Sg> sges = new ArrayList<>();
+            long sgl = b.getLong(o + NativeLayout.WR_SG_LIST);
+            for (int j = 0; j < b.getInt(o + NativeLayout.WR_NUM_SGE); j++) {
+                int s = Math.toIntExact(sgl - base) + j * NativeLayout.SGE_SIZE;
+                sges.add(new Sg(b.getLong(s + NativeLayout.SGE_ADDR), b.getInt(s + NativeLayout.SGE_LENGTH),
+                        b.getInt(s + NativeLayout.SGE_LKEY)));
+            }
+            out.add(send ? new NativeWr(b.getLong(o + NativeLayout.WR_ID), b.getInt(o + NativeLayout.WR_OPCODE),
+                    b.getInt(o + NativeLayout.WR_SEND_FLAGS), b.getInt(o + NativeLayout.WR_IMM),
+                    b.getLong(o + NativeLayout.WR_REMOTE_ADDR), b.getInt(o + NativeLayout.WR_RKEY), sges)
+                    : new NativeWr(b.getLong(o + NativeLayout.WR_ID), -1, 0, 0, 0, 0, sges));
+            at = b.getLong(o + NativeLayout.WR_NEXT);
+        }
+        return out;
+    }
+
+    /** Queues a completion on the CQ a QP sends to, as the device would write it. */
+    synchronized void complete(long cq, long wrId, int status, int opcode, int byteLen, int qpNum) {
+        byte[] wc = new byte[NativeLayout.WC_SIZE];
+        ByteBuffer b = ByteBuffer.wrap(wc).order(ByteOrder.nativeOrder());
+        b.putLong(NativeLayout.WC_WR_ID, wrId).putInt(NativeLayout.WC_STATUS, status)
+                .putInt(NativeLayout.WC_OPCODE, opcode).putInt(NativeLayout.WC_BYTE_LEN, byteLen)
+                .putInt(NativeLayout.WC_QP_NUM, qpNum);
+        completions.get(cq).add(wc);
+    }
+
+    @Override
+    public synchronized int pollCq(long cq, int n, ByteBuffer wcs) {
+        ArrayDeque<byte[]> q = completions.get(cq);
+        int i = 0;
+        while (i < n && !q.isEmpty()) {
+            wcs.put(i * NativeLayout.WC_SIZE, q.poll());
+            i++;
+        }
+        return i;
+    }
+
+    /** A stable made-up address per buffer (the transport only adds offsets to it). */
+    @Override
+    public synchronized long address(ByteBuffer direct) {
+        return addresses.computeIfAbsent(direct, b -> 0x7f00_0000_0000L + addresses.size() * 0x1000_0000L);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+    }
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal.router;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rdmanode.netlink.testing.SoftRoceVm;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The verbs transport on real Soft-RoCE devices: boots the testbed VM once ({@code ../shared/testbed}), makes rxe0
+ * and rxe1 on a veth pair, and runs {@link VerbsVmProbe} there: a router per device in one JVM, a clean-room client
+ * on each, RC QPs connected by QPN and GID, 64 KiB SEND/RECV one way, 64 KiB RDMA WRITE the other, 4 KiB
+ * WRITE_WITH_IMM and a 64 KiB RDMA READ (remote addresses translated through the routers' MR mapping), bytes compared, and the devices' hw_counters read before and
+ * after: the packets went through rxe0 and rxe1, not through a copy in the router. Runs only when asked (CI set or
+ * {@code -Drdma.testbed.vm=true}); skips, saying why, without the testbed or qemu.
+ */
+class FreeflowVerbsSoftRoceIT {
+
+    @Test
+    void two_routers_on_rxe0_and_rxe1_move_send_and_write_through_the_devices() throws Exception {
+        Map<String, String> out = runProbeInTheVm();
+
+        assertThat(out).doesNotContainKey("failure");
+        assertThat(out).containsEntry("done", "true").containsEntry("transport.a", "VerbsTransport");
+        assertThat(out).containsEntry("port.a.state", "4");
+        // The client sees the device's QPN (rxe numbers each device's QPs from 17; the software transport's are random).
+        assertThat(Integer.parseInt(out.get("qpn.a"))).isBetween(17, 0xffffff);
+        assertThat(Integer.parseInt(out.get("qpn.b"))).isBetween(17, 0xffffff);
+        assertThat(out).as("port 1 of rxe0 on a 1500-byte veth: IBV_MTU_1024").containsEntry("port.a.active_mtu", "3");
+        assertThat(out).containsEntry("mr.keys.equal", "true");
+        assertThat(out).containsEntry("mapping.a.knows.b", "true").containsEntry("mapping.b.knows.a", "true");
+        assertThat(out).containsEntry("connected", "true");
+        assertThat(out).containsEntry("send.ok", "true").containsEntry("recv.ok", "true")
+                .containsEntry("send.bytes.equal", "true");
+        assertThat(out).containsEntry("write.ok", "true").containsEntry("write.bytes.equal", "true");
+        assertThat(out).containsEntry("writeimm.ok", "true").containsEntry("writeimm.bytes.equal", "true");
+        assertThat(out).containsEntry("read.ok", "true").containsEntry("read.bytes.equal", "true");
+        assertThat(out).as("a WRITE past the remote MR: IBV_WC_REM_ACCESS_ERR from the responder")
+                .containsEntry("badwrite.status", "10");
+        assertThat(out).containsEntry("destroyed", "true").containsEntry("bw.messages", "200");
+        System.out.printf("FreeflowVerbsSoftRoceIT: 64 KiB SENDs rxe1->rxe0 with perftest %s MB/s, A->B through the"
+                + " routers %s MB/s (figures under the VM's CPU emulation, one vCPU)%n", out.get("bw.perftest.MBps"),
+                out.get("bw.router.MBps"));
+        // 64 KiB at a 1024-byte MTU is 64 packets: A sent the SEND and READ's request (B its response), B the WRITE.
+        long sent0 = delta(out, "rxe0.sent_pkts");
+        long rcvd1 = delta(out, "rxe1.rcvd_pkts");
+        long sent1 = delta(out, "rxe1.sent_pkts");
+        long rcvd0 = delta(out, "rxe0.rcvd_pkts");
+        System.out.printf("FreeflowVerbsSoftRoceIT: rxe0 sent %d rcvd %d packets, rxe1 sent %d rcvd %d%n", sent0, rcvd0,
+                sent1, rcvd1);
+        assertThat(sent0).as("rxe0 sent_pkts: SEND 64 + WRITE_WITH_IMM 4 + READ request 1").isGreaterThanOrEqualTo(69);
+        assertThat(rcvd1).as("rxe1 rcvd_pkts").isGreaterThanOrEqualTo(69);
+        assertThat(sent1).as("rxe1 sent_pkts: WRITE 64 + READ response 64").isGreaterThanOrEqualTo(128);
+        assertThat(rcvd0).as("rxe0 rcvd_pkts").isGreaterThanOrEqualTo(128);
+    }
+
+    private static long delta(Map<String, String> out, String counter) {
+        return Long.parseLong(out.get("after." + counter)) - Long.parseLong(out.get("before." + counter));
+    }
+
+    private static Map<String, String> runProbeInTheVm() throws IOException, InterruptedException {
+        Path runInVm = SoftRoceVm.runInVm();
+        Assumptions.assumeTrue(onPath("qemu-system-x86_64") || "root".equals(System.getProperty("user.name")),
+                "qemu-system-x86_64 is not installed and the testbed cannot install it without root");
+        Path target = Path.of("").toAbsolutePath().resolve("target");
+        Path libs = vmLibs(target);
+        buildImageOrAbort(runInVm.getParent());
+        String java = "java -XX:TieredStopAtLevel=1 -Xmx256m -cp '" + libs + "/*' " + VerbsVmProbe.class.getName();
+        List<String> command = List.of(runInVm.toString(), "-s", target.toString(), "-t", "900", "--", "sh", "-c",
+                "rxe-setup >/dev/null && ip link set lo up && { perftest-pair ib_send_bw -s 65536 -n 200"
+                        + " | awk '/^ *65536/ { print \"bw.perftest.MBps=\" $4 }' || true; } && exec " + java);
+        long start = System.nanoTime();
+        Map<String, String> values = SoftRoceVm.run(new ProcessBuilder(command), Duration.ofMinutes(20));
+        System.out.printf("FreeflowVerbsSoftRoceIT: VM boot + rxe-setup + probe took %.1f s%n",
+                (System.nanoTime() - start) / 1e9);
+        return values;
+    }
+
+    /** The testbed image first, on its own: a mirror failure aborts the test rather than failing it. */
+    private static void buildImageOrAbort(Path testbed) throws IOException, InterruptedException {
+        Process build = new ProcessBuilder(testbed.resolve("build-image.sh").toString()).redirectErrorStream(true).start();
+        String log = new String(build.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        boolean done = build.waitFor(15, TimeUnit.MINUTES);
+        if (!done) {
+            build.destroyForcibly();
+        }
+        Assumptions.assumeTrue(done && build.exitValue() == 0, "the testbed image could not be built:\n" + log);
+    }
+
+    /**
+     * This test's class path as jars under {@code target/ffvm-lib}, the one folder the VM sees: jars copied,
+     * classes directories (this module's, and the reactor's posix and api modules) packed; test-only tooling left out.
+     */
+    private static Path vmLibs(Path target) throws IOException {
+        Path libs = Files.createDirectories(target.resolve("ffvm-lib"));
+        int n = 0;
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            Path p = Path.of(entry);
+            String name = p.toString();
+            if (!Files.exists(p) || Stream.of("jazzer", "junit", "assertj", "byte-buddy", "opentest4j", "apiguardian",
+                    "surefire", "failsafe", "awaitility", "hamcrest").anyMatch(name::contains)) {
+                continue;
+            }
+            if (Files.isDirectory(p)) {
+                packJar(p, libs.resolve(String.format("%02d-", n++) + p.getParent().getParent().getFileName() + "-"
+                        + p.getFileName() + ".jar"));
+            } else {
+                Files.copy(p, libs.resolve(p.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        return libs;
+    }
+
+    private static void packJar(Path classes, Path jar) throws IOException {
+        try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar)); var walk = Files.walk(classes)) {
+            for (Path f : (Iterable<Path>) walk.filter(Files::isRegularFile)::iterator) {
+                out.putNextEntry(new java.util.jar.JarEntry(classes.relativize(f).toString()));
+                Files.copy(f, out);
+                out.closeEntry();
+            }
+        }
+    }
+
+    private static boolean onPath(String program) {
+        return Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
+                .anyMatch(dir -> Files.isExecutable(Path.of(dir, program)));
+    }
+}

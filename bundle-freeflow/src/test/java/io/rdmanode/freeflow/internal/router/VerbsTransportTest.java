@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal.router;
+
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_ACCESS_FLAGS;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_DGID;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_HOP_LIMIT;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_IS_GLOBAL;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_PORT_NUM;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_SGID_INDEX;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_DEST_QP_NUM;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_MAX_DEST_RD_ATOMIC;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_MAX_RD_ATOMIC;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_MIN_RNR_TIMER;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_PATH_MTU;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_PORT_NUM;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_QP_STATE;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_RETRY_CNT;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_RNR_RETRY;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_TIMEOUT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmanode.freeflow.internal.router.FakeVerbsDevice.NativeWr;
+import io.rdmanode.freeflow.testclient.FfClient;
+import io.rdmanode.freeflow.testclient.FfClient.Cq;
+import io.rdmanode.freeflow.testclient.FfClient.Mr;
+import io.rdmanode.freeflow.testclient.FfClient.Qp;
+import io.rdmanode.freeflow.testclient.FfClient.Sg;
+import io.rdmanode.freeflow.testclient.FfClient.Wc;
+import io.rdmanode.freeflow.testclient.FfClient.Wr;
+import java.nio.ByteBuffer;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The verbs transport on the host, through the real socket and mailboxes, against {@link FakeVerbsDevice}: what it
+ * hands the device (objects, MODIFY_QP attributes, WR lists with translated addresses and keys) and what it gives
+ * the client back (the device's QPN and keys, its completions). The device itself runs in {@code FreeflowVerbsSoftRoceIT}.
+ */
+class VerbsTransportTest {
+    static final int ACCESS_ALL = 1 | 2 | 4;
+    FakeVerbsDevice dev;
+    RouterFixture fx;
+    FfClient c;
+    int pd;
+    Cq cq;
+    Qp qp;
+    Mr mr;
+
+    @BeforeEach
+    void given_a_router_on_a_device() throws Exception {
+        dev = new FakeVerbsDevice(3);            // active MTU 1024
+        fx = new RouterFixture(Limits.defaults(), PollerSettings.defaults(), ControlSettings.defaults(), dev, 1);
+        c = fx.client();
+        pd = c.allocPd();
+        cq = c.createCq(16);
+        qp = c.createQp(pd, cq, cq, 32, 4);
+        mr = c.regMr(pd, 1 << 16, ACCESS_ALL);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        fx.close();
+    }
+
+    @Test
+    void the_client_sees_the_device_qpn_and_keys_and_the_mr_is_the_routers_mapping_of_its_file() {
+        assertThat(qp.qpn()).isEqualTo(0x00a100);
+        assertThat(mr.lkey()).isEqualTo(0x1234);
+        assertThat(mr.rkey()).isEqualTo(0x1234);
+        assertThat(dev.calls).containsExactly("pd", "cq", "qp", "mr");
+        assertThat(dev.regs).singleElement().satisfies(r -> {
+            assertThat(r.length()).isEqualTo(1 << 16);
+            assertThat(r.access()).isEqualTo(ACCESS_ALL);
+            assertThat(r.pd()).isEqualTo(dev.live.keySet().stream().filter(h -> dev.live.get(h).equals("pd"))
+                    .findFirst().orElseThrow());
+        });
+    }
+
+    @Test
+    void modify_passes_the_clients_attributes_with_a_global_address_and_the_mtu_capped_at_the_port() throws Exception {
+        byte[] gid = new byte[16];
+        gid[0] = (byte) 0xfe;
+        gid[1] = (byte) 0x80;
+        gid[15] = 7;
+        c.connect(qp, 0x00b200, ACCESS_ALL, 12, 7, gid);
+
+        assertThat(dev.modifies).hasSize(3);
+        assertThat(dev.modifies.get(0).mask()).isEqualTo(1 | 8 | 16 | 32);
+        ByteBuffer init = dev.modifies.get(0).attr();
+        assertThat(init.getInt(ATTR_QP_STATE)).isEqualTo(1);
+        assertThat(init.getInt(ATTR_ACCESS_FLAGS)).isEqualTo(ACCESS_ALL);
+        assertThat(init.get(ATTR_PORT_NUM)).isEqualTo((byte) 1);
+        FakeVerbsDevice.Modify rtr = dev.modifies.get(1);
+        assertThat(rtr.mask()).isEqualTo(1 | 128 | 256 | 1048576 | 4096 | 131072 | 32768);
+        ByteBuffer a = rtr.attr();
+        assertThat(a.getInt(ATTR_QP_STATE)).isEqualTo(2);
+        assertThat(a.getInt(ATTR_DEST_QP_NUM)).isEqualTo(0x00b200);
+        assertThat(a.getInt(ATTR_PATH_MTU)).as("4096 asked, port active at 1024").isEqualTo(3);
+        assertThat(a.get(ATTR_MIN_RNR_TIMER)).isEqualTo((byte) 12);
+        assertThat(a.get(ATTR_MAX_DEST_RD_ATOMIC)).isEqualTo((byte) 1);
+        byte[] dgid = new byte[16];
+        a.get(ATTR_AH_DGID, dgid);
+        assertThat(dgid).isEqualTo(gid);
+        assertThat(a.get(ATTR_AH_IS_GLOBAL)).isEqualTo((byte) 1);
+        assertThat(a.get(ATTR_AH_SGID_INDEX)).as("the router's GID index").isEqualTo((byte) 1);
+        assertThat(a.get(ATTR_AH_HOP_LIMIT)).isEqualTo((byte) 64);
+        assertThat(a.get(ATTR_AH_PORT_NUM)).isEqualTo((byte) 1);
+        ByteBuffer rts = dev.modifies.get(2).attr();
+        assertThat(rts.getInt(ATTR_QP_STATE)).isEqualTo(3);
+        assertThat(rts.get(ATTR_RNR_RETRY)).isEqualTo((byte) 7);
+        assertThat(rts.get(ATTR_RETRY_CNT)).isEqualTo((byte) 7);
+        assertThat(rts.get(ATTR_TIMEOUT)).isEqualTo((byte) 14);
+        assertThat(rts.get(ATTR_MAX_RD_ATOMIC)).isEqualTo((byte) 1);
+    }
+
+    @Test
+    void posts_become_native_wr_lists_with_mr_offsets_as_mapped_addresses() throws Exception {
+        c.connect(qp, 0x00b200, ACCESS_ALL, 12, 7, new byte[16]);
+        long base = dev.regs.get(0).addr();
+        long appBase = 0x7f5500000000L;
+        assertThat(c.regMrMapping(mr.lkey(), appBase)).isZero();
+
+        assertThat(c.postSend(qp, List.of(
+                new Wr(21, 2, 2, 0, 0, 0, new Sg(100, 200, mr.lkey()), new Sg(4096, 8, mr.lkey())),
+                new Wr(22, 1, 2, 0x5151, appBase + 8192, mr.rkey(), new Sg(0, 64, mr.lkey())),
+                new Wr(23, 0, 0, 0, 0x12345678L, 0x9999, new Sg(64, 64, mr.lkey()))))).containsExactly(0, 0);
+
+        assertThat(dev.sends).singleElement().satisfies(list -> assertThat(list).containsExactly(
+                new NativeWr(21, 2, 2, 0, 0, 0, List.of(new FakeVerbsDevice.Sg(base + 100, 200, mr.lkey()),
+                        new FakeVerbsDevice.Sg(base + 4096, 8, mr.lkey()))),
+                new NativeWr(22, 1, 2, 0x5151, base + 8192, mr.rkey(),
+                        List.of(new FakeVerbsDevice.Sg(base, 64, mr.lkey()))),
+                new NativeWr(23, 0, 0, 0, 0x12345678L, 0x9999,
+                        List.of(new FakeVerbsDevice.Sg(base + 64, 64, mr.lkey())))));
+
+        assertThat(c.postRecv(qp, 31, new Sg(1024, 512, mr.lkey()))).containsExactly(0, 0);
+        assertThat(dev.recvs).singleElement().satisfies(list -> assertThat(list).containsExactly(
+                new NativeWr(31, -1, 0, 0, 0, 0, List.of(new FakeVerbsDevice.Sg(base + 1024, 512, mr.lkey())))));
+    }
+
+    @Test
+    void a_wr_naming_memory_outside_the_tenants_mrs_is_refused_before_the_device_sees_it() throws Exception {
+        c.connect(qp, 0x00b200, ACCESS_ALL, 12, 7, new byte[16]);
+        assertThat(c.postSend(qp, List.of(Wr.send(1, new Sg(0, 8, mr.lkey())),
+                Wr.send(2, new Sg((1 << 16) - 4, 8, mr.lkey()))))).containsExactly(22, 2);
+        assertThat(c.postSend(qp, List.of(Wr.send(3, new Sg(0, 8, mr.lkey() + 1))))).containsExactly(22, 1);
+        assertThat(c.postRecv(qp, 4, new Sg(-1, 8, mr.lkey()))).containsExactly(22, 1);
+
+        assertThat(dev.sends).isEmpty();
+        assertThat(dev.recvs).isEmpty();
+    }
+
+    @Test
+    void device_completions_reach_the_clients_cq_in_ibv_wc_layout() throws Exception {
+        c.connect(qp, 0x00b200, ACCESS_ALL, 12, 7, new byte[16]);
+        long devCq = dev.cqOfQp.values().iterator().next();
+        dev.complete(devCq, 21, 0, 0, 4096, qp.qpn());
+        dev.complete(devCq, 22, 12, 1, 0, qp.qpn());
+
+        assertThat(c.await(cq, 2)).containsExactly(new Wc(21, 0, 0, 4096, 0, qp.qpn(), 0, 0),
+                new Wc(22, 12, 1, 0, 0, qp.qpn(), 0, 0));
+        assertThat(fx.router.stats().errorCompletions.sum()).isEqualTo(1);
+    }
+
+    @Test
+    void destroying_everything_frees_every_device_object_and_closing_the_router_closes_the_device() throws Exception {
+        assertThat(c.ret(FfClient.DESTROY_QP, qp.handle())).isZero();
+        assertThat(c.ret(FfClient.DEREG_MR, mr.handle())).isZero();
+        assertThat(c.ret(FfClient.DESTROY_CQ, cq.handle())).isZero();
+        assertThat(dev.live).isEmpty();
+        assertThat(dev.calls).endsWith("free qp", "free cq", "free mr", "free pd");
+        fx.close();
+        assertThat(dev.closed).isTrue();
+        fx = new RouterFixture();
+    }
+
+    @Test
+    void a_device_refusing_to_free_an_object_does_not_fail_the_clients_destroy() throws Exception {
+        dev.refuseFrees = true;
+        assertThat(c.ret(FfClient.DESTROY_QP, qp.handle())).isZero();
+        assertThat(c.ret(FfClient.DEREG_MR, mr.handle())).isZero();
+        assertThat(c.ret(FfClient.DESTROY_CQ, cq.handle())).isZero();
+        assertThat(dev.calls).endsWith("refused free qp", "refused free cq", "refused free mr", "refused free pd");
+        assertThat(fx.router.tenants()).singleElement().satisfies(t -> assertThat(t.qps()).isZero());
+    }
+
+    @Test
+    void uc_and_srq_qps_are_refused_and_leave_nothing_on_the_device() throws Exception {
+        assertThat(c.createQp(pd, cq, cq, 8, 1, 3)).isNull();
+        FfClient.Srq srq = c.createSrq(pd, 8, 1);
+        assertThat(c.createQp(pd, cq, cq, 8, 1, 2, srq)).isNull();
+        assertThat(dev.calls).containsExactly("pd", "cq", "qp", "mr");
+        assertThat(dev.live.values()).containsExactlyInAnyOrder("pd", "cq", "qp", "mr");
+    }
+}

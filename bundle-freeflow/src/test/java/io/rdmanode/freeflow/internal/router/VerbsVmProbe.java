@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.freeflow.internal.router;
+
+import io.rdmanode.freeflow.internal.mapping.MappingSettings;
+import io.rdmanode.freeflow.internal.mapping.MrMappingService;
+import io.rdmanode.freeflow.internal.verbs.LibibverbsDevice;
+import io.rdmanode.freeflow.testclient.FfClient;
+import io.rdmanode.freeflow.testclient.FfClient.Cq;
+import io.rdmanode.freeflow.testclient.FfClient.Mr;
+import io.rdmanode.freeflow.testclient.FfClient.Qp;
+import io.rdmanode.freeflow.testclient.FfClient.Sg;
+import io.rdmanode.freeflow.testclient.FfClient.Wc;
+import io.rdmanode.freeflow.testclient.FfClient.Wr;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Runs inside the Soft-RoCE VM after {@code rxe-setup} (rxe0 and rxe1 on the two ends of a veth pair), for
+ * {@code FreeflowVerbsSoftRoceIT}: two routers in this JVM, one with the verbs transport on rxe0 and one on rxe1,
+ * each with the inter-host MR mapping towards the other (127.0.0.1 and 127.0.0.2, UDP 11232), and a clean-room
+ * client on each. The clients create RC QPs, exchange QPNs and the devices' GIDs, and move 64 KiB with SEND/RECV
+ * from A to B, 64 KiB with RDMA WRITE from B into A's MR, 4 KiB with WRITE_WITH_IMM from A into B's, and read 64 KiB
+ * of B's MR with RDMA READ from A, then compare bytes. Prints {@code key=value} lines,
+ * the rxe hw_counters before and after among them, and {@code done=true} last; anything unexpected is printed as
+ * {@code failure=...}. Behaviour only, never timings (the VM emulates its CPU).
+ */
+public final class VerbsVmProbe {
+    static final int ACCESS_ALL = 1 | 2 | 4;
+    static final int SIZE = 64 * 1024;
+    static final long APP_A = 0x7f0000100000L;
+    static final long APP_B = 0x7f0000900000L;
+
+    private VerbsVmProbe() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        try {
+            run();
+            System.out.println("done=true");
+        } catch (Throwable t) {
+            System.out.println("failure=" + t.toString().replace('\n', ' '));
+            t.printStackTrace(System.out);
+        }
+        System.out.flush();
+        System.exit(0);
+    }
+
+    static long counter(String dev, String name) throws Exception {
+        return Long.parseLong(Files.readString(Path.of("/sys/class/infiniband", dev, "ports/1/hw_counters", name)).trim());
+    }
+
+    static byte[] gid(String dev) throws Exception {
+        String text = Files.readString(Path.of("/sys/class/infiniband", dev, "ports/1/gids/0")).trim();
+        return HexFormat.of().parseHex(text.replace(":", ""));
+    }
+
+    static void counters(String when) throws Exception {
+        for (String dev : List.of("rxe0", "rxe1")) {
+            for (String c : List.of("sent_pkts", "rcvd_pkts")) {
+                System.out.println(when + "." + dev + "." + c + "=" + counter(dev, c));
+            }
+        }
+    }
+
+    private static void run() throws Exception {
+        counters("before");
+        MrMappingService mapA = MrMappingService.start(MappingSettings.of(new String[] {"127.0.0.2"},
+                MappingSettings.GENUINE_PORT, "127.0.0.1", 2000, 5));
+        MrMappingService mapB = MrMappingService.start(MappingSettings.of(new String[] {"127.0.0.1"},
+                MappingSettings.GENUINE_PORT, "127.0.0.2", 2000, 5));
+        try (RouterFixture ra = new RouterFixture(Limits.defaults(), PollerSettings.defaults(), ControlSettings.defaults(),
+                LibibverbsDevice.open("libibverbs.so.1", "rxe0"), 0);
+             RouterFixture rb = new RouterFixture(Limits.defaults(), PollerSettings.defaults(),
+                     ControlSettings.defaults(), LibibverbsDevice.open("libibverbs.so.1", "rxe1"), 0)) {
+            ra.router.mapping(Optional.of(mapA));
+            rb.router.mapping(Optional.of(mapB));
+            System.out.println("transport.a=" + ra.router.transport.getClass().getSimpleName());
+            FfClient a = ra.client();
+            FfClient b = rb.client();
+            ByteBuffer port = a.call(FfClient.QUERY_PORT, FfClient.buf(1).put(0, (byte) 1), 48);
+            System.out.println("port.a.state=" + port.getInt(0));
+            System.out.println("port.a.active_mtu=" + port.getInt(8));
+
+            int pdA = a.allocPd();
+            int pdB = b.allocPd();
+            Cq cqA = a.createCq(64);
+            Cq cqB = b.createCq(64);
+            Qp qpA = a.createQp(pdA, cqA, cqA, 16, 1);
+            Qp qpB = b.createQp(pdB, cqB, cqB, 16, 1);
+            Mr mrA = a.regMr(pdA, 3 * SIZE, ACCESS_ALL);
+            Mr mrB = b.regMr(pdB, 3 * SIZE, ACCESS_ALL);
+            System.out.println("qpn.a=" + qpA.qpn());
+            System.out.println("qpn.b=" + qpB.qpn());
+            System.out.println("mr.a.lkey=" + mrA.lkey() + " mr.a.rkey=" + mrA.rkey());
+            System.out.println("mr.keys.equal=" + (mrA.lkey() == mrA.rkey() && mrB.lkey() == mrB.rkey()));
+            check(a.regMrMapping(mrA.lkey(), APP_A) == 0, "REG_MR_MAPPING A");
+            check(b.regMrMapping(mrB.lkey(), APP_B) == 0, "REG_MR_MAPPING B");
+            System.out.println("mapping.a.knows.b=" + mapA.table().get(mrB.rkey()).isPresent());
+            System.out.println("mapping.b.knows.a=" + mapB.table().get(mrA.rkey()).isPresent());
+
+            a.connect(qpA, qpB.qpn(), ACCESS_ALL, 12, 7, gid("rxe1"));
+            b.connect(qpB, qpA.qpn(), ACCESS_ALL, 12, 7, gid("rxe0"));
+            System.out.println("connected=true");
+
+            // SEND/RECV of 64 KiB, A -> B
+            for (int i = 0; i < SIZE; i++) {
+                mrA.buf().put(i, (byte) (i * 7 + 3));
+            }
+            check(b.postRecv(qpB, 11, new Sg(0, SIZE, mrB.lkey()))[0] == 0, "post recv B");
+            check(a.postSend(qpA, List.of(new Wr(21, 2, 2, 0, 0, 0, new Sg(0, SIZE, mrA.lkey()))))[0] == 0, "post send A");
+            List<Wc> sent = await(a, cqA, 1);
+            List<Wc> got = await(b, cqB, 1);
+            System.out.println("send.wc=" + sent);
+            System.out.println("recv.wc=" + got);
+            System.out.println("send.ok=" + (sent.size() == 1 && sent.get(0).status() == 0 && sent.get(0).wrId() == 21));
+            System.out.println("recv.ok=" + (got.size() == 1 && got.get(0).status() == 0 && got.get(0).wrId() == 11
+                    && got.get(0).byteLen() == SIZE && got.get(0).opcode() == 128 && got.get(0).qpNum() == qpB.qpn()));
+            System.out.println("send.bytes.equal=" + equal(mrA.buf(), 0, mrB.buf(), 0, SIZE));
+
+            // RDMA WRITE of 64 KiB, B -> A's MR at A's application address + 64 KiB
+            for (int i = 0; i < SIZE; i++) {
+                mrB.buf().put(SIZE + i, (byte) (i * 13 + 1));
+            }
+            check(b.postSend(qpB, List.of(new Wr(31, 0, 2, 0, APP_A + SIZE, mrA.rkey(),
+                    new Sg(SIZE, SIZE, mrB.lkey()))))[0] == 0, "post write B");
+            List<Wc> wrote = await(b, cqB, 1);
+            System.out.println("write.wc=" + wrote);
+            System.out.println("write.ok=" + (wrote.size() == 1 && wrote.get(0).status() == 0 && wrote.get(0).opcode() == 1));
+            System.out.println("write.bytes.equal=" + equal(mrB.buf(), SIZE, mrA.buf(), SIZE, SIZE));
+
+            // RDMA WRITE_WITH_IMM of 4 KiB, A -> B's MR at B's application address + 64 KiB: B's receive gets the immediate
+            for (int i = 0; i < 4096; i++) {
+                mrA.buf().put(2 * SIZE + i, (byte) (i * 5 + 2));
+            }
+            check(b.postRecv(qpB, 12)[0] == 0, "post recv B (imm)");
+            check(a.postSend(qpA, List.of(new Wr(22, 1, 2, 0x51525354, APP_B + SIZE, mrB.rkey(),
+                    new Sg(2 * SIZE, 4096, mrA.lkey()))))[0] == 0, "post write imm A");
+            List<Wc> immSent = await(a, cqA, 1);
+            List<Wc> immGot = await(b, cqB, 1);
+            System.out.println("writeimm.wc=" + immSent + " " + immGot);
+            System.out.println("writeimm.ok=" + (immSent.size() == 1 && immSent.get(0).status() == 0
+                    && immGot.size() == 1 && immGot.get(0).status() == 0 && immGot.get(0).opcode() == 129
+                    && immGot.get(0).imm() == 0x51525354 && immGot.get(0).wrId() == 12));
+            System.out.println("writeimm.bytes.equal=" + equal(mrA.buf(), 2 * SIZE, mrB.buf(), SIZE, 4096));
+
+            // RDMA READ of 64 KiB: A reads B's first 64 KiB (the SEND's bytes) into its MR at 128 KiB
+            check(a.postSend(qpA, List.of(new Wr(23, 4, 2, 0, APP_B, mrB.rkey(),
+                    new Sg(2 * SIZE, SIZE, mrA.lkey()))))[0] == 0, "post read A");
+            List<Wc> read = await(a, cqA, 1);
+            System.out.println("read.wc=" + read);
+            System.out.println("read.ok=" + (read.size() == 1 && read.get(0).status() == 0 && read.get(0).opcode() == 2
+                    && read.get(0).byteLen() == SIZE));
+            System.out.println("read.bytes.equal=" + equal(mrB.buf(), 0, mrA.buf(), 2 * SIZE, SIZE));
+
+            bandwidth(a, b, qpA, qpB, cqA, cqB, mrA, mrB);
+
+            // A WRITE to an address outside the remote MR (last: it moves the QPs to ERR): the responder device refuses it
+            check(b.postSend(qpB, List.of(new Wr(41, 0, 2, 0, APP_A + 5 * SIZE, mrA.rkey(),
+                    new Sg(0, 64, mrB.lkey()))))[0] == 0, "post bad write B");
+            List<Wc> bad = await(b, cqB, 1);
+            System.out.println("badwrite.status=" + (bad.isEmpty() ? "none" : bad.get(0).status()));
+            counters("after");
+
+            check(a.ret(FfClient.DESTROY_QP, qpA.handle()) == 0, "destroy QP A");
+            check(b.ret(FfClient.DESTROY_QP, qpB.handle()) == 0, "destroy QP B");
+            check(a.ret(FfClient.DEREG_MR, mrA.handle()) == 0, "dereg MR A");
+            check(b.ret(FfClient.DEREG_MR, mrB.handle()) == 0, "dereg MR B");
+            check(a.ret(FfClient.DESTROY_CQ, cqA.handle()) == 0, "destroy CQ A");
+            check(b.ret(FfClient.DESTROY_CQ, cqB.handle()) == 0, "destroy CQ B");
+            System.out.println("destroyed=true");
+        } finally {
+            mapA.close();
+            mapB.close();
+        }
+    }
+
+    /**
+     * A figure, not a check: {@code BW_MESSAGES} SENDs of 64 KiB from A to B with up to 8 in flight (B re-posts each
+     * receive as it completes), MB/s over the whole run. Printed beside perftest's ib_send_bw on the same rxe pair by
+     * the test; both run under the VM's CPU emulation on one vCPU, the routers and clients in one JVM.
+     */
+    static void bandwidth(FfClient a, FfClient b, Qp qpA, Qp qpB, Cq cqA, Cq cqB, Mr mrA, Mr mrB) throws Exception {
+        int total = Integer.getInteger("bw.messages", 200);
+        int window = 8;
+        for (int i = 0; i < window; i++) {
+            check(b.postRecv(qpB, 1000 + i, new Sg(0, SIZE, mrB.lkey()))[0] == 0, "bw recv");
+        }
+        long start = System.nanoTime();
+        int posted = 0;
+        int sent = 0;
+        int received = 0;
+        long deadline = start + 300_000_000_000L;
+        while ((sent < total || received < total) && System.nanoTime() < deadline) {
+            while (posted < total && posted - sent < window) {
+                check(a.postSend(qpA, List.of(new Wr(2000 + posted, 2, 2, 0, 0, 0, new Sg(0, SIZE, mrA.lkey()))))[0] == 0,
+                        "bw send");
+                posted++;
+            }
+            for (Wc wc : a.pollCq(cqA, window)) {
+                check(wc.status() == 0, "bw send completion " + wc);
+                sent++;
+            }
+            for (Wc wc : b.pollCq(cqB, window)) {
+                check(wc.status() == 0, "bw recv completion " + wc);
+                received++;
+                if (received + window <= total) {
+                    check(b.postRecv(qpB, wc.wrId(), new Sg(0, SIZE, mrB.lkey()))[0] == 0, "bw re-post");
+                }
+            }
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        System.out.println("bw.messages=" + received);
+        System.out.printf("bw.router.MBps=%.1f%n", received * (double) SIZE / seconds / 1e6);
+    }
+
+    /** Polls until n completions came, for up to 120 s (the VM is slow; the test asserts on what came). */
+    static List<Wc> await(FfClient c, Cq cq, int n) throws InterruptedException {
+        List<Wc> out = new ArrayList<>();
+        long end = System.nanoTime() + 120_000_000_000L;
+        while (out.size() < n && System.nanoTime() < end) {
+            out.addAll(c.pollCq(cq, n - out.size()));
+            if (out.size() < n) {
+                Thread.sleep(1);
+            }
+        }
+        return out;
+    }
+
+    static boolean equal(ByteBuffer x, int xAt, ByteBuffer y, int yAt, int n) {
+        for (int i = 0; i < n; i++) {
+            if (x.get(xAt + i) != y.get(yAt + i)) {
+                System.out.println("first.difference=" + i);
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static void check(boolean ok, String what) {
+        if (!ok) {
+            throw new IllegalStateException(what + " failed");
+        }
+    }
+}
