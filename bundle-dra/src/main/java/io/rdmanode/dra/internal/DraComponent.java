@@ -351,8 +351,11 @@ public final class DraComponent implements StatusSection, DraFigures {
     public Map<String, Long> sliceGenerations() {
         Map<String, Long> out = new LinkedHashMap<>();
         if (slices != null) {
-            slices.states().forEach((pool, st) -> out.put(pool,
-                    st.published().map(SlicePublisher.Published::generation).orElse(0L)));
+            Map<String, SliceSync.State> states = slices.states();
+            for (String pool : poolDevices.names()) {              // a pool not published yet: 0
+                SliceSync.State st = states.get(pool);
+                out.put(pool, st == null ? 0L : st.published().map(SlicePublisher.Published::generation).orElse(0L));
+            }
         }
         return out;
     }

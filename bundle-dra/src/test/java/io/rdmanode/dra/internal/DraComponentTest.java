@@ -177,7 +177,8 @@ class DraComponentTest {
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(client.resources(ResourceSlice.class)
                     .list().getItems()).extracting(s -> s.getSpec().getPool().getName())
                     .containsExactlyInAnyOrder("vfs-a", "vfs-b"));
-            await().atMost(Duration.ofSeconds(10)).until(() -> c.sliceGenerations().size() == 2);
+            await().atMost(Duration.ofSeconds(10)).until(() -> c.sliceGenerations().values().stream()
+                    .allMatch(g -> g == 1L));
             @SuppressWarnings("unchecked")
             Map<String, Object> slices = (Map<String, Object>) ((Map<String, Object>) c.status()).get("resourceSlices");
             assertThat(slices.get("pools")).asString().contains("vfs-a={generation=1, slices=1}",
