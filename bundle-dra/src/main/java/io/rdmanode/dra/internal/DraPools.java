@@ -72,11 +72,11 @@ final class DraPools {
      */
     static Selectors selectors(Map<String, ?> p, String prefix) {
         try {
-            return new Selectors(list(p, prefix + "vendors"), list(p, prefix + "devices"), list(p, prefix + "drivers"),
-                    list(p, prefix + "pciAddresses"), list(p, prefix + "ifNames"),
+            return new Selectors(list(p, prefix + "vendors"), list(p, prefix + "devices"),
+                    list(p, prefix + "drivers"), list(p, prefix + "pciAddresses"), list(p, prefix + "ifNames"),
                     Selectors.pfSelectors("pfNames", list(p, prefix + "pfNames")),
-                    Selectors.pfSelectors("rootDevices", list(p, prefix + "rootDevices")), list(p, prefix + "linkTypes"),
-                    Optional.empty());
+                    Selectors.pfSelectors("rootDevices", list(p, prefix + "rootDevices")),
+                    list(p, prefix + "linkTypes"), Optional.empty());
         } catch (SettingException e) {
             String property = e.property().startsWith("selectors.") ? e.property().substring("selectors.".length())
                     : e.property();

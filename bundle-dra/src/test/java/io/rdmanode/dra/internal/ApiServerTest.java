@@ -175,8 +175,8 @@ class ApiServerTest {
         var config = new java.util.concurrent.atomic.AtomicReference<>(PoolDevicesTest.twoPools("ens1f0#0-7",
                 "ens2f0#0-7"));
         java.util.function.Supplier<Map<String, List<Device>>> pools = () -> new SliceDevices(
-                new PcieRoots(hostDir.resolve("sys")), new PoolDevices(config.get(), () -> java.util.Optional.of(layer)))
-                .byPool(host);
+                new PcieRoots(hostDir.resolve("sys")),
+                new PoolDevices(config.get(), () -> java.util.Optional.of(layer))).byPool(host);
 
         try (SliceSync sync = new SliceSync(publisher, pools, java.time.Duration.ofHours(1))) {
             org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).untilAsserted(() -> {
