@@ -161,14 +161,15 @@ class DraComponentTest {
     /**
      * {@code dra.pools} as the config bridge hands it over (pools.<i>.*): nothing can be told before the
      * device-plugin layer is there to apply the selectors; then each pool's slices, {@code /status} and the
-     * generation gauge per pool, and a claim whose result names the other pool is refused.
+     * generation gauge per pool, and a claim whose result names the other pool is refused. vfs-b's selectors also
+     * take VF 0 of ens1f0, which vfs-a (first) has: {@code /status} says so, and a claim naming it in vfs-b is refused.
      */
     @Test
     void twoConfiguredPoolsPublishTheirOwnSlicesAndAClaimFromTheWrongPoolIsRefused() throws Exception {
         properties.put("pools.0.name", "vfs-a");
         properties.put("pools.0.selectors.pfNames", new String[] {"ens1f0#0-7"});
         properties.put("pools.1.name", "vfs-b");
-        properties.put("pools.1.selectors.pfNames", new String[] {"ens2f0#0-7"});
+        properties.put("pools.1.selectors.pfNames", new String[] {"ens2f0#0-7", "ens1f0#0"});
         DraComponent c = new DraComponent(Converters.standardConverter().convert(properties)
                 .to(DraComponent.Settings.class), properties, servers, discovery, null);
         try {
@@ -182,7 +183,9 @@ class DraComponentTest {
             @SuppressWarnings("unchecked")
             Map<String, Object> slices = (Map<String, Object>) ((Map<String, Object>) c.status()).get("resourceSlices");
             assertThat(slices.get("pools")).asString().contains("vfs-a={generation=1, slices=1}",
-                    "vfs-b={generation=1, slices=1}");
+                    "vfs-b={generation=1, slices=1, alsoSelectedByAnEarlierPool=[pci-0000-3b-00-2]}");
+            assertThat(client.resources(ResourceSlice.class).list().getItems()).allSatisfy(s -> assertThat(
+                    s.getSpec().getDevices()).hasSize(8));
             GaugeSnapshot generations = (GaugeSnapshot) new DraCollector(c).collect().stream()
                     .filter(m -> m.getMetadata().getName().equals("rdma_agent_dra_pool_generation")).findFirst()
                     .orElseThrow();
