@@ -114,6 +114,42 @@ class CheckConfigIT {
                 .contains(file + ":4:3: dra.registryDir: 'relative/plugins_registry' is not an absolute path");
     }
 
+    /**
+     * {@code dra.pools}, a list of objects inside the driver's one configuration: the bridge maps its elements
+     * (typed, unknown keys refused at their line) and the driver's validator refuses a duplicate pool at its line.
+     */
+    @Test
+    void draPoolsAreMappedAndCheckedAtTheirLines() throws Exception {
+        String pools = """
+                agent.bundles.dra.enabled = true
+                dra {
+                  enabled = true
+                  nodeName = node-a
+                  pools = [
+                    { name = vfs-a, selectors { pfNames = ["ens1f0#0-7"] } }
+                    { name = %s, selectors { %s = ["ens2f0#0-7"] } }
+                  ]
+                }
+                """;
+        Path good = temp.resolve("dra-pools.conf");
+        Files.writeString(good, pools.formatted("vfs-b", "pfNames"));
+        Path duplicate = temp.resolve("dra-pools-duplicate.conf");
+        Files.writeString(duplicate, pools.formatted("vfs-a", "pfNames"));
+        Path typo = temp.resolve("dra-pools-typo.conf");
+        Files.writeString(typo, pools.formatted("vfs-b", "pfNamez"));
+
+        Result passes = run("check-config", "--strict", good.toString());
+        Result twice = run("check-config", duplicate.toString());
+        Result misspelt = run("check-config", typo.toString());
+
+        assertThat(passes.exit).as(passes.out + passes.err).isZero();
+        assertThat(twice.exit).as(twice.out + twice.err).isEqualTo(3);
+        assertThat(twice.out).contains(duplicate + ":7:").contains("dra.pools.1.name: duplicate pool name 'vfs-a'");
+        assertThat(misspelt.exit).as(misspelt.out + misspelt.err).isEqualTo(3);
+        assertThat(misspelt.out).contains(typo + ":7:")
+                .contains("dra.pools.1.selectors.pfNamez: unknown key (did you mean pools.N.selectors.pfNames?)");
+    }
+
     /** The DaemonSet's two commented DRA lines, uncommented as its comment says, pass with the pod's NODE_NAME. */
     @Test
     void theDaemonSetsDraLinesUncommentedPass() throws Exception {

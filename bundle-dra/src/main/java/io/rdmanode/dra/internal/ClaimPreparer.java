@@ -106,18 +106,30 @@ final class ClaimPreparer implements ClaimPreparation {
             requestsByDevice.computeIfAbsent(r.device(), d -> new ArrayList<>()).add(r.request());
             poolByDevice.putIfAbsent(r.device(), r.pool());
         }
-        Map<String, NodeDevice> present;
+        Map<String, Map<String, NodeDevice>> pools;
         try {
-            present = pool.of(host.get());
+            pools = pool.byPool(host.get());
         } catch (IllegalStateException e) {
-            throw new Refused("cannot tell the devices of the pool: " + e.getMessage());
+            throw new Refused("cannot tell the devices of the pools: " + e.getMessage());
         }
+        Map<String, NodeDevice> present = new LinkedHashMap<>();
+        Map<String, String> poolOfDevice = new LinkedHashMap<>();
+        pools.forEach((poolName, inPool) -> inPool.forEach((name, d) -> {
+            present.put(name, d);
+            poolOfDevice.put(name, poolName);
+        }));
         List<NodeDevice> devices = new ArrayList<>();
         for (String name : requestsByDevice.keySet()) {
             NodeDevice d = present.get(name);
             if (d == null) {
                 throw new Refused("device " + name + " (pool " + poolByDevice.get(name) + ") of claim " + claim
                         + " is no longer present on this node (or no longer selected by the pool)");
+            }
+            String in = poolOfDevice.get(name);
+            if (!in.isEmpty() && !in.equals(poolByDevice.get(name))) {
+                throw new Refused("device " + name + " of claim " + claim + " was allocated from pool "
+                        + poolByDevice.get(name) + ", but on this node it is in pool " + in + " (the pools changed"
+                        + " since the allocation, or the allocation is not this node's)");
             }
             Optional<String> problem = d.problem();
             if (problem.isPresent()) {

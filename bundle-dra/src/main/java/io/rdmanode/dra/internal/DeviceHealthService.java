@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -26,21 +27,39 @@ import java.util.function.Supplier;
  * every discovery change that changes a device's health. A device is healthy when its uverbs node is there and a
  * port is ACTIVE; a device seen before and gone from the host (a VF removed, the PF's VF count lowered) stays in
  * the list as unhealthy, since kubelet would otherwise only learn it after its timeout. Updates are pushed from
- * the caller's thread (discovery's scan thread), without waiting for the streams.
+ * the caller's thread (discovery's scan thread), without waiting for the streams. Each device is reported under
+ * its pool (a device gone, under the pool it was last in); a device in no pool of the driver is not reported.
  */
 final class DeviceHealthService extends DRAResourceHealthGrpc.DRAResourceHealthImplBase {
 
     private static final int MAX_MESSAGE = 1024;
 
-    private final Supplier<String> pool;
+    /** Each device's pool now (device name to pool name); devices in no pool are not reported. */
+    private final Function<HostSnapshot, Map<String, String>> pools;
+    /** The pool each device was last in: a device gone from the host is reported under it. */
+    private final Map<String, String> poolOf = new java.util.HashMap<>();
     private final List<ServerCallStreamObserver<NodeWatchResourcesResponse>> watchers = new CopyOnWriteArrayList<>();
     private final Set<String> seen = new TreeSet<>();
-    /** Device name to (health, message): the last list sent, to send only changes. */
+    /** Device name to (pool, health, message): the last list sent, to send only changes. */
     private Map<String, List<String>> last = Map.of();
     private NodeWatchResourcesResponse current = NodeWatchResourcesResponse.getDefaultInstance();
 
+    /** Every device of the host in one pool. */
     DeviceHealthService(Supplier<String> pool, HostSnapshot first) {
-        this.pool = pool;
+        this(host -> {
+            Map<String, String> all = new LinkedHashMap<>();
+            NodeDevice.of(host).keySet().forEach(name -> all.put(name, pool.get()));
+            return all;
+        }, first);
+    }
+
+    /**
+     * @param pools each device's pool on a host (device name to pool name); may throw IllegalStateException when
+     *              the pools cannot be told (their selectors need the device-plugin layer): the devices keep the
+     *              pools they were last in, and devices never placed are not reported until they can be
+     */
+    DeviceHealthService(Function<HostSnapshot, Map<String, String>> pools, HostSnapshot first) {
+        this.pools = pools;
         update(first);
     }
 
@@ -59,13 +78,28 @@ final class DeviceHealthService extends DRAResourceHealthGrpc.DRAResourceHealthI
     /** Recomputes health from {@code host} and tells every watcher when anything changed. */
     synchronized void update(HostSnapshot host) {
         Map<String, NodeDevice> devices = NodeDevice.of(host);
-        seen.addAll(devices.keySet());
+        Map<String, String> placed = null;
+        try {
+            placed = pools.apply(host);
+        } catch (IllegalStateException e) {
+            // the pools cannot be told now: every device keeps its last pool
+        }
+        if (placed != null) {
+            for (String name : devices.keySet()) {
+                String pool = placed.get(name);
+                if (pool != null) {
+                    poolOf.put(name, pool);
+                    seen.add(name);
+                }
+            }
+        }
         Map<String, List<String>> next = new LinkedHashMap<>();
         for (String name : seen) {
             NodeDevice d = devices.get(name);
-            String problem = d == null ? "no longer present on the node" : problem(d);
-            next.put(name, List.of(problem.isEmpty() ? HealthStatus.HEALTHY.name() : HealthStatus.UNHEALTHY.name(),
-                    problem));
+            String problem = d == null ? "no longer present on the node"
+                    : placed != null && !placed.containsKey(name) ? "no longer in a pool of this driver" : problem(d);
+            next.put(name, List.of(poolOf.get(name), problem.isEmpty() ? HealthStatus.HEALTHY.name()
+                    : HealthStatus.UNHEALTHY.name(), problem));
         }
         if (next.equals(last)) {
             return;
@@ -74,9 +108,9 @@ final class DeviceHealthService extends DRAResourceHealthGrpc.DRAResourceHealthI
         long now = Instant.now().getEpochSecond();
         List<DeviceHealth> list = new ArrayList<>();
         next.forEach((name, h) -> list.add(DeviceHealth.newBuilder()
-                .setDevice(DeviceIdentifier.newBuilder().setPoolName(pool.get()).setDeviceName(name))
-                .setHealth(HealthStatus.valueOf(h.get(0))).setLastUpdatedTime(now)
-                .setMessage(h.get(1).length() > MAX_MESSAGE ? h.get(1).substring(0, MAX_MESSAGE) : h.get(1)).build()));
+                .setDevice(DeviceIdentifier.newBuilder().setPoolName(h.get(0)).setDeviceName(name))
+                .setHealth(HealthStatus.valueOf(h.get(1))).setLastUpdatedTime(now)
+                .setMessage(h.get(2).length() > MAX_MESSAGE ? h.get(2).substring(0, MAX_MESSAGE) : h.get(2)).build()));
         current = NodeWatchResourcesResponse.newBuilder().addAllDevices(list).build();
         for (ServerCallStreamObserver<NodeWatchResourcesResponse> w : watchers) {
             if (w.isCancelled()) {

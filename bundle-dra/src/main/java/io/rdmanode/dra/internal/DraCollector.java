@@ -53,8 +53,9 @@ public final class DraCollector implements MultiCollector {
                         "Claims prepared on this node now (in the checkpoint)"),
                         List.of(new GaugeDataPointSnapshot(figures.preparedClaims(), Labels.EMPTY, null))),
                 new GaugeSnapshot(new MetricMetadata("rdma_agent_dra_pool_generation",
-                        "Generation of this node's published ResourceSlice pool (0: not published yet)"),
-                        List.of(new GaugeDataPointSnapshot(figures.sliceGeneration(), Labels.EMPTY, null))));
+                        "Generation of each published ResourceSlice pool of this node (0: not published yet)"),
+                        figures.sliceGenerations().entrySet().stream().map(e -> new GaugeDataPointSnapshot(
+                                e.getValue(), Labels.of("pool", e.getKey()), null)).toList()));
     }
 
     private static CounterDataPointSnapshot counter(double value, Labels labels) {

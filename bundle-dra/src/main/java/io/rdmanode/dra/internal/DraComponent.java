@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import io.rdmanode.agent.Handover;
 import io.rdmanode.deviceplugin.DevicePaths;
 import io.rdmanode.deviceplugin.DevicePluginLayer;
-import io.rdmanode.deviceplugin.Selectors;
 import io.rdmanode.discovery.HostSnapshot;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.discovery.RdmaTopologyListener;
@@ -62,7 +61,8 @@ public final class DraComponent implements StatusSection, DraFigures {
         @AttributeDefinition(description = "This node's name (the DaemonSet passes NODE_NAME); required when enabled")
         String nodeName() default "";
 
-        @AttributeDefinition(description = "The ResourceSlice pool of this node's devices; empty = the node name")
+        @AttributeDefinition(description = "The ResourceSlice pool of this node's devices when no pools are"
+                + " configured; empty = the node name")
         String pool() default "";
 
         String pluginsDir() default "/var/lib/kubelet/plugins";
@@ -110,6 +110,29 @@ public final class DraComponent implements StatusSection, DraFigures {
         String[] selectors_rootDevices() default {};
 
         String[] selectors_linkTypes() default {};
+
+        // pools = [ { name = ..., selectors { ... } }, ... ]: several pools, each publishing its own slices (a device
+        // in the first pool whose selectors take it). The config bridge maps element i to properties pools.<i>.name,
+        // pools.<i>.selectors.<kind>; these pools.N.* members only declare those keys (ConfigMapper.ELEMENT), the
+        // component reads the indexed properties (DraPools).
+        @AttributeDefinition(description = "A pool's ResourceSlice pool name (DNS subdomains separated by '/')")
+        String pools_N_name() default "";
+
+        String[] pools_N_selectors_vendors() default {};
+
+        String[] pools_N_selectors_devices() default {};
+
+        String[] pools_N_selectors_drivers() default {};
+
+        String[] pools_N_selectors_pciAddresses() default {};
+
+        String[] pools_N_selectors_ifNames() default {};
+
+        String[] pools_N_selectors_pfNames() default {};
+
+        String[] pools_N_selectors_rootDevices() default {};
+
+        String[] pools_N_selectors_linkTypes() default {};
     }
 
     private final boolean enabled;
@@ -127,11 +150,20 @@ public final class DraComponent implements StatusSection, DraFigures {
     private RegistrationService registration;
     private ClaimPreparer preparer;
     private DraSettings settings;
+    private PoolDevices poolDevices;
     private AutoCloseable onHandedOver;
     private volatile boolean handedOver;
 
+    /** Without {@code pools} entries (one pool). */
+    public DraComponent(Settings config, UnixSocketServers servers, RdmaDiscovery discovery, Handover handover)
+            throws IOException {
+        this(config, Map.of(), servers, discovery, handover);
+    }
+
+    /** @param properties the configuration's properties: the {@code pools.<i>.*} entries are read from them */
     @Activate
-    public DraComponent(Settings config, @Reference UnixSocketServers servers, @Reference RdmaDiscovery discovery,
+    public DraComponent(Settings config, Map<String, Object> properties, @Reference UnixSocketServers servers,
+                        @Reference RdmaDiscovery discovery,
                         @Reference(cardinality = ReferenceCardinality.OPTIONAL) Handover handover)
             throws IOException {
         this.enabled = config.enabled();
@@ -140,13 +172,19 @@ public final class DraComponent implements StatusSection, DraFigures {
             LOG.info("DRA driver disabled (dra.enabled = false)");
             return;
         }
-        DraConfigCheck.require(config);
+        DraConfigCheck.require(config, properties);
+        Map<String, Object> all = DraConfigCheck.properties(config);
+        properties.forEach((key, value) -> {
+            if (key.startsWith("pools.")) {
+                all.put(key, value);
+            }
+        });
+        List<PoolDevices.Pool> pools = DraPools.of(all, config.nodeName());
         DraSettings fixed = new DraSettings(config.driverName(), Path.of(config.pluginsDir()),
                 Path.of(config.registryDir()), Path.of(config.cdiDir()), Path.of(config.stateDir()),
                 Path.of(config.hostDevRoot()));
         settings = config.socketPerInstance() ? fixed.withInstance(Long.toString(System.currentTimeMillis(), 36))
                 : fixed;
-        String pool = config.pool().isBlank() ? config.nodeName() : config.pool();
         boolean started = false;
         try {
             Config api = config.kubeconfig().isBlank() ? Config.autoConfigure(null)
@@ -157,11 +195,16 @@ public final class DraComponent implements StatusSection, DraFigures {
             // The JDK HTTP client named here, not found through ServiceLoader (which OSGi class loaders defeat).
             client = new KubernetesClientBuilder().withHttpClientFactory(new JdkHttpClientFactory()).withConfig(api)
                     .build();
-            PoolDevices poolDevices = new PoolDevices(selectors(config), () -> Optional.ofNullable(layer));
+            poolDevices = new PoolDevices(pools, () -> Optional.ofNullable(layer));
+            PoolDevices placing = poolDevices;
             SliceDevices devices = new SliceDevices(new PcieRoots(Path.of(config.sysfsRoot())), poolDevices);
-            slices = new SliceSync(new SlicePublisher(client, settings.driverName(), config.nodeName()), pool,
-                    () -> devices.of(discovery.snapshot()), Duration.ofSeconds(config.resyncSeconds()));
-            health = new DeviceHealthService(() -> pool, discovery.snapshot());
+            slices = new SliceSync(new SlicePublisher(client, settings.driverName(), config.nodeName()),
+                    () -> devices.byPool(discovery.snapshot()), Duration.ofSeconds(config.resyncSeconds()));
+            health = new DeviceHealthService(host -> {
+                Map<String, String> poolOf = new LinkedHashMap<>();
+                placing.byPool(host).forEach((pool, inPool) -> inPool.keySet().forEach(d -> poolOf.put(d, pool)));
+                return poolOf;
+            }, discovery.snapshot());
             listener = (HostSnapshot s, TopologyDiff d) -> {
                 slices.request();
                 health.update(s);
@@ -177,8 +220,8 @@ public final class DraComponent implements StatusSection, DraFigures {
                 onHandedOver = handover.onHandedOver(this::handedOver);
             }
             preparer.holdPrepared();
-            LOG.info("DRA driver {} serving registration={} endpoint={} pool={} node={}", settings.driverName(),
-                    settings.registrationSocket(), settings.draSocket(), pool, config.nodeName());
+            LOG.info("DRA driver {} serving registration={} endpoint={} pools={} node={}", settings.driverName(),
+                    settings.registrationSocket(), settings.draSocket(), poolDevices.names(), config.nodeName());
             started = true;
         } finally {
             if (!started) {
@@ -187,19 +230,17 @@ public final class DraComponent implements StatusSection, DraFigures {
         }
     }
 
-    static Selectors selectors(Settings c) {
-        return new Selectors(List.of(c.selectors_vendors()), List.of(c.selectors_devices()),
-                List.of(c.selectors_drivers()), List.of(c.selectors_pciAddresses()), List.of(c.selectors_ifNames()),
-                Selectors.pfSelectors("pfNames", List.of(c.selectors_pfNames())),
-                Selectors.pfSelectors("rootDevices", List.of(c.selectors_rootDevices())),
-                List.of(c.selectors_linkTypes()), Optional.empty());
-    }
-
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     void bindLayer(DevicePluginLayer l) {
         layer = l;
         if (preparer != null) {
             preparer.holdPrepared();                       // the pools stop offering the prepared devices at once
+        }
+        if (health != null) {
+            health.update(discovery.snapshot());           // pools with selectors can be told now
+        }
+        if (slices != null) {
+            slices.request();
         }
     }
 
@@ -307,8 +348,16 @@ public final class DraComponent implements StatusSection, DraFigures {
     }
 
     @Override
-    public long sliceGeneration() {
-        return slices == null ? 0 : slices.state().published().map(SlicePublisher.Published::generation).orElse(0L);
+    public Map<String, Long> sliceGenerations() {
+        Map<String, Long> out = new LinkedHashMap<>();
+        if (slices != null) {
+            Map<String, SliceSync.State> states = slices.states();
+            for (String pool : poolDevices.names()) {              // a pool not published yet: 0
+                SliceSync.State st = states.get(pool);
+                out.put(pool, st == null ? 0L : st.published().map(SlicePublisher.Published::generation).orElse(0L));
+            }
+        }
+        return out;
     }
 
     @Override
@@ -338,13 +387,32 @@ public final class DraComponent implements StatusSection, DraFigures {
             r.put("at", s.at().toString());
             m.put("registration", r);
         }, () -> m.put("registration", "kubelet has not called yet"));
-        SliceSync.State st = slices.state();
         Map<String, Object> sl = new LinkedHashMap<>();
-        st.published().ifPresent(p -> {
-            sl.put("generation", p.generation());
-            sl.put("slices", p.slices());
-        });
-        st.error().ifPresent(e -> sl.put("error", e));
+        Map<String, Object> byPool = new LinkedHashMap<>();
+        Map<String, SliceSync.State> states = slices.states();
+        Map<String, List<String>> overlaps;
+        try {
+            overlaps = poolDevices.overlaps(discovery.snapshot());
+        } catch (IllegalStateException e) {
+            overlaps = Map.of();
+        }
+        for (String pool : poolDevices.names()) {
+            Map<String, Object> one = new LinkedHashMap<>();
+            SliceSync.State st = states.get(pool);
+            if (st != null) {
+                st.published().ifPresent(p -> {
+                    one.put("generation", p.generation());
+                    one.put("slices", p.slices());
+                });
+                st.error().ifPresent(e -> one.put("error", e));
+            }
+            if (overlaps.containsKey(pool)) {
+                one.put("alsoSelectedByAnEarlierPool", overlaps.get(pool));
+            }
+            byPool.put(pool, one);
+        }
+        sl.put("pools", byPool);
+        slices.error().ifPresent(e -> sl.put("error", e));
         m.put("resourceSlices", sl);
         m.put("preparedClaims", preparer.preparedClaims().stream().map(c -> c.namespace() + "/" + c.name()
                 + " (" + c.uid() + "): " + c.devices().stream().map(PreparedDevice::device).toList()).toList());

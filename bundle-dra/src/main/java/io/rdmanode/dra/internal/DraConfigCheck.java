@@ -3,7 +3,6 @@ package io.rdmanode.dra.internal;
 
 import io.rdmanode.agent.ConfigValidator;
 import io.rdmanode.agent.SettingException;
-import io.rdmanode.deviceplugin.Selectors;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,8 +16,12 @@ import org.osgi.annotation.bundle.Header;
 /**
  * The DRA driver's own check of {@code dra { ... }}, the same on every live reload, in {@code check-config} and
  * when {@link DraComponent} activates ({@link #require}): the node name it publishes under, the driver and pool
- * names the API server would refuse, absolute directories, sockets that fit a Unix socket address, and the pool's
- * selectors as the device-plugin layer parses them.
+ * names the API server would refuse, absolute directories, sockets that fit a Unix socket address, and the pools'
+ * selectors as the device-plugin layer parses them. With {@code pools = [ ... ]}: every entry named, names unique
+ * and valid pool names, only the last entry without selectors (one without takes every device the earlier ones
+ * did not, so a later one would be empty), and the single-pool keys {@code pool} and {@code selectors.*} unset. A
+ * device matched by several pools is not refused: it is in the first (see {@link PoolDevices}; {@code /status}
+ * lists such overlaps).
  */
 @Header(name = ConfigValidator.HEADER, value = "${@class}")
 public final class DraConfigCheck implements ConfigValidator {
@@ -31,8 +34,6 @@ public final class DraConfigCheck implements ConfigValidator {
             Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
     private static final List<String> DIRECTORIES =
             List.of("pluginsDir", "registryDir", "cdiDir", "stateDir", "hostDevRoot", "sysfsRoot");
-    private static final List<String> SELECTORS = List.of("vendors", "devices", "drivers", "pciAddresses",
-            "ifNames", "pfNames", "rootDevices", "linkTypes");
 
     @Override
     public List<Refusal> validate(Proposal proposal) {
@@ -47,8 +48,22 @@ public final class DraConfigCheck implements ConfigValidator {
 
     /** Throws what {@link #validate} would refuse in {@code c}: the component's activation check. */
     static void require(DraComponent.Settings c) {
+        require(c, Map.of());
+    }
+
+    /**
+     * Throws what {@link #validate} would refuse in {@code c} with the {@code pools.<i>.*} entries of
+     * {@code raw} (the component's configuration properties; the typed settings cannot hold a list's elements).
+     */
+    static void require(DraComponent.Settings c, Map<String, ?> raw) {
+        Map<String, Object> p = properties(c);
+        raw.forEach((key, value) -> {
+            if (key.startsWith("pools.")) {
+                p.put(key, value);
+            }
+        });
         List<String> problems = new ArrayList<>();
-        check(properties(c), (key, message) -> problems.add(key + ": " + message));
+        check(p, (key, message) -> problems.add(key + ": " + message));
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("dra: " + String.join("; ", problems));
         }
@@ -95,10 +110,8 @@ public final class DraConfigCheck implements ConfigValidator {
             refuse.accept("nodeName", "'" + node + "' is not a node name (a DNS subdomain of at most 253 characters)");
         }
         String pool = string(p, "pool", "");
-        if (!pool.isEmpty() && (pool.length() > 253 || !java.util.Arrays.stream(pool.split("/", -1))
-                .allMatch(part -> DNS_SUBDOMAIN.matcher(part).matches()))) {
-            refuse.accept("pool", "'" + pool + "' is not a ResourceSlice pool name (DNS subdomains separated by"
-                    + " '/', at most 253 characters; empty = the node name)");
+        if (!pool.isEmpty()) {
+            poolNameProblem(pool).ifPresent(m -> refuse.accept("pool", m + "; empty = the node name"));
         }
         boolean dirsOk = true;
         for (String key : DIRECTORIES) {
@@ -122,18 +135,65 @@ public final class DraConfigCheck implements ConfigValidator {
             socketFits("registryDir", s.registrationSocket(), perInstance, refuse);
             socketFits("pluginsDir", s.draSocket(), perInstance, refuse);
         }
-        try {
-            new Selectors(list(p, "vendors"), list(p, "devices"), list(p, "drivers"), list(p, "pciAddresses"),
-                    list(p, "ifNames"), Selectors.pfSelectors("pfNames", list(p, "pfNames")),
-                    Selectors.pfSelectors("rootDevices", list(p, "rootDevices")), list(p, "linkTypes"),
-                    Optional.empty());
-        } catch (SettingException e) {
-            String property = e.property().isEmpty() || e.property().startsWith("selectors.") ? e.property()
-                    : "selectors." + e.property();
-            refuse.accept(property, e.getMessage());
-        } catch (IllegalArgumentException e) {
-            refuse.accept("selectors", e.getMessage());
+        java.util.SortedSet<Integer> pools = DraPools.indexes(p);
+        if (pools.isEmpty()) {
+            selectors(p, "selectors.", refuse);
+        } else {
+            pools(p, pools, refuse);
         }
+    }
+
+    private static void pools(Map<String, Object> p, java.util.SortedSet<Integer> pools,
+                              BiConsumer<String, String> refuse) {
+        if (!string(p, "pool", "").isEmpty()) {
+            refuse.accept("pool", "applies only without pools; with pools = [ ... ] each entry names its pool");
+        }
+        for (String kind : DraPools.SELECTOR_KINDS) {
+            if (!DraPools.list(p, "selectors." + kind).isEmpty()) {
+                refuse.accept("selectors." + kind, "applies only without pools; with pools = [ ... ] each entry"
+                        + " has its own selectors");
+            }
+        }
+        Map<String, Integer> names = new LinkedHashMap<>();
+        int last = pools.last();
+        for (int i : pools) {
+            String prefix = DraPools.prefix(i);
+            String name = string(p, prefix + "name", "");
+            if (name.isBlank()) {
+                refuse.accept(prefix + "name", "required: every entry of pools names its ResourceSlice pool");
+            } else {
+                Optional<String> problem = poolNameProblem(name);
+                problem.ifPresent(m -> refuse.accept(prefix + "name", m));
+                Integer before = names.putIfAbsent(name, i);
+                if (problem.isEmpty() && before != null) {
+                    refuse.accept(prefix + "name", "duplicate pool name '" + name + "' (also pools entry " + before
+                            + ")");
+                }
+            }
+            if (i != last && !DraPools.hasSelectors(p, prefix + "selectors.")) {
+                refuse.accept(prefix + "selectors", "only the last entry of pools may have no selectors: one without"
+                        + " takes every device no earlier pool took, so the pools after it would be empty");
+            }
+            selectors(p, prefix + "selectors.", refuse);
+        }
+    }
+
+    private static void selectors(Map<String, Object> p, String prefix, BiConsumer<String, String> refuse) {
+        try {
+            DraPools.selectors(p, prefix);
+        } catch (SettingException e) {
+            refuse.accept(e.property(), e.getMessage());
+        }
+    }
+
+    /** Why the API server would refuse {@code pool} as a ResourceSlice pool name; empty when it takes it. */
+    static Optional<String> poolNameProblem(String pool) {
+        if (pool.length() > 253 || !java.util.Arrays.stream(pool.split("/", -1))
+                .allMatch(part -> DNS_SUBDOMAIN.matcher(part).matches())) {
+            return Optional.of("'" + pool + "' is not a ResourceSlice pool name (DNS subdomains separated by"
+                    + " '/', at most 253 characters)");
+        }
+        return Optional.empty();
     }
 
     /** Why the API server and kubelet would refuse {@code driver} as a driver name; empty when they take it. */
@@ -158,16 +218,5 @@ public final class DraConfigCheck implements ConfigValidator {
     private static String string(Map<String, Object> p, String key, String fallback) {
         Object v = p.get(key);
         return v == null ? fallback : v.toString();
-    }
-
-    private static List<String> list(Map<String, Object> p, String selector) {
-        Object v = p.get("selectors." + selector);
-        if (v instanceof String[] a) {
-            return List.of(a);
-        }
-        if (v instanceof java.util.Collection<?> c) {
-            return c.stream().map(Object::toString).toList();
-        }
-        return v == null ? List.of() : List.of(v.toString());
     }
 }

@@ -12,8 +12,8 @@ public interface DraFigures {
     /** Claims in the checkpoint now. */
     int preparedClaims();
 
-    /** The published pool generation, 0 before the first publish. */
-    long sliceGeneration();
+    /** Each pool's published generation (0 before its first publish), pools in configured order. */
+    java.util.Map<String, Long> sliceGenerations();
 
     /** The PCI addresses prepared for pod {@code podUid} ({@link DraPodDevices}); empty when disabled. */
     default java.util.List<String> devicesOfPod(String podUid) {

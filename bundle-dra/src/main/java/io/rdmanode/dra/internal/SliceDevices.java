@@ -42,6 +42,18 @@ final class SliceDevices {
         return pool.of(host).values().stream().map(d -> device(host, d)).toList();
     }
 
+    /**
+     * Each pool's devices, pools in configured order.
+     *
+     * @throws IllegalStateException when the pools' devices cannot be told (see {@link PoolDevices#byPool})
+     */
+    Map<String, List<Device>> byPool(HostSnapshot host) {
+        Map<String, List<Device>> out = new java.util.LinkedHashMap<>();
+        pool.byPool(host).forEach((name, devices) -> out.put(name, devices.values().stream()
+                .map(d -> device(host, d)).toList()));
+        return out;
+    }
+
     private Device device(HostSnapshot host, NodeDevice d) {
         Map<String, DeviceAttribute> a = new TreeMap<>();
         PciFunction f = d.function();

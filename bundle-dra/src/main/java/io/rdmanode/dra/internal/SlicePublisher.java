@@ -66,6 +66,30 @@ final class SlicePublisher {
         return new Published(generation, chunks.size(), true);
     }
 
+    /**
+     * Deletes this driver's slices of this node whose pool is not in {@code keep}: a pool removed from the
+     * configuration (or the single pool replaced by {@code pools}).
+     *
+     * @return the pools whose slices were deleted
+     * @throws io.fabric8.kubernetes.client.KubernetesClientException as {@link #publish}
+     */
+    java.util.Set<String> deleteOtherPools(java.util.Set<String> keep) {
+        java.util.Set<String> deleted = new java.util.TreeSet<>();
+        for (ResourceSlice s : client.resources(ResourceSlice.class).withLabel(driver + "/node", labelValue(node))
+                .list().getItems()) {
+            if (s.getSpec() != null && driver.equals(s.getSpec().getDriver()) && node.equals(s.getSpec().getNodeName())
+                    && s.getSpec().getPool() != null && !keep.contains(s.getSpec().getPool().getName())) {
+                client.resource(s).delete();
+                deleted.add(s.getSpec().getPool().getName());
+            }
+        }
+        if (!deleted.isEmpty()) {
+            LOG.info("deleted the ResourceSlices of pools {} of driver {} on node {}: no longer configured", deleted,
+                    driver, node);
+        }
+        return deleted;
+    }
+
     /** The driver's slices of this node and pool now, in slice-name order. */
     List<ResourceSlice> ours(String pool) {
         return client.resources(ResourceSlice.class).withLabels(labels(pool)).list().getItems().stream()

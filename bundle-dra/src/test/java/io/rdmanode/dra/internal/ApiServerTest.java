@@ -149,4 +149,65 @@ class ApiServerTest {
         assertThat(read.podUids()).containsExactly("pod-uid-0");
         assertThat(reader.read("ns", "no-such-claim")).isEmpty();
     }
+
+    private List<ResourceSlice> slicesOf(String node, String pool) {
+        return client.resources(ResourceSlice.class).list().getItems().stream()
+                .filter(s -> s.getSpec().getNodeName().equals(node) && s.getSpec().getPool().getName().equals(pool))
+                .toList();
+    }
+
+    private static long generation(List<ResourceSlice> slices) {
+        return slices.stream().mapToLong(s -> s.getSpec().getPool().getGeneration()).max().orElse(0);
+    }
+
+    /**
+     * Two pools on the recorded host (ens1f0's VFs, ens2f0's VFs) through the slice sync: each publishes its own
+     * slices with its own generations, the single pool published before them goes, a changed pool moves on to a
+     * new generation while the other stays, and a pool removed from the configuration has its slices deleted.
+     */
+    @Test
+    void eachPoolPublishesItsOwnSlicesAndAPoolNoLongerConfiguredIsDeleted() throws Exception {
+        var layer = io.rdmanode.deviceplugin.testing.DevicePluginTesting.layer(
+                io.rdmanode.deviceplugin.LayerSettings.DEFAULT);
+        SlicePublisher publisher = new SlicePublisher(client, DRIVER, NODE);
+        publisher.publish(NODE, sliceDevices().of(host));                 // the single pool of before
+        new SlicePublisher(client, DRIVER, "node-2").publish("vfs-b", sliceDevices().of(host).subList(0, 1));
+        var config = new java.util.concurrent.atomic.AtomicReference<>(PoolDevicesTest.twoPools("ens1f0#0-7",
+                "ens2f0#0-7"));
+        java.util.function.Supplier<Map<String, List<Device>>> pools = () -> new SliceDevices(
+                new PcieRoots(hostDir.resolve("sys")),
+                new PoolDevices(config.get(), () -> java.util.Optional.of(layer))).byPool(host);
+
+        try (SliceSync sync = new SliceSync(publisher, pools, java.time.Duration.ofHours(1))) {
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).untilAsserted(() -> {
+                assertThat(slicesOf(NODE, NODE)).isEmpty();
+                assertThat(slicesOf(NODE, "vfs-a")).singleElement().satisfies(s -> assertThat(s.getSpec()
+                        .getDevices()).hasSize(8).extracting(Device::getName).contains("pci-0000-3b-00-2"));
+                assertThat(slicesOf(NODE, "vfs-b")).singleElement().satisfies(s -> assertThat(s.getSpec()
+                        .getDevices()).hasSize(8).extracting(Device::getName).doesNotContain("pci-0000-3b-00-2"));
+                assertThat(sync.states().keySet()).containsExactly("vfs-a", "vfs-b");  // set after the publish
+            });
+            assertThat(generation(slicesOf(NODE, "vfs-a"))).isEqualTo(1);
+            assertThat(generation(slicesOf(NODE, "vfs-b"))).isEqualTo(1);
+
+            config.set(PoolDevicesTest.twoPools("ens1f0#0-3", "ens2f0#0-7"));
+            sync.request();
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).untilAsserted(() ->
+                    assertThat(slicesOf(NODE, "vfs-a")).singleElement().satisfies(s -> {
+                        assertThat(s.getSpec().getPool().getGeneration()).isEqualTo(2L);
+                        assertThat(s.getSpec().getDevices()).hasSize(4);
+                    }));
+            assertThat(generation(slicesOf(NODE, "vfs-b"))).isEqualTo(1);       // its own generations
+
+            config.set(config.get().subList(0, 1));
+            sync.request();
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).untilAsserted(() -> {
+                assertThat(slicesOf(NODE, "vfs-b")).isEmpty();
+                assertThat(sync.states().keySet()).containsExactly("vfs-a");
+            });
+            assertThat(generation(slicesOf(NODE, "vfs-a"))).isEqualTo(2);
+            assertThat(sync.error()).isEmpty();
+        }
+        assertThat(slicesOf("node-2", "vfs-b")).hasSize(1);                      // another node's: untouched
+    }
 }

@@ -235,4 +235,27 @@ class ClaimPreparerTest {
             return s.toList();
         }
     }
+
+    @Test
+    void aResultWhosePoolIsNotTheDevicesPoolIsAPerClaimErrorAndChangesNothing() throws Exception {
+        PoolDevices pools = new PoolDevices(PoolDevicesTest.twoPools("ens1f0#0-7", "ens2f0#0-7"),
+                () -> Optional.of(io.rdmanode.deviceplugin.testing.DevicePluginTesting.layer(
+                        io.rdmanode.deviceplugin.LayerSettings.DEFAULT)));
+        ClaimPreparer p = new ClaimPreparer(DRIVER, reader, () -> host, pools, pci -> Optional.empty(),
+                new ClaimCdiSpecs(cdiDir, DRIVER, new DevicePaths(Path.of("/dev"))), new PreparedClaims(checkpoint));
+        // VF_A is a VF of ens1f0: pool vfs-a. An allocation naming it in pool vfs-b is not this node's truth.
+        reader.put("ns", "wrong", allocated("uid-w", new Result("nic", DRIVER, "vfs-b", VF_A)));
+        PrepareOutcome wrong = p.prepare(new ClaimRef("ns", "uid-w", "wrong"));
+
+        assertThat(wrong.error()).hasValueSatisfying(e -> assertThat(e)
+                .contains(VF_A, "allocated from pool vfs-b", "in pool vfs-a"));
+        assertThat(wrong.devices()).isEmpty();
+        assertThat(checkpoint).doesNotExist();
+        assertThat(cdiDir.resolve(DRIVER + "-rdma_uid-w.json")).doesNotExist();
+
+        reader.put("ns", "right", allocated("uid-r", new Result("nic", DRIVER, "vfs-a", VF_A)));
+        PrepareOutcome right = p.prepare(new ClaimRef("ns", "uid-r", "right"));
+        assertThat(right.error()).isEmpty();
+        assertThat(right.devices()).singleElement().satisfies(d -> assertThat(d.pool()).isEqualTo("vfs-a"));
+    }
 }

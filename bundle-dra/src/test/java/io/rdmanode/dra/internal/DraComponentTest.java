@@ -157,4 +157,55 @@ class DraComponentTest {
         again.stop();
         assertThat(root.resolve("reg")).isEmptyDirectory();
     }
+
+    /**
+     * {@code dra.pools} as the config bridge hands it over (pools.<i>.*): nothing can be told before the
+     * device-plugin layer is there to apply the selectors; then each pool's slices, {@code /status} and the
+     * generation gauge per pool, and a claim whose result names the other pool is refused. vfs-b's selectors also
+     * take VF 0 of ens1f0, which vfs-a (first) has: {@code /status} says so, and a claim naming it in vfs-b is refused.
+     */
+    @Test
+    void twoConfiguredPoolsPublishTheirOwnSlicesAndAClaimFromTheWrongPoolIsRefused() throws Exception {
+        properties.put("pools.0.name", "vfs-a");
+        properties.put("pools.0.selectors.pfNames", new String[] {"ens1f0#0-7"});
+        properties.put("pools.1.name", "vfs-b");
+        properties.put("pools.1.selectors.pfNames", new String[] {"ens2f0#0-7", "ens1f0#0"});
+        DraComponent c = new DraComponent(Converters.standardConverter().convert(properties)
+                .to(DraComponent.Settings.class), properties, servers, discovery, null);
+        try {
+            c.bindLayer(io.rdmanode.deviceplugin.testing.DevicePluginTesting.layer(
+                    io.rdmanode.deviceplugin.LayerSettings.DEFAULT));
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(client.resources(ResourceSlice.class)
+                    .list().getItems()).extracting(s -> s.getSpec().getPool().getName())
+                    .containsExactlyInAnyOrder("vfs-a", "vfs-b"));
+            await().atMost(Duration.ofSeconds(10)).until(() -> c.sliceGenerations().values().stream()
+                    .allMatch(g -> g == 1L));
+            @SuppressWarnings("unchecked")
+            Map<String, Object> slices = (Map<String, Object>) ((Map<String, Object>) c.status()).get("resourceSlices");
+            assertThat(slices.get("pools")).asString().contains("vfs-a={generation=1, slices=1}",
+                    "vfs-b={generation=1, slices=1, alsoSelectedByAnEarlierPool=[pci-0000-3b-00-2]}");
+            assertThat(client.resources(ResourceSlice.class).list().getItems()).allSatisfy(s -> assertThat(
+                    s.getSpec().getDevices()).hasSize(8));
+            GaugeSnapshot generations = (GaugeSnapshot) new DraCollector(c).collect().stream()
+                    .filter(m -> m.getMetadata().getName().equals("rdma_agent_dra_pool_generation")).findFirst()
+                    .orElseThrow();
+            assertThat(generations.getDataPoints()).extracting(p -> p.getLabels().get("pool"))
+                    .containsExactly("vfs-a", "vfs-b");
+
+            client.resource(new ResourceClaimBuilder()
+                    .withMetadata(new ObjectMetaBuilder().withNamespace("ns").withName("wrong-pool").build())
+                    .withNewStatus().withNewAllocation().withNewDevices()
+                    .withResults(new DeviceRequestAllocationResultBuilder().withRequest("nic").withDriver(DRIVER)
+                            .withPool("vfs-b").withDevice("pci-0000-3b-00-2").build())
+                    .endDevices().endAllocation().endStatus().build()).create();
+            String uid = client.resources(ResourceClaim.class).inNamespace("ns").withName("wrong-pool").get()
+                    .getMetadata().getUid();
+            await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.registered(DRIVER).isPresent());
+            assertThat(kubelet.prepare(DRIVER, KubeletDouble.claim("ns", "wrong-pool", uid)).getClaimsOrThrow(uid)
+                    .getError()).contains("allocated from pool vfs-b", "in pool vfs-a");
+            assertThat(root.resolve("cdi/" + DRIVER + "-rdma_" + uid + ".json")).doesNotExist();
+        } finally {
+            c.stop();
+        }
+    }
 }

@@ -81,4 +81,54 @@ class DraConfigCheckTest {
                 Converters.standardConverter().convert(p).to(DraComponent.Settings.class)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nodeName: required");
     }
+
+    private static Map<String, Object> twoPools() {
+        Map<String, Object> p = enabled();
+        p.put("pools.0.name", "vfs-a");
+        p.put("pools.0.selectors.pfNames", new String[] {"ens1f0#0-7"});
+        p.put("pools.1.name", "vfs-b");
+        p.put("pools.1.selectors.pfNames", new String[] {"ens2f0#0-7"});
+        return p;
+    }
+
+    @Test
+    void twoNamedPoolsWithSelectorsPassAndTheLastMayHaveNone() {
+        assertThat(check(twoPools())).isEmpty();
+        Map<String, Object> p = twoPools();
+        p.remove("pools.1.selectors.pfNames");
+        assertThat(check(p)).isEmpty();
+    }
+
+    @Test
+    void eachBadPoolEntryIsRefusedAtItsKey() {
+        Map<String, Object> p = twoPools();
+        p.remove("pools.0.name");                                     // unnamed
+        p.put("pools.1.name", "Vfs_B");                               // not a pool name
+        p.put("pools.1.selectors.vendors", new String[] {"zz15b3"});  // a selector the layer refuses
+        p.put("pools.2.name", "vfs-c");                               // no selectors, not the last
+        p.put("pools.3.name", "vfs-c");                               // duplicate
+        p.put("pools.3.selectors.pfNames", new String[] {"ens2f0#0"});
+        p.put("pool", "legacy");                                      // the single pool's keys, with pools
+        p.put("selectors.ifNames", new String[] {"ens1f0"});
+
+        assertThat(check(p)).extracting(ConfigValidator.Refusal::property).containsExactlyInAnyOrder(
+                "pools.0.name", "pools.1.name", "pools.1.selectors.vendors", "pools.2.selectors", "pools.3.name",
+                "pool", "selectors.ifNames");
+        assertThat(check(p)).filteredOn(r -> r.property().equals("pools.3.name")).singleElement()
+                .extracting(ConfigValidator.Refusal::message).asString().contains("duplicate", "vfs-c", "entry 2");
+        assertThat(check(p)).allMatch(r -> r.configuration().equals(DraComponent.PID));
+    }
+
+    @Test
+    void theComponentRefusesABadPoolAsTheCheckDoes() {
+        Map<String, Object> p = twoPools();
+        p.put("pools.1.name", "vfs-a");
+        assertThat(check(p)).isNotEmpty();
+        DraComponent.Settings settings = Converters.standardConverter().convert(p).to(DraComponent.Settings.class);
+        assertThatThrownBy(() -> DraConfigCheck.require(settings, p)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("pools.1.name: duplicate pool name 'vfs-a'");
+        assertThat(DraPools.of(twoPools(), "node-a")).extracting(PoolDevices.Pool::name)
+                .containsExactly("vfs-a", "vfs-b");
+        assertThat(DraPools.of(enabled(), "node-a")).extracting(PoolDevices.Pool::name).containsExactly("node-a");
+    }
 }

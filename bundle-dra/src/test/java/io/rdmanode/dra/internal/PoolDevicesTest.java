@@ -55,4 +55,49 @@ class PoolDevicesTest {
         assertThatThrownBy(() -> pool.of(host)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("device-plugin layer");
     }
+
+    /** Two pools on the recorded host: the VFs of PF ens1f0 and those of PF ens2f0. */
+    static List<PoolDevices.Pool> twoPools(String first, String second) {
+        return List.of(new PoolDevices.Pool("vfs-a", pfNames(first)), new PoolDevices.Pool("vfs-b", pfNames(second)));
+    }
+
+    private static String pfOf(NodeDevice d) {
+        return d.function().physicalFunction().map(Object::toString).orElse("none");
+    }
+
+    @Test
+    void twoPoolsDivideTheVfsOfTheTwoPfsEachDeviceInOnePool() {
+        PoolDevices pools = new PoolDevices(twoPools("ens1f0#0-7", "ens2f0#0-7"), () -> Optional.of(LAYER));
+        var byPool = pools.byPool(host);
+
+        assertThat(byPool.keySet()).containsExactly("vfs-a", "vfs-b");
+        assertThat(byPool.get("vfs-a")).hasSize(8).containsKey("pci-0000-3b-00-2");
+        assertThat(byPool.get("vfs-a").values()).extracting(PoolDevicesTest::pfOf).containsOnly("0000:3b:00.0");
+        assertThat(byPool.get("vfs-b")).hasSize(8).doesNotContainKeys(byPool.get("vfs-a").keySet().toArray(String[]::new));
+        assertThat(byPool.get("vfs-b").values()).extracting(PoolDevicesTest::pfOf).doesNotContain("0000:3b:00.0", "none");
+        assertThat(pools.overlaps(host)).isEmpty();
+        assertThat(pools.of(host)).hasSize(16);
+    }
+
+    @Test
+    void aDeviceTwoPoolsSelectIsInTheFirstAndTheOverlapIsReported() {
+        PoolDevices pools = new PoolDevices(twoPools("ens1f0#0-1", "ens1f0#0-3"), () -> Optional.of(LAYER));
+        var byPool = pools.byPool(host);
+
+        assertThat(byPool.get("vfs-a").keySet()).containsExactly("pci-0000-3b-00-2", "pci-0000-3b-00-3");
+        assertThat(byPool.get("vfs-b").keySet()).containsExactly("pci-0000-3b-00-4", "pci-0000-3b-00-5");
+        assertThat(pools.overlaps(host)).containsExactly(
+                java.util.Map.entry("vfs-b", List.of("pci-0000-3b-00-2", "pci-0000-3b-00-3")));
+    }
+
+    @Test
+    void aLastPoolWithoutSelectorsTakesEveryDeviceTheEarlierPoolsLeft() {
+        PoolDevices pools = new PoolDevices(List.of(new PoolDevices.Pool("vfs-a", pfNames("ens1f0#0-7")),
+                new PoolDevices.Pool("rest", Selectors.NONE)), () -> Optional.of(LAYER));
+        var byPool = pools.byPool(host);
+
+        assertThat(byPool.get("rest")).hasSize(NodeDevice.of(host).size() - 8)
+                .containsKey("pci-0000-3b-00-0").doesNotContainKey("pci-0000-3b-00-2");
+        assertThat(pools.overlaps(host)).isEmpty();
+    }
 }

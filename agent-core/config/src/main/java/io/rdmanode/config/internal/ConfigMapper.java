@@ -24,6 +24,10 @@ import java.util.regex.Pattern;
  * <p>Convention: the object at path {@code P} configures PID {@code io.rdmanode.P}; a list of objects with a
  * {@code name} at {@code P} becomes factory configurations {@code io.rdmanode.P~<name>}. Nested keys inside a
  * configuration flatten with dots ({@code selectors { vendors = [..] }} is property {@code selectors.vendors}).
+ * A list of objects inside a configuration flattens with the element's index where the component declares its
+ * elements' keys with an {@code N} segment ({@value #ELEMENT}): attribute {@code pools.N.name} takes
+ * {@code pools = [ { name = a } ]} as property {@code pools.0.name}, so one PID can hold a list of structured
+ * entries (the DRA driver's pools) with every value typed and located like any other.
  * Which object is a PID and which is nesting is decided by the declared PIDs, so {@code agent.http} is PID
  * {@code io.rdmanode.agent.http} while {@code agent} alone is only a namespace.
  *
@@ -48,6 +52,9 @@ final class ConfigMapper {
     private final Set<String> installedBundles;
     /** {@code agent.runtime}, {@code agent.bundles} and every declared PID without the prefix. */
     private final Set<String> knownPaths;
+
+    /** The segment of a declared attribute id that stands for a list element's index ({@code pools.N.name}). */
+    static final String ELEMENT = ".N.";
 
     /** Private property of a factory configuration: its 0-based position in the HOCON list. */
     static final String INDEX = ".index";
@@ -159,7 +166,7 @@ final class ConfigMapper {
             return;
         }
         properties(path, (ConfigObject) value, declared, false).ifPresent(p -> configurations.add(
-                new TargetConfiguration(declared.pid(), null, path, p, origins((ConfigObject) value))));
+                new TargetConfiguration(declared.pid(), null, path, p, origins((ConfigObject) value, declared))));
     }
 
     private void factory(String path, ConfigValue value, PidSchema declared) {
@@ -202,7 +209,8 @@ final class ConfigMapper {
                 // The element's position, for factories where order means something (the first matching SR-IOV
                 // pool takes a VF). Private (leading dot): components see it, service properties do not.
                 p.put(INDEX, index);
-                configurations.add(new TargetConfiguration(declared.pid(), name, namedPath, p, origins(object)));
+                configurations.add(new TargetConfiguration(declared.pid(), name, namedPath, p,
+                        origins(object, declared)));
             });
         }
     }
@@ -210,19 +218,31 @@ final class ConfigMapper {
     private java.util.Optional<Map<String, Object>> properties(String path, ConfigObject object,
                                                                 PidSchema declared, boolean named) {
         int errorsBefore = errors.size();
-        Map<String, ConfigValue> flat = new TreeMap<>();
-        flatten("", object, flat);
+        Map<String, String> elementKeys = new java.util.HashMap<>();
+        Map<String, ConfigValue> flat = flatten(object, declared, elementKeys);
         Map<String, Object> properties = new LinkedHashMap<>();
         for (var entry : flat.entrySet()) {
             String key = entry.getKey();
-            AttributeSchema attribute = declared.attributes().get(key);
+            String declaredKey = elementKeys.getOrDefault(key, key);
+            if (declaredKey.isEmpty()) {
+                error(entry.getValue().origin(), path + "." + key, "expected an object { ... } as list element,"
+                        + " found " + ValueConverter.describe(entry.getValue()));
+                continue;
+            }
+            // An element key is only taken inside a list ("pools.N.name" written literally is unknown).
+            AttributeSchema attribute = !elementKeys.containsKey(key) && key.contains(ELEMENT) ? null
+                    : declared.attributes().get(declaredKey);
             if (attribute == null && named && key.equals("name")) {
                 properties.put("name", String.valueOf(entry.getValue().unwrapped()));
                 continue;
             }
             if (attribute == null) {
-                error(entry.getValue().origin(), path + "." + key, "unknown key"
-                        + Suggestions.didYouMean(key, declared.attributes().keySet()) + "; " + declared.pid()
+                // An element's key is compared with the keys of that list's elements only.
+                String list = declaredKey.contains(ELEMENT) && elementKeys.containsKey(key)
+                        ? declaredKey.substring(0, declaredKey.indexOf(ELEMENT) + ELEMENT.length()) : "";
+                error(entry.getValue().origin(), path + "." + key, "unknown key" + Suggestions.didYouMean(
+                        declaredKey, declared.attributes().keySet().stream().filter(id -> id.startsWith(list))
+                                .toList()) + "; " + declared.pid()
                         + " accepts " + new TreeSet<>(declared.attributes().keySet()));
                 continue;
             }
@@ -233,7 +253,7 @@ final class ConfigMapper {
             }
         }
         for (AttributeSchema attribute : declared.attributes().values()) {
-            if (attribute.required() && !flat.containsKey(attribute.id())) {
+            if (attribute.required() && !attribute.id().contains(ELEMENT) && !flat.containsKey(attribute.id())) {
                 error(object.origin(), path + "." + attribute.id(), "required key is missing (" + declared.pid()
                         + " has no default for it)");
             }
@@ -241,10 +261,47 @@ final class ConfigMapper {
         return errors.size() == errorsBefore ? java.util.Optional.of(properties) : java.util.Optional.empty();
     }
 
-    /** Where each (flattened) property of {@code object} was written, and the object itself under {@code ""}. */
-    private Map<String, TargetConfiguration.Origin> origins(ConfigObject object) {
+    /**
+     * {@link #flatten(String, ConfigObject, Map)}, then each list whose elements {@code declared} describes
+     * ({@code key.N.*} attributes) expanded by index: element {@code i}'s {@code sub} becomes {@code key.i.sub}.
+     * {@code elementKeys} receives each expanded key's declared attribute ({@code key.N.sub}), or "" for an
+     * element that is no object (or an empty one).
+     */
+    private static Map<String, ConfigValue> flatten(ConfigObject object, PidSchema declared,
+                                                    Map<String, String> elementKeys) {
         Map<String, ConfigValue> flat = new TreeMap<>();
         flatten("", object, flat);
+        Map<String, ConfigValue> out = new LinkedHashMap<>();
+        flat.forEach((key, value) -> {
+            if (value.valueType() != ConfigValueType.LIST || declared.attributes().keySet().stream()
+                    .noneMatch(id -> id.startsWith(key + ELEMENT))) {
+                out.put(key, value);
+                return;
+            }
+            ConfigList list = (ConfigList) value;
+            for (int i = 0; i < list.size(); i++) {
+                String prefix = key + "." + i;
+                ConfigValue element = list.get(i);
+                Map<String, ConfigValue> sub = new TreeMap<>();
+                if (element.valueType() == ConfigValueType.OBJECT) {
+                    flatten("", (ConfigObject) element, sub);
+                }
+                if (sub.isEmpty()) {
+                    out.put(prefix, element);
+                    elementKeys.put(prefix, "");
+                }
+                sub.forEach((k, v) -> {
+                    out.put(prefix + "." + k, v);
+                    elementKeys.put(prefix + "." + k, key + ELEMENT + k);
+                });
+            }
+        });
+        return out;
+    }
+
+    /** Where each (flattened) property of {@code object} was written, and the object itself under {@code ""}. */
+    private Map<String, TargetConfiguration.Origin> origins(ConfigObject object, PidSchema declared) {
+        Map<String, ConfigValue> flat = flatten(object, declared, new java.util.HashMap<>());
         Map<String, TargetConfiguration.Origin> origins = new java.util.HashMap<>();
         origins.put("", origin(object.origin()));
         flat.forEach((key, value) -> origins.put(key, origin(value.origin())));

@@ -37,7 +37,15 @@ class ConfigMapperTest {
                             range(1, 100000)),
                     "selectors.vendors", new AttributeSchema("selectors.vendors", AttributeType.STRING, 100, false,
                             List.of(), v -> null),
-                    "sizes", new AttributeSchema("sizes", AttributeType.LONG, 100, false, List.of(), v -> null)))));
+                    "sizes", new AttributeSchema("sizes", AttributeType.LONG, 100, false, List.of(), v -> null))),
+            // A singleton with a list of structured entries (the DRA driver's pools): element keys declared with N.
+            "io.rdmanode.lists", new PidSchema("io.rdmanode.lists", false, "io.rdmanode.lists", Map.of(
+                    "pool", AttributeSchema.of("pool", AttributeType.STRING),
+                    "pools.N.name", AttributeSchema.of("pools.N.name", AttributeType.STRING),
+                    "pools.N.size", new AttributeSchema("pools.N.size", AttributeType.INTEGER, 0, false, List.of(),
+                            range(1, 64)),
+                    "pools.N.selectors.vendors", new AttributeSchema("pools.N.selectors.vendors",
+                            AttributeType.STRING, 100, false, List.of(), v -> null)))));
 
     static java.util.function.Function<String, String> range(long min, long max) {
         return v -> {
@@ -98,6 +106,46 @@ class ConfigMapperTest {
         assertThat((Long[]) mapping.configurations().get(1).properties().get("sizes")).containsExactly(1024L, 2L);
         assertThat(a.properties()).containsEntry(".index", 0);
         assertThat(mapping.configurations().get(1).properties()).containsEntry(".index", 1);
+    }
+
+    @Test
+    void aListOfObjectsInsideAConfigurationBecomesIndexedPropertiesWhereTheElementsAreDeclared() {
+        Mapping mapping = map("""
+                lists {
+                  pool = legacy
+                  pools = [
+                    { name = a, selectors { vendors = ["15b3"] } }
+                    { name = b, size = 4 }
+                  ]
+                }
+                """);
+
+        assertThat(mapping.errors()).isEmpty();
+        TargetConfiguration lists = find(mapping, "io.rdmanode.lists");
+        assertThat(lists.properties()).containsEntry("pool", "legacy").containsEntry("pools.0.name", "a")
+                .containsEntry("pools.1.name", "b").containsEntry("pools.1.size", 4)
+                .doesNotContainKey("pools").doesNotContainKey("pools.N.name");
+        assertThat((String[]) lists.properties().get("pools.0.selectors.vendors")).containsExactly("15b3");
+        assertThat(lists.origin("pools.1.size").line()).isEqualTo(5);
+    }
+
+    @Test
+    void listElementsAreCheckedLikeAnyValueAndTheirKeysOnlyInsideTheList() {
+        assertThat(errors("""
+                lists {
+                  pools = [
+                    { name = a, size = 100 }
+                    { name = b, sise = 4 }
+                    plain
+                  ]
+                }
+                """)).containsExactlyInAnyOrder(
+                FILE + ":3: lists.pools.0.size: 100 is not allowed: above the maximum 64",
+                FILE + ":4: lists.pools.1.sise: unknown key (did you mean pools.N.size?); io.rdmanode.lists accepts"
+                        + " [pool, pools.N.name, pools.N.selectors.vendors, pools.N.size]",
+                FILE + ":5: lists.pools.2: expected an object { ... } as list element, found 'plain'");
+        assertThat(errors("lists { pools.N.name = literal }")).singleElement().asString()
+                .contains("lists.pools.N.name: unknown key");
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
