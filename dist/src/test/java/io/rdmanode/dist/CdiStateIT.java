@@ -186,16 +186,37 @@ class CdiStateIT {
 
                 // The supervisor restarts the killed one: it takes over from the survivor (or, when the survivor is
                 // itself still taking over from the killed one, from it once it serves).
-                AgentProcess restarted = AgentProcess.start(home, state, Map.of(), "--config",
+                AgentProcess started = AgentProcess.start(home, state, Map.of(), "--config",
                         dir.resolve("agent.conf").toString());
-                agents.add(restarted);
+                agents.add(started);
+                // Which of the two owns the node is the handover's outcome: usually the restarted one takes over
+                // from the survivor; when the restarted one found no live predecessor (the survivor had not served
+                // its handover door yet), it started first and the survivor takes over from it.
+                AgentProcess[] roles = new AgentProcess[2];
+                try {
+                    await("one owner of the two", START, () -> {
+                        if (started.output().contains("handed over to a successor")) {
+                            roles[0] = survivor;
+                            roles[1] = started;
+                        } else if (survivor.output().contains("handed over to a successor")) {
+                            roles[0] = started;
+                            roles[1] = survivor;
+                        }
+                        return roles[0] != null;
+                    });
+                } catch (org.awaitility.core.ConditionTimeoutException e) {
+                    throw new AssertionError("neither handed over:\nrestarted:\n" + started.output()
+                            + "\nsurvivor:\n" + survivor.output(), e);
+                }
+                AgentProcess restarted = roles[0];
+                AgentProcess old = roles[1];
                 for (String r : resources) {
                     try {
-                        await(r + " registered by the restarted agent", START,
+                        await(r + " registered by the owner", START,
                                 () -> restarted.output().contains("registered resource=" + r + " "));
                     } catch (org.awaitility.core.ConditionTimeoutException e) {
-                        throw new AssertionError(r + " not registered by the restarted agent:\n" + restarted.output()
-                                + "\nsurvivor:\n" + survivor.output(), e);
+                        throw new AssertionError(r + " not registered by the owner:\n" + restarted.output()
+                                + "\nthe other:\n" + old.output(), e);
                     }
                     kubelet.watch(r, Duration.ofSeconds(10));
                 }
@@ -214,14 +235,14 @@ class CdiStateIT {
                 stop.set(true);
                 loop.join(Duration.ofSeconds(30).toMillis());
                 notOfferedElsewhere(kubelet, false);
-                assertThat(survivor.terminate(Duration.ofSeconds(30))).as("survivor's exit:\n%s", survivor.output())
+                assertThat(old.terminate(Duration.ofSeconds(30))).as("handed-over one's exit:\n%s", old.output())
                         .isZero();
                 try {
                     kubelet.admit("ns", "after-" + round, "c", SHARED, 1);
                 } catch (RuntimeException e) {
-                    throw new AssertionError("no pod admitted once the survivor stopped (endpoint "
-                            + kubelet.endpoint(SHARED) + "):\nrestarted:\n" + restarted.output() + "\nsurvivor:\n"
-                            + survivor.output() + "\nkilled:\n" + victim.output(), e);
+                    throw new AssertionError("no pod admitted once the handed-over one stopped (endpoint "
+                            + kubelet.endpoint(SHARED) + "):\nowner:\n" + restarted.output() + "\nhanded over:\n"
+                            + old.output() + "\nkilled:\n" + victim.output(), e);
                 }
                 serving = restarted;
                 pod += 1000;

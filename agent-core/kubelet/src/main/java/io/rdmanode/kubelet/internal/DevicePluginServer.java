@@ -234,7 +234,10 @@ final class DevicePluginServer implements ServedResource {
         return Optional.ofNullable(newerSeen);
     }
 
-    /** Remembers the newest tag among newer instances' socket files for this resource, live or not yet. */
+    /**
+     * Remembers the newest tag among newer instances' socket files for this resource, live or not yet, leaving out
+     * (and forgetting) instances that handed over.
+     */
     private void noteNewerInstances() {
         String own = socket.getFileName().toString();
         Optional<String> part = ResourceNames.resourcePartOf(own);
@@ -245,10 +248,20 @@ final class DevicePluginServer implements ServedResource {
                 ResourceNames.SOCKET_PREFIX + "*" + ResourceNames.SOCKET_SUFFIX)) {
             for (Path file : files) {
                 String name = file.getFileName().toString();
-                if (part.equals(ResourceNames.resourcePartOf(name))) {
-                    ResourceNames.instanceOf(name).filter(tag -> InstanceTags.newer(tag, instance))
-                            .filter(tag -> newerSeen == null || InstanceTags.newer(tag, newerSeen))
-                            .ifPresent(tag -> newerSeen = tag);
+                if (!part.equals(ResourceNames.resourcePartOf(name))) {
+                    continue;
+                }
+                Optional<String> tag = ResourceNames.instanceOf(name).filter(t -> InstanceTags.newer(t, instance));
+                if (tag.isEmpty()) {
+                    continue;
+                }
+                if (handedOverSocket(file)) {
+                    if (tag.get().equals(newerSeen)) {
+                        newerSeen = null;                // it handed over (to this instance, or to one newer still)
+                        newerAwaitedSince = 0;
+                    }
+                } else if (newerSeen == null || InstanceTags.newer(tag.get(), newerSeen)) {
+                    newerSeen = tag.get();
                 }
             }
         } catch (IOException | java.io.UncheckedIOException e) {
@@ -457,6 +470,35 @@ final class DevicePluginServer implements ServedResource {
         reconcileSoon.accept(this);
     }
 
+    /**
+     * Marks this server's socket as an instance's that handed over: mode 0400 instead of 0600. Instance tags are
+     * taken when an agent starts, but which instance ends up owning the node is decided by the handover: two
+     * agents started at once (a supervisor restarting a killed one beside a successor) can end with the older tag
+     * taking over from the newer one. A newer tag must not make the owner stand down then, so the handed-over
+     * instance says so on its socket files, which stay until it exits to answer calls kubelet sent before it
+     * switched. The mode is the mark because kubelet connects as root, whom it does not stop, and it needs no
+     * file of ours in kubelet's directory.
+     */
+    void markHandedOver() {
+        Path s = socket;
+        try {
+            if (Files.exists(s)) {
+                Files.setPosixFilePermissions(s, PosixFilePermissions.fromString("r--------"));
+            }
+        } catch (IOException | UnsupportedOperationException e) {
+            LOG.debug("cannot mark {} handed over: {}", s, e.getMessage());
+        }
+    }
+
+    /** Whether {@code file} is a socket whose instance handed over ({@link #markHandedOver}). */
+    static boolean handedOverSocket(Path file) {
+        try {
+            return !Files.getPosixFilePermissions(file).contains(java.nio.file.attribute.PosixFilePermission.OWNER_WRITE);
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;                                // gone, or not a POSIX file system: not marked
+        }
+    }
+
     /** A live socket of a newer instance of this agent serves the same resource in the socket directory. */
     boolean newerInstanceServes() {
         String own = socket.getFileName().toString();
@@ -470,7 +512,7 @@ final class DevicePluginServer implements ServedResource {
                 String name = file.getFileName().toString();
                 if (part.equals(ResourceNames.resourcePartOf(name))
                         && ResourceNames.instanceOf(name).filter(tag -> InstanceTags.newer(tag, instance)).isPresent()
-                        && StaleSockets.answers(file)) {
+                        && !handedOverSocket(file) && StaleSockets.answers(file)) {
                     return true;
                 }
             }

@@ -283,6 +283,7 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
     public void handedOver() {
         if (!handedOver) {
             handedOver = true;
+            servers.values().forEach(DevicePluginServer::markHandedOver);
             LOG.info("device-plugin host instance={} handed over: registers nothing from now on", instance);
         }
     }

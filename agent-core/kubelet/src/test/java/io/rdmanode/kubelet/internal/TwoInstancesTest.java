@@ -170,6 +170,33 @@ class TwoInstancesTest {
     }
 
     /**
+     * Which instance owns the node is decided by the handover, not by the tags taken at start: two agents started
+     * at once can end with the older tag taking over from the newer one. The newer one's sockets, kept to answer
+     * late calls, are marked as handed over, and the owner registers beside them, also after a kubelet restart.
+     */
+    @Test
+    void anOwnerWithAnOlderTagRegistersBesideANewerInstanceThatHandedOverToIt() throws IOException {
+        try (FakeKubelet kubelet = new FakeKubelet(dir).start();
+             KubeletDevicePluginHost owner = new KubeletDevicePluginHost(classic(dir, kubelet));
+             KubeletDevicePluginHost handedOver = new KubeletDevicePluginHost(classic(dir, kubelet))) {
+            assertThat(InstanceTags.newer(handedOver.instance(), owner.instance())).isTrue();
+            handedOver.serve(new TestPlugin("rdma/hca_a", List.of(new Device("old-0", true, List.of()))));
+            kubelet.awaitRegistrations("rdma/hca_a", 1, Duration.ofSeconds(5));
+            handedOver.handedOver();
+            assertThat(handedOver.socketOf("rdma/hca_a").orElseThrow()).exists();   // still answers late calls
+
+            owner.serve(new TestPlugin("rdma/hca_a", List.of(new Device("new-0", true, List.of()))));
+            String own = owner.socketOf("rdma/hca_a").orElseThrow().getFileName().toString();
+            assertThat(kubelet.awaitRegistrations("rdma/hca_a", 2, Duration.ofSeconds(5)).endpoint()).isEqualTo(own);
+
+            kubelet.restart();
+            assertThat(kubelet.awaitRegistrations("rdma/hca_a", 3, Duration.ofSeconds(5)).endpoint()).isEqualTo(own);
+            assertThat(kubelet.plugin("rdma/hca_a").latest(Duration.ofSeconds(5)).getDevices(0).getID())
+                    .isEqualTo("new-0");
+        }
+    }
+
+    /**
      * Watcher mode: each instance has a registration socket of its own in plugins_registry; the watcher registers
      * the successor's, stopping the predecessor leaves it, and when kubelet drops the successor's connection (a
      * pre-1.35 plugin watcher deregisters by resource name when the predecessor's socket goes) the successor
