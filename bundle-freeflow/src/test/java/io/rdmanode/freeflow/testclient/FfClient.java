@@ -149,13 +149,18 @@ public final class FfClient {
 
     /** CREATE_QP whose receives come from {@code srq} (null: its own receive queue). */
     public Qp createQp(int pd, Cq send, Cq recv, int wr, int sge, int type, Srq srq) throws IOException {
+        return createQp(pd, send, recv, wr, sge, type, srq, 0);
+    }
+
+    /** CREATE_QP asking {@code maxInline} bytes of inline data ({@code cap.max_inline_data}). */
+    public Qp createQp(int pd, Cq send, Cq recv, int wr, int sge, int type, Srq srq, int maxInline) throws IOException {
         Layout rq = l("create_qp_req");
         Layout rs = l("create_qp_rsp");
         ByteBuffer b = buf(rq.size()).putInt(rq.off("pd_handle"), pd).putInt(rq.off("qp_type"), type)
                 .putInt(rq.off("send_cq_handle"), send.handle).putInt(rq.off("recv_cq_handle"), recv.handle)
                 .putInt(rq.off("max_send_wr"), wr).putInt(rq.off("max_recv_wr"), wr)
                 .putInt(rq.off("max_send_sge"), sge).putInt(rq.off("max_recv_sge"), sge)
-                .putInt(rq.off("srq_handle"), srq == null ? 0 : srq.handle);
+                .putInt(rq.off("srq_handle"), srq == null ? 0 : srq.handle).putInt(rq.off("max_inline_data"), maxInline);
         ByteBuffer r = call(CREATE_QP, b, rs.size());
         int handle = r.getInt(rs.off("handle"));
         return handle == 0 ? null : new Qp(handle, r.getInt(rs.off("qp_num")), mailbox(cstring(r, rs.off("shm_name"))));

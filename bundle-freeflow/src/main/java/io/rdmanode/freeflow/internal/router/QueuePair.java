@@ -39,6 +39,8 @@ final class QueuePair {
     final int maxRecvSge;
     final ArrayDeque<SendWr> sq = new ArrayDeque<>();
     final ArrayDeque<RecvWr> rq = new ArrayDeque<>();
+    /** The client's {@code cap.max_inline_data}: a device transport creates its QP with it (IBV_SEND_INLINE posts). */
+    int maxInline;
     int state = RESET;
     int accessFlags;
     int portNum;

@@ -353,6 +353,7 @@ public final class Router implements AutoCloseable {
         QueuePair qp = new QueuePair(t, h, qpns.allocate(), r.pdHandle(), r.sqSigAll(), scq, rcq, mb, r.maxSendWr(),
                 r.maxRecvWr(), Math.max(1, r.maxSendSge()), Math.max(1, r.maxRecvSge()));
         qp.type = r.qpType();
+        qp.maxInline = Math.max(0, r.maxInline());
         qp.srq = srq;
         try {
             transport.created(qp);                  // a device transport may give the QP its own QPN

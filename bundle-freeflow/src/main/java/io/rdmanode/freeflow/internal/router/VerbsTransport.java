@@ -210,7 +210,7 @@ final class VerbsTransport implements Transport {
             long rcq = cq(qp.recvCq);
             recvRef = true;
             VerbsDevice.Qp q = device.createQp(pd, scq, rcq, qp.type, qp.maxSendWr, Math.max(1, qp.maxRecvWr),
-                    qp.maxSendSge, qp.maxRecvSge, qp.sqSigAll);
+                    qp.maxSendSge, qp.maxRecvSge, qp.maxInline, qp.sqSigAll);
             qps.put(qp, q);
             qp.qpn = q.qpn();
         } catch (RuntimeException e) {

@@ -171,7 +171,7 @@ public final class LibibverbsDevice implements VerbsDevice {
 
     @Override
     public Qp createQp(long pd, long sendCq, long recvCq, int type, int maxSendWr, int maxRecvWr, int maxSendSge,
-                       int maxRecvSge, boolean sqSigAll) {
+                       int maxRecvSge, int maxInline, boolean sqSigAll) {
         long a = scratch.address();
         MEM.setMemory(a, NativeLayout.INIT_ATTR_SIZE, (byte) 0);
         MEM.putLong(a + NativeLayout.INIT_SEND_CQ, sendCq);
@@ -180,6 +180,7 @@ public final class LibibverbsDevice implements VerbsDevice {
         MEM.putInt(a + NativeLayout.INIT_CAP + 4, maxRecvWr);
         MEM.putInt(a + NativeLayout.INIT_CAP + 8, maxSendSge);
         MEM.putInt(a + NativeLayout.INIT_CAP + 12, maxRecvSge);
+        MEM.putInt(a + NativeLayout.INIT_CAP + 16, maxInline);
         MEM.putInt(a + NativeLayout.INIT_QP_TYPE, type);
         MEM.putInt(a + NativeLayout.INIT_SQ_SIG_ALL, sqSigAll ? 1 : 0);
         long qp = pointer(lib.ibv_create_qp(wrap(pd), scratch), "ibv_create_qp");

@@ -44,8 +44,9 @@ public interface VerbsDevice extends AutoCloseable {
 
     void destroyCq(long cq);
 
+    /** {@code ibv_create_qp}; {@code maxInline} is the client's {@code cap.max_inline_data}, as the genuine router passes it. */
     Qp createQp(long pd, long sendCq, long recvCq, int type, int maxSendWr, int maxRecvWr, int maxSendSge,
-                int maxRecvSge, boolean sqSigAll);
+                int maxRecvSge, int maxInline, boolean sqSigAll);
 
     /** {@code ibv_modify_qp} with {@code attr} (a {@code struct ibv_qp_attr}, {@link NativeLayout#QP_ATTR_SIZE} bytes). */
     void modifyQp(long qp, ByteBuffer attr, int mask);

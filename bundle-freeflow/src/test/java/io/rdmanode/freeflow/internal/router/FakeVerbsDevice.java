@@ -40,6 +40,8 @@ final class FakeVerbsDevice implements VerbsDevice {
     final List<List<NativeWr>> recvs = new ArrayList<>();
     final Map<Long, ArrayDeque<byte[]>> completions = new HashMap<>();
     final Map<Long, Long> cqOfQp = new HashMap<>();
+    /** The cap.max_inline_data each QP was created with. */
+    final Map<Long, Integer> inlineOfQp = new HashMap<>();
     private final Map<ByteBuffer, Long> addresses = new IdentityHashMap<>();
     private long next = 0x1000;
     int nextQpn = 0x00a100;
@@ -124,8 +126,9 @@ final class FakeVerbsDevice implements VerbsDevice {
 
     @Override
     public Qp createQp(long pd, long sendCq, long recvCq, int type, int maxSendWr, int maxRecvWr, int maxSendSge,
-                       int maxRecvSge, boolean sqSigAll) {
+                       int maxRecvSge, int maxInline, boolean sqSigAll) {
         long h = handle("qp");
+        inlineOfQp.put(h, maxInline);
         cqOfQp.put(h, sendCq);
         return new Qp(h, nextQpn++);
     }

@@ -80,6 +80,15 @@ class VerbsTransportTest {
     }
 
     @Test
+    void the_device_qp_is_created_with_the_clients_max_inline_data() throws Exception {
+        // perftest's ib_send_lat asks 236 bytes and posts its 64 B sends with IBV_SEND_INLINE: a device QP created
+        // without it (rxe: as much inline as its SGEs hold, 16 B per SGE) refuses them with EINVAL
+        assertThat(c.createQp(pd, cq, cq, 8, 1, 2, null, 236)).isNotNull();
+
+        assertThat(dev.inlineOfQp.values()).containsExactlyInAnyOrder(0, 236);
+    }
+
+    @Test
     void modify_passes_the_clients_attributes_with_a_global_address_and_the_mtu_capped_at_the_port() throws Exception {
         byte[] gid = new byte[16];
         gid[0] = (byte) 0xfe;
