@@ -25,6 +25,8 @@ public final class Main {
 
     private static final int EXIT_USAGE = ExitCode.USAGE.code;
     private static final int EXIT_FAILURE = ExitCode.FAILURE.code;
+    /** How often a started, not yet ready agent asks its own {@code /readyz}: cheap, and only until ready. */
+    private static final long READY_POLL_MILLIS = 100;
     /** Set when start-up failed: the shutdown hook that then runs must not turn the exit into a success. */
     private static volatile boolean failedStart;
     /** Set when a component's start-up resource was unavailable: the shutdown hook exits with it. */
@@ -216,13 +218,16 @@ public final class Main {
                 long sinceJvm = now.toEpochMilli() - java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
                 long sinceExec = Duration.between(ProcessHandle.current().info().startInstant().orElse(now), now)
                         .toMillis();
-                String notReady = probe.notReadyBecause(base.get());
-                if (notReady.isEmpty()
-                        && ReadinessProbe.get(base.get() + "/readyz?pid=" + ProcessHandle.current().pid()) == 200) {
+                // Readiness is this process's own answer (?pid): the failing lines are only for the log, and an
+                // empty listing (no answer in time) is not a 200.
+                boolean ready = ReadinessProbe.get(base.get() + "/readyz?pid=" + ProcessHandle.current().pid()) == 200;
+                if (ready) {
                     successor.ready();
                 }
+                String notReady = ready ? "" : probe.notReadyBecause(base.get());
                 log.info("agent started in {} ms from JVM start ({} ms from exec); status page {}/status; {}", sinceJvm,
-                        sinceExec, base.get(), notReady.isEmpty() ? "ready" : "not ready yet: " + notReady);
+                        sinceExec, base.get(), ready ? "ready"
+                                : "not ready yet: " + (notReady.isEmpty() ? "see /readyz" : notReady));
                 if (!options.exitWhenReady()) {               // a training run is not the unit's agent
                     ReadyNotice.ofThisProcess().ready("started; status page " + base.get() + "/status");
                 }
@@ -234,7 +239,10 @@ public final class Main {
                     System.exit(0);
                 }
                 CdsArchive.makeIfMissing(options.home());
-                if (!notReady.isEmpty() && probe.awaitReady(Duration.ofDays(3650), 1000).isPresent()) {
+                // Polled often: a handover soon after readiness must find it noted, or the predecessor would stop
+                // before kubelet has switched to the successor (SuccessorReadiness).
+                if (!ready && probe.awaitReady(Duration.ofDays(3650), READY_POLL_MILLIS, successor::isHandedOver)
+                        .isPresent()) {
                     successor.ready();
                     log.info("agent ready: registered with kubelet ({} ms from JVM start)", Instant.now().toEpochMilli()
                             - java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime());

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 
 /**
  * Asks the agent's own HTTP endpoint whether it has started ({@code /startedz}: every bundle active, every door
@@ -29,14 +30,23 @@ final class ReadinessProbe {
         return await("/startedz", timeout, 20);
     }
 
-    /** Polls {@code /readyz} every {@code pollMillis} until it answers 200; the base URL, or empty after the timeout. */
-    Optional<String> awaitReady(Duration timeout, long pollMillis) throws InterruptedException {
-        return await("/readyz", timeout, pollMillis);
+    /**
+     * Polls {@code /readyz} every {@code pollMillis} until it answers 200; the base URL, or empty after the timeout
+     * or once {@code giveUp} says so (handed over: the endpoint answers for the successor, never this process).
+     */
+    Optional<String> awaitReady(Duration timeout, long pollMillis, BooleanSupplier giveUp)
+            throws InterruptedException {
+        return await("/readyz", timeout, pollMillis, giveUp);
     }
 
     private Optional<String> await(String path, Duration timeout, long pollMillis) throws InterruptedException {
+        return await(path, timeout, pollMillis, () -> false);
+    }
+
+    private Optional<String> await(String path, Duration timeout, long pollMillis, BooleanSupplier giveUp)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
+        while (System.nanoTime() < deadline && !giveUp.getAsBoolean()) {
             Optional<String> base = baseUrl();
             // ?pid: while a successor takes over, the predecessor answers on the same port until the successor
             // has taken it; its 200 is not this process's.

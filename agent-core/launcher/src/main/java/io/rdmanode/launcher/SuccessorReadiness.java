@@ -40,12 +40,21 @@ final class SuccessorReadiness {
         handedOver = true;
     }
 
+    boolean isHandedOver() {
+        return handedOver;
+    }
+
     /**
      * Before the stop: waits (up to {@code bound}) for the successor to be ready, when this instance handed over
      * after it was ready. Returns true when there was nothing to wait for or the successor is ready.
      */
     boolean awaitBeforeStop(Duration bound) throws InterruptedException {
-        if (!handedOver || !wasReady) {
+        if (!handedOver) {
+            return true;
+        }
+        if (!wasReady) {
+            LOG.info("handed over before this instance was ready (every pool registered with kubelet): nothing"
+                    + " kubelet could lose, stopping without waiting for the successor");
             return true;
         }
         long started = System.nanoTime();
