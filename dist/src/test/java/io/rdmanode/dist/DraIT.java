@@ -3,10 +3,8 @@ package io.rdmanode.dist;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rdmanode.agent.Ttar;
 import io.rdmanode.kubelet.testing.KubeletDouble;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -28,43 +26,24 @@ import org.junit.jupiter.api.Test;
  */
 class DraIT {
 
-    private static final String DRIVER = "rdma.rdmanode.io";
+    private static final String DRIVER = DraNode.DRIVER;
 
     @Test
     void theShippedDriverRegistersPerInstanceAndHandsItsRegistrationOver() throws Exception {
-        Path dir = Files.createTempDirectory(Path.of("/tmp"), "dra");   // short: Unix socket paths
-        Path home = dir.resolve("home");
-        AgentProcessIT.copyTree(AgentProcessIT.DIST, home);
-        // As an operator enables it: switched on by name in the configuration, installed from optional/ (a
-        // DaemonSet's image is read-only to its ConfigMap); nothing is copied into bundles/.
-        Files.deleteIfExists(home.resolve("bundles/rdma-agent-dra.jar"));     // a stale build's copy
-        Path state = Files.createDirectories(dir.resolve("s"));
-        Ttar.unpack(home.resolve("config/demo-host/cx5-roce-sriov.ttar"), state.resolve("host"));
-        Path pluginDir = Files.createDirectories(state.resolve("device-plugins"));
-        Path registry = Files.createDirectories(dir.resolve("reg"));
-        Path draDir = dir.resolve("plugins").resolve(DRIVER);
-        Path kubeconfig = dir.resolve("kubeconfig");
-        Files.writeString(kubeconfig, """
-                apiVersion: v1
-                kind: Config
-                clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]
-                users: [{name: u, user: {token: t}}]
-                contexts: [{name: x, context: {cluster: c, user: u}}]
-                current-context: x
-                """);
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
+        // The API server is a closed port. As an operator enables it: switched on by name in the configuration,
+        // installed from optional/ (a DaemonSet's image is read-only to its ConfigMap); nothing is copied into
+        // bundles/.
+        try (DraNode node = new DraNode("dra", "https://127.0.0.1:1")) {
+            run(node, node.writeConfig(""));
         }
-        Path config = dir.resolve("agent.conf");
-        Files.writeString(config, Files.readString(home.resolve("config/demo.conf"))
-                .replace("${rdma.agent.stateDir}", state.toString())
-                .replace("port = ${?RDMA_AGENT_HTTP_PORT}", "port = " + port)
-                + "\nagent.bundles.dra.enabled = true\ndra {\n  enabled = true\n  nodeName = node-a\n  pluginsDir = \"" + dir.resolve("plugins") + "\"\n"
-                + "  registryDir = \"" + registry + "\"\n  cdiDir = \"" + dir.resolve("cdi") + "\"\n"
-                + "  stateDir = \"" + dir.resolve("dra-state") + "\"\n  kubeconfig = \"" + kubeconfig + "\"\n}\n");
+    }
 
-        try (KubeletDouble kubelet = KubeletDouble.start(pluginDir, state.resolve("pod-resources/kubelet.sock"));
+    private static void run(DraNode node, Path config) throws Exception {
+        Path home = node.home;
+        Path state = node.state;
+        Path registry = node.registry;
+        Path draDir = node.draDir;
+        try (KubeletDouble kubelet = KubeletDouble.start(node.pluginDir, state.resolve("pod-resources/kubelet.sock"));
              AgentProcess first = AgentProcess.start(home, state, Map.of(), "--config", config.toString())) {
             first.awaitStarted(Duration.ofSeconds(60));
             Path firstReg = awaitOne(registry, first);
@@ -74,7 +53,7 @@ class DraIT {
             }
             assertThat(first.output()).contains("optional bundle switched on by agent.bundles");
             assertThat(home.resolve("bundles/rdma-agent-dra.jar")).doesNotExist();
-            var dra = AgentProcess.json("http://127.0.0.1:" + port + "/status").getAsJsonObject("dra");
+            var dra = AgentProcess.json(node.url("/status")).getAsJsonObject("dra");
             assertThat(dra.get("enabled").getAsBoolean()).isTrue();
             assertThat(dra.get("endpoint").getAsString()).isEqualTo(firstDra.toString());
 

@@ -6,10 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.rdmanode.agent.Ttar;
 import io.rdmanode.kubelet.testing.KubeletDouble;
-import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -26,46 +23,27 @@ import org.junit.jupiter.api.Test;
 @EnableKubernetesMockClient(crud = true)
 class DraPoolsIT {
 
-    private static final String NODE = "node-a";
+    private static final String NODE = DraNode.NODE;
     private static final Duration WAIT = Duration.ofSeconds(60);
 
     KubernetesClient client;
 
     @Test
     void eachConfiguredPoolPublishesItsSlicesAndARemovedPoolsSlicesGo() throws Exception {
-        Path dir = Files.createTempDirectory(Path.of("/tmp"), "drap");   // short: Unix socket paths
-        Path home = dir.resolve("home");
-        AgentProcessIT.copyTree(AgentProcessIT.DIST, home);
-        Files.deleteIfExists(home.resolve("bundles/rdma-agent-dra.jar"));     // switched on below, from optional/
-        Path state = Files.createDirectories(dir.resolve("s"));
-        Ttar.unpack(home.resolve("config/demo-host/cx5-roce-sriov.ttar"), state.resolve("host"));
-        Path pluginDir = Files.createDirectories(state.resolve("device-plugins"));
-        Path kubeconfig = dir.resolve("kubeconfig");
-        Files.writeString(kubeconfig, """
-                apiVersion: v1
-                kind: Config
-                clusters: [{name: mock, cluster: {server: "%s", insecure-skip-tls-verify: true}}]
-                users: [{name: agent, user: {token: test}}]
-                contexts: [{name: mock, context: {cluster: mock, user: agent}}]
-                current-context: mock
-                """.formatted(client.getConfiguration().getMasterUrl()));
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
+        try (DraNode node = new DraNode("drap", client.getConfiguration().getMasterUrl())) {
+            run(node);
         }
-        String base = Files.readString(home.resolve("config/demo.conf"))
-                .replace("${rdma.agent.stateDir}", state.toString())
-                .replace("port = ${?RDMA_AGENT_HTTP_PORT}", "port = " + port)
-                + "\nagent.bundles.dra.enabled = true\ndra {\n  enabled = true\n  nodeName = " + NODE
-                + "\n  pluginsDir = \"" + dir.resolve("plugins") + "\"\n  registryDir = \""
-                + Files.createDirectories(dir.resolve("reg")) + "\"\n  cdiDir = \"" + dir.resolve("cdi")
-                + "\"\n  stateDir = \"" + dir.resolve("dra-state") + "\"\n  kubeconfig = \"" + kubeconfig + "\"\n";
+    }
+
+    private void run(DraNode node) throws Exception {
+        Path home = node.home;
+        Path state = node.state;
+        int port = node.port;
         String poolA = "    { name = vfs-a, selectors { pfNames = [\"ens1f0#0-7\"] } }\n";
         String poolB = "    { name = vfs-b, selectors { pfNames = [\"ens2f0#0-7\"] } }\n";
-        Path config = dir.resolve("agent.conf");
-        Files.writeString(config, base + "  pools = [\n" + poolA + poolB + "  ]\n}\n");
+        Path config = node.writeConfig("  pools = [\n" + poolA + poolB + "  ]\n");
 
-        try (KubeletDouble kubelet = KubeletDouble.start(pluginDir, state.resolve("pod-resources/kubelet.sock"));
+        try (KubeletDouble kubelet = KubeletDouble.start(node.pluginDir, state.resolve("pod-resources/kubelet.sock"));
              AgentProcess agent = AgentProcess.start(home, state, Map.of(), "--config", config.toString())) {
             agent.awaitStarted(WAIT);
             Awaitility.await("slices of vfs-a and vfs-b").atMost(WAIT).pollInterval(Duration.ofMillis(200))
@@ -89,7 +67,7 @@ class DraPoolsIT {
                             "rdma_agent_dra_pool_generation{pool=\"vfs-b\"} 1.0");
 
             // A live edit: vfs-b removed. The driver restarts with vfs-a only and deletes vfs-b's slices.
-            Files.writeString(config, base + "  pools = [\n" + poolA + "  ]\n}\n");
+            node.writeConfig("  pools = [\n" + poolA + "  ]\n");
             Awaitility.await("vfs-b's slices deleted").atMost(WAIT).pollInterval(Duration.ofMillis(200))
                     .untilAsserted(() -> assertThat(slices("vfs-b")).as(agent.output()).isEmpty());
             assertThat(slices("vfs-a")).singleElement().satisfies(s -> assertThat(s.getSpec().getPool()

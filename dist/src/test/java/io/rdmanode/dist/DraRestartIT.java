@@ -9,12 +9,9 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.rdmanode.agent.Ttar;
 import io.rdmanode.dra.testing.DraKubeletClient;
 import io.rdmanode.dra.testing.DraKubeletClient.Prepared;
 import io.rdmanode.kubelet.testing.KubeletDouble;
-import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -34,8 +31,8 @@ import org.junit.jupiter.api.Test;
 @EnableKubernetesMockClient(crud = true)
 class DraRestartIT {
 
-    private static final String DRIVER = "rdma.rdmanode.io";
-    private static final String NODE = "node-a";
+    private static final String DRIVER = DraNode.DRIVER;
+    private static final String NODE = DraNode.NODE;
     /** VF 0 of ens1f0 in the demo host; the pool sriov_pf0_low offers VFs 0-3 of that PF. */
     private static final String VF = "pci-0000-3b-00-2";
     private static final String VF_PCI = "0000:3b:00.2";
@@ -46,36 +43,17 @@ class DraRestartIT {
 
     @Test
     void aClaimPreparedBeforeASigkillIsStillPreparedAfterAndIsUnpreparedAndPreparedAgain() throws Exception {
-        Path dir = Files.createTempDirectory(Path.of("/tmp"), "drar");   // short: Unix socket paths
-        Path home = dir.resolve("home");
-        AgentProcessIT.copyTree(AgentProcessIT.DIST, home);
-        Files.deleteIfExists(home.resolve("bundles/rdma-agent-dra.jar"));     // switched on below, from optional/
-        Path state = Files.createDirectories(dir.resolve("s"));
-        Ttar.unpack(home.resolve("config/demo-host/cx5-roce-sriov.ttar"), state.resolve("host"));
-        Path pluginDir = Files.createDirectories(state.resolve("device-plugins"));
-        Path draDir = dir.resolve("plugins").resolve(DRIVER);
-        Path cdi = dir.resolve("cdi");
-        Path kubeconfig = dir.resolve("kubeconfig");
-        Files.writeString(kubeconfig, """
-                apiVersion: v1
-                kind: Config
-                clusters: [{name: mock, cluster: {server: "%s", insecure-skip-tls-verify: true}}]
-                users: [{name: agent, user: {token: test}}]
-                contexts: [{name: mock, context: {cluster: mock, user: agent}}]
-                current-context: mock
-                """.formatted(client.getConfiguration().getMasterUrl()));
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
+        try (DraNode node = new DraNode("drar", client.getConfiguration().getMasterUrl())) {
+            run(node, node.writeConfig(""));
         }
-        Path config = dir.resolve("agent.conf");
-        Files.writeString(config, Files.readString(home.resolve("config/demo.conf"))
-                .replace("${rdma.agent.stateDir}", state.toString())
-                .replace("port = ${?RDMA_AGENT_HTTP_PORT}", "port = " + port)
-                + "\nagent.bundles.dra.enabled = true\ndra {\n  enabled = true\n  nodeName = " + NODE + "\n  pluginsDir = \"" + dir.resolve("plugins")
-                + "\"\n  registryDir = \"" + Files.createDirectories(dir.resolve("reg")) + "\"\n  cdiDir = \"" + cdi
-                + "\"\n  stateDir = \"" + dir.resolve("dra-state") + "\"\n  kubeconfig = \"" + kubeconfig + "\"\n}\n");
+    }
 
+    private void run(DraNode node, Path config) throws Exception {
+        Path home = node.home;
+        Path state = node.state;
+        Path draDir = node.draDir;
+        Path cdi = node.cdi;
+        int port = node.port;
         client.resource(new ResourceClaimBuilder()
                 .withMetadata(new ObjectMetaBuilder().withNamespace("ns").withName("pod-nic").build())
                 .withNewStatus().withNewAllocation().withNewDevices()
@@ -87,7 +65,7 @@ class DraRestartIT {
         List<String> cdiIds = List.of(DRIVER + "/rdma=" + uid + "-" + VF);
         Path spec = cdi.resolve(DRIVER + "-rdma_" + uid + ".json");
 
-        try (KubeletDouble kubelet = KubeletDouble.start(pluginDir, state.resolve("pod-resources/kubelet.sock"))) {
+        try (KubeletDouble kubelet = KubeletDouble.start(node.pluginDir, state.resolve("pod-resources/kubelet.sock"))) {
             AgentProcess first = AgentProcess.start(home, state, Map.of(), "--config", config.toString());
             try (first) {
                 first.awaitStarted(WAIT);

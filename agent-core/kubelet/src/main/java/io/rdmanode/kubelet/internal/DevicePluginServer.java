@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -239,34 +240,41 @@ final class DevicePluginServer implements ServedResource {
      * (and forgetting) instances that handed over.
      */
     private void noteNewerInstances() {
-        String own = socket.getFileName().toString();
-        Optional<String> part = ResourceNames.resourcePartOf(own);
-        if (part.isEmpty()) {
-            return;
+        for (NewerSocket newer : newerSockets()) {
+            if (newer.handedOver()) {
+                if (newer.tag().equals(newerSeen)) {
+                    newerSeen = null;                    // it handed over (to this instance, or to one newer still)
+                    newerAwaitedSince = 0;
+                }
+            } else if (newerSeen == null || InstanceTags.newer(newer.tag(), newerSeen)) {
+                newerSeen = newer.tag();
+            }
         }
+    }
+
+    /** A socket file of a newer instance of this agent for this server's resource, live or not. */
+    private record NewerSocket(Path file, String tag, boolean handedOver) { }
+
+    /** The socket files of newer instances for this resource in the socket directory: one listing. */
+    private List<NewerSocket> newerSockets() {
+        Optional<String> part = ResourceNames.resourcePartOf(socket.getFileName().toString());
+        if (part.isEmpty()) {
+            return List.of();
+        }
+        List<NewerSocket> newer = new ArrayList<>();
         try (java.nio.file.DirectoryStream<Path> files = Files.newDirectoryStream(settings.socketDir(),
                 ResourceNames.SOCKET_PREFIX + "*" + ResourceNames.SOCKET_SUFFIX)) {
             for (Path file : files) {
                 String name = file.getFileName().toString();
-                if (!part.equals(ResourceNames.resourcePartOf(name))) {
-                    continue;
-                }
-                Optional<String> tag = ResourceNames.instanceOf(name).filter(t -> InstanceTags.newer(t, instance));
-                if (tag.isEmpty()) {
-                    continue;
-                }
-                if (handedOverSocket(file)) {
-                    if (tag.get().equals(newerSeen)) {
-                        newerSeen = null;                // it handed over (to this instance, or to one newer still)
-                        newerAwaitedSince = 0;
-                    }
-                } else if (newerSeen == null || InstanceTags.newer(tag.get(), newerSeen)) {
-                    newerSeen = tag.get();
+                if (part.equals(ResourceNames.resourcePartOf(name))) {
+                    ResourceNames.instanceOf(name).filter(t -> InstanceTags.newer(t, instance))
+                            .ifPresent(tag -> newer.add(new NewerSocket(file, tag, handedOverSocket(file))));
                 }
             }
         } catch (IOException | java.io.UncheckedIOException e) {
             LOG.debug("cannot list {}: {}", settings.socketDir(), e.getMessage());
         }
+        return newer;
     }
 
     /**
@@ -501,25 +509,7 @@ final class DevicePluginServer implements ServedResource {
 
     /** A live socket of a newer instance of this agent serves the same resource in the socket directory. */
     boolean newerInstanceServes() {
-        String own = socket.getFileName().toString();
-        java.util.Optional<String> part = ResourceNames.resourcePartOf(own);
-        if (part.isEmpty()) {
-            return false;
-        }
-        try (java.nio.file.DirectoryStream<Path> files = Files.newDirectoryStream(settings.socketDir(),
-                ResourceNames.SOCKET_PREFIX + "*" + ResourceNames.SOCKET_SUFFIX)) {
-            for (Path file : files) {
-                String name = file.getFileName().toString();
-                if (part.equals(ResourceNames.resourcePartOf(name))
-                        && ResourceNames.instanceOf(name).filter(tag -> InstanceTags.newer(tag, instance)).isPresent()
-                        && !handedOverSocket(file) && StaleSockets.answers(file)) {
-                    return true;
-                }
-            }
-        } catch (IOException e) {
-            LOG.debug("cannot list {}: {}", settings.socketDir(), e.getMessage());
-        }
-        return false;
+        return newerSockets().stream().anyMatch(newer -> !newer.handedOver() && StaleSockets.answers(newer.file()));
     }
 
     private void stopServer() {

