@@ -75,10 +75,10 @@ final class ClaimPreparer implements ClaimPreparation {
             return PrepareOutcome.prepared(prepareNew(claim));
         } catch (Refused e) {
             LOG.warn("cannot prepare claim {}: {}", claim, e.getMessage());
-            return PrepareOutcome.failed(e.getMessage());
+            return PrepareOutcome.failed(e.reason, e.getMessage());
         } catch (IOException e) {
             LOG.warn("cannot prepare claim {}: {}", claim, e.getMessage());
-            return PrepareOutcome.failed("cannot prepare claim " + claim + ": the prepared-claims checkpoint: "
+            return PrepareOutcome.failed(RefusalReason.WRITE_FAILED, "cannot prepare claim " + claim + ": the prepared-claims checkpoint: "
                     + e.getMessage());
         }
     }
@@ -86,18 +86,18 @@ final class ClaimPreparer implements ClaimPreparation {
     private List<PreparedDevice> prepareNew(ClaimRef claim) throws Refused {
         AllocatedClaim read;
         try {
-            read = reader.read(claim.namespace(), claim.name()).orElseThrow(() -> new Refused("claim "
+            read = reader.read(claim.namespace(), claim.name()).orElseThrow(() -> new Refused(RefusalReason.CLAIM_NOT_FOUND, "claim "
                     + claim.namespace() + "/" + claim.name() + " not found in the API server"));
         } catch (ClaimReadException e) {
-            throw new Refused("cannot read claim " + claim.namespace() + "/" + claim.name() + ": " + e.getMessage());
+            throw new Refused(RefusalReason.API_ERROR, "cannot read claim " + claim.namespace() + "/" + claim.name() + ": " + e.getMessage());
         }
         if (!read.uid().equals(claim.uid())) {
-            throw new Refused("claim " + claim.namespace() + "/" + claim.name() + " has uid " + read.uid()
+            throw new Refused(RefusalReason.UID_MISMATCH, "claim " + claim.namespace() + "/" + claim.name() + " has uid " + read.uid()
                     + ", kubelet asked for " + claim.uid() + " (the claim was deleted and created again)");
         }
         List<Result> ours = read.results().stream().filter(r -> r.driver().equals(driverName)).toList();
         if (ours.isEmpty()) {
-            throw new Refused("claim " + claim + " has no allocation result for driver " + driverName);
+            throw new Refused(RefusalReason.NOT_ALLOCATED_HERE, "claim " + claim + " has no allocation result for driver " + driverName);
         }
         // One device may serve several requests of the claim: one entry per device, requests merged.
         Map<String, List<String>> requestsByDevice = new LinkedHashMap<>();
@@ -110,7 +110,7 @@ final class ClaimPreparer implements ClaimPreparation {
         try {
             pools = pool.byPool(host.get());
         } catch (IllegalStateException e) {
-            throw new Refused("cannot tell the devices of the pools: " + e.getMessage());
+            throw new Refused(RefusalReason.DEVICE_GONE, "cannot tell the devices of the pools: " + e.getMessage());
         }
         Map<String, NodeDevice> present = new LinkedHashMap<>();
         Map<String, String> poolOfDevice = new LinkedHashMap<>();
@@ -122,24 +122,24 @@ final class ClaimPreparer implements ClaimPreparation {
         for (String name : requestsByDevice.keySet()) {
             NodeDevice d = present.get(name);
             if (d == null) {
-                throw new Refused("device " + name + " (pool " + poolByDevice.get(name) + ") of claim " + claim
+                throw new Refused(RefusalReason.DEVICE_GONE, "device " + name + " (pool " + poolByDevice.get(name) + ") of claim " + claim
                         + " is no longer present on this node (or no longer selected by the pool)");
             }
             String in = poolOfDevice.get(name);
             if (!in.isEmpty() && !in.equals(poolByDevice.get(name))) {
-                throw new Refused("device " + name + " of claim " + claim + " was allocated from pool "
+                throw new Refused(RefusalReason.DEVICE_GONE, "device " + name + " of claim " + claim + " was allocated from pool "
                         + poolByDevice.get(name) + ", but on this node it is in pool " + in + " (the pools changed"
                         + " since the allocation, or the allocation is not this node's)");
             }
             Optional<String> problem = d.problem();
             if (problem.isPresent()) {
-                throw new Refused("device " + name + " (" + d.rdma().name() + ") of claim " + claim
+                throw new Refused(RefusalReason.DEVICE_UNUSABLE, "device " + name + " (" + d.rdma().name() + ") of claim " + claim
                         + " cannot be used: " + problem.get());
             }
             String pci = d.address().toString();
             Optional<PreparedClaims.Prepared> other = prepared.holderOf(pci, claim.uid());
             if (other.isPresent()) {
-                throw new Refused("device " + name + " (" + pci + ") of claim " + claim + " is prepared for claim "
+                throw new Refused(RefusalReason.DEVICE_HELD, "device " + name + " (" + pci + ") of claim " + claim + " is prepared for claim "
                         + other.get().namespace() + "/" + other.get().name() + " (uid " + other.get().uid() + ")");
             }
             devices.add(d);
@@ -150,7 +150,7 @@ final class ClaimPreparer implements ClaimPreparation {
             String pci = conflicts.keySet().iterator().next();
             String name = devices.stream().filter(d -> d.address().toString().equals(pci)).findFirst()
                     .map(NodeDevice::name).orElse(pci);
-            throw new Refused("device " + name + " (" + pci + ") of claim " + claim + " is held by a pod through"
+            throw new Refused(RefusalReason.DEVICE_HELD, "device " + name + " (" + pci + ") of claim " + claim + " is held by a pod through"
                     + " the device-plugin resource " + conflicts.get(pci) + ": a device has one owner on the node");
         }
         List<String> ids;
@@ -158,7 +158,7 @@ final class ClaimPreparer implements ClaimPreparation {
             ids = specs.write(claim.uid(), devices);
         } catch (IOException e) {
             owners.release(pcis);
-            throw new Refused("cannot write the CDI spec " + specs.file(claim.uid()) + ": " + e.getMessage());
+            throw new Refused(RefusalReason.WRITE_FAILED, "cannot write the CDI spec " + specs.file(claim.uid()) + ": " + e.getMessage());
         }
         List<PreparedDevice> out = new ArrayList<>();
         for (int i = 0; i < devices.size(); i++) {
@@ -171,7 +171,7 @@ final class ClaimPreparer implements ClaimPreparation {
         } catch (IOException e) {
             deleteQuietly(claim.uid());
             owners.release(pcis);
-            throw new Refused("cannot checkpoint claim " + claim + ": " + e.getMessage());
+            throw new Refused(RefusalReason.WRITE_FAILED, "cannot checkpoint claim " + claim + ": " + e.getMessage());
         }
         LOG.info("prepared claim {}: {}", claim, out.stream().map(d -> d.device() + " (" + d.rdmaDevice() + ")")
                 .toList());
@@ -242,8 +242,11 @@ final class ClaimPreparer implements ClaimPreparation {
     private static final class Refused extends Exception {
         private static final long serialVersionUID = 1L;
 
-        Refused(String message) {
+        final RefusalReason reason;
+
+        Refused(RefusalReason reason, String message) {
             super(message, null, false, false);
+            this.reason = reason;
         }
     }
 }

@@ -42,6 +42,11 @@ public final class DraCollector implements MultiCollector {
                         "Claims answered by NodePrepareResources, by result (ok, refused: a per-claim error)"),
                         List.of(counter(s.claimsPrepared.sum(), Labels.of("result", "ok")),
                                 counter(s.claimsRefused.sum(), Labels.of("result", "refused")))),
+                new CounterSnapshot(new MetricMetadata("rdma_agent_dra_prepare_refusals",
+                        "Claims NodePrepareResources refused, by reason (claim_not_found, api_error, uid_mismatch,"
+                                + " not_allocated_to_driver, device_gone, device_unusable, device_held, write_failed)"),
+                        s.refusals.entrySet().stream().map(e -> counter(e.getValue().sum(),
+                                Labels.of("reason", e.getKey().label))).toList()),
                 new CounterSnapshot(new MetricMetadata("rdma_agent_dra_claims_unprepared",
                         "Claims answered by NodeUnprepareResources, by result (ok, error)"),
                         List.of(counter(s.claimsUnprepared.sum(), Labels.of("result", "ok")),

@@ -43,7 +43,7 @@ final class DraPluginService extends DRAPluginGrpc.DRAPluginImplBase {
         NodePrepareResourcesResponse.Builder out = NodePrepareResourcesResponse.newBuilder();
         for (Claim c : request.getClaimsList()) {
             PrepareOutcome outcome = claims.prepare(ref(c));
-            (outcome.error().isPresent() ? stats.claimsRefused : stats.claimsPrepared).increment();
+            stats.countPrepared(outcome);
             NodePrepareResourceResponse.Builder one = NodePrepareResourceResponse.newBuilder();
             outcome.error().ifPresentOrElse(one::setError, () -> outcome.devices().forEach(d -> one.addDevices(
                     Device.newBuilder().addAllRequestNames(d.requests()).setPoolName(d.pool())

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.dra.internal;
 
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
 /** What the DRA service counts, read at scrape time by {@link DraCollector}. Thread-safe. */
@@ -14,6 +16,8 @@ public final class DraStats {
 
     final LongAdder claimsPrepared = new LongAdder();
     final LongAdder claimsRefused = new LongAdder();
+    /** Refused claims by reason; every reason present from the start, so each series exists at 0. */
+    final Map<RefusalReason, LongAdder> refusals = new EnumMap<>(RefusalReason.class);
     final LongAdder claimsUnprepared = new LongAdder();
     final LongAdder unprepareErrors = new LongAdder();
     final LongAdder prepareNanos = new LongAdder();
@@ -21,8 +25,21 @@ public final class DraStats {
     final LongAdder[] prepareBuckets = new LongAdder[PREPARE_BUCKETS.length + 1];
 
     DraStats() {
+        for (RefusalReason reason : RefusalReason.values()) {
+            refusals.put(reason, new LongAdder());
+        }
         for (int i = 0; i < prepareBuckets.length; i++) {
             prepareBuckets[i] = new LongAdder();
+        }
+    }
+
+    /** One claim of a NodePrepareResources call answered. */
+    void countPrepared(PrepareOutcome outcome) {
+        if (outcome.error().isPresent()) {
+            claimsRefused.increment();
+            outcome.reason().ifPresent(r -> refusals.get(r).increment());
+        } else {
+            claimsPrepared.increment();
         }
     }
 

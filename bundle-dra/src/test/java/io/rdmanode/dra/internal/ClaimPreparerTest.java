@@ -165,6 +165,56 @@ class ClaimPreparerTest {
     }
 
     @Test
+    void eachRefusalNamesItsReasonAndTheCollectorCountsItUnderThatReason() throws Exception {
+        ClaimPreparer p = preparer(host);
+        reader.put("ns", "recreated", allocated("uid-new", ours("nic", VF_A)));
+        reader.put("ns", "other-driver", allocated("uid-o", new Result("gpu", "gpu.example.com", "gpus", "gpu-0")));
+        reader.put("ns", "gone", allocated("uid-g", ours("nic", "pci-0000-3b-07-0")));
+        reader.put("ns", "first", allocated("uid-1", ours("nic", VF_A)));
+        reader.put("ns", "second", allocated("uid-2", ours("nic", VF_A)));
+        DraStats stats = new DraStats();
+        java.util.function.BiFunction<String, String, java.util.Optional<RefusalReason>> prepare = (uid, name) -> {
+            PrepareOutcome outcome = p.prepare(new ClaimRef("ns", uid, name));
+            stats.countPrepared(outcome);
+            return outcome.reason();
+        };
+
+        assertThat(prepare.apply("uid-1", "first")).isEmpty();
+        assertThat(prepare.apply("uid-x", "missing")).hasValue(RefusalReason.CLAIM_NOT_FOUND);
+        assertThat(prepare.apply("uid-old", "recreated")).hasValue(RefusalReason.UID_MISMATCH);
+        assertThat(prepare.apply("uid-o", "other-driver")).hasValue(RefusalReason.NOT_ALLOCATED_HERE);
+        assertThat(prepare.apply("uid-g", "gone")).hasValue(RefusalReason.DEVICE_GONE);
+        assertThat(prepare.apply("uid-2", "second")).hasValue(RefusalReason.DEVICE_HELD);
+        reader.failWith("connection refused");
+        assertThat(prepare.apply("uid-3", "any")).hasValue(RefusalReason.API_ERROR);
+
+        var metrics = new DraCollector(new DraFigures() {
+            public DraStats stats() {
+                return stats;
+            }
+
+            public int preparedClaims() {
+                return 1;
+            }
+
+            public java.util.Map<String, Long> sliceGenerations() {
+                return java.util.Map.of();
+            }
+        }).collect();
+        var refusals = metrics.stream().filter(m -> m.getMetadata().getName().equals("rdma_agent_dra_prepare_refusals"))
+                .findFirst().orElseThrow().getDataPoints().stream().collect(java.util.stream.Collectors.toMap(
+                        d -> d.getLabels().get("reason"),
+                        d -> ((io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot) d)
+                                .getValue()));
+        assertThat(refusals).hasSize(RefusalReason.values().length).containsEntry("claim_not_found", 1.0)
+                .containsEntry("uid_mismatch", 1.0).containsEntry("not_allocated_to_driver", 1.0)
+                .containsEntry("device_gone", 1.0).containsEntry("device_held", 1.0).containsEntry("api_error", 1.0)
+                .containsEntry("device_unusable", 0.0).containsEntry("write_failed", 0.0);
+        assertThat(stats.claimsRefused.sum()).isEqualTo(6);
+        assertThat(stats.claimsPrepared.sum()).isEqualTo(1);
+    }
+
+    @Test
     void aDeviceThatLeftTheNodeAfterAllocationIsRefused() throws Exception {
         reader.put("ns", "c", allocated("uid-1", ours("nic", VF_A)));
         HostSnapshot without = new HostSnapshot(host.revision() + 1, host.takenAt(), host.backend(), host.devices(),
