@@ -37,8 +37,10 @@ interface Transport {
     /** MODIFY_QP: the state transition and the attributes of attrMask. */
     void modify(QueuePair qp, ModifyQpRequest r);
 
-    /** QUERY_QP. */
-    QpAttributes query(QueuePair qp);
+    /** QUERY_QP: the state and the attributes the transport accepted ({@link QueuePair#accept}). */
+    default QpAttributes query(QueuePair qp) {
+        return qp.attributes();
+    }
 
     PostResponse postSend(QueuePair qp, List<SendWr> wrs);
 

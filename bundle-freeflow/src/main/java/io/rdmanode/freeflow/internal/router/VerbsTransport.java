@@ -54,7 +54,6 @@ import io.rdmanode.freeflow.internal.wire.Errno;
 import io.rdmanode.freeflow.internal.wire.ModifyQpRequest;
 import io.rdmanode.freeflow.internal.wire.PortAttrResponse;
 import io.rdmanode.freeflow.internal.wire.PostResponse;
-import io.rdmanode.freeflow.internal.wire.QpAttributes;
 import io.rdmanode.freeflow.internal.wire.RecvWr;
 import io.rdmanode.freeflow.internal.wire.SendWr;
 import io.rdmanode.freeflow.internal.wire.Sge;
@@ -321,58 +320,10 @@ final class VerbsTransport implements Transport {
                 .put(ATTR_TIMEOUT, (byte) r.timeout()).put(ATTR_RETRY_CNT, (byte) r.retryCnt())
                 .put(ATTR_RNR_RETRY, (byte) r.rnrRetry());
         device.modifyQp(q.handle(), a, mask);
-        remember(qp, r, mtu);
-    }
-
-    /** What the device accepted, for QUERY_QP. */
-    private static void remember(QueuePair qp, ModifyQpRequest r, int mtu) {
-        int mask = r.attrMask();
         if ((mask & QpTransitions.STATE) != 0) {
             qp.state = r.qpState();
         }
-        if ((mask & QpTransitions.ACCESS_FLAGS) != 0) {
-            qp.accessFlags = r.accessFlags();
-        }
-        if ((mask & QpTransitions.PORT) != 0) {
-            qp.portNum = r.portNum();
-        }
-        if ((mask & QpTransitions.PATH_MTU) != 0) {
-            qp.pathMtu = mtu;
-        }
-        if ((mask & QpTransitions.AV) != 0) {
-            qp.dgid = r.dgid();
-            qp.dlid = r.dlid();
-        }
-        if ((mask & QpTransitions.DEST_QPN) != 0) {
-            qp.destQpn = r.destQpNum() & 0xffffff;
-        }
-        if ((mask & QpTransitions.RQ_PSN) != 0) {
-            qp.rqPsn = r.rqPsn();
-        }
-        if ((mask & QpTransitions.SQ_PSN) != 0) {
-            qp.sqPsn = r.sqPsn();
-        }
-        if ((mask & QpTransitions.MIN_RNR_TIMER) != 0) {
-            qp.minRnrTimer = r.minRnrTimer();
-        }
-        if ((mask & QpTransitions.TIMEOUT) != 0) {
-            qp.timeout = r.timeout();
-        }
-        if ((mask & QpTransitions.RETRY_CNT) != 0) {
-            qp.retryCnt = r.retryCnt();
-        }
-        if ((mask & QpTransitions.RNR_RETRY) != 0) {
-            qp.rnrRetry = r.rnrRetry();
-        }
-    }
-
-    /** The attributes the device accepted; the state turns to ERR when a completion said the device moved it there. */
-    @Override
-    public QpAttributes query(QueuePair qp) {
-        live(qp);
-        return new QpAttributes(qp.state, qp.pathMtu, qp.qkey, qp.rqPsn, qp.sqPsn, Math.max(qp.destQpn, 0),
-                qp.accessFlags, qp.maxSendWr, qp.maxRecvWr, qp.maxSendSge, qp.maxRecvSge, qp.minRnrTimer, qp.portNum,
-                qp.timeout, qp.retryCnt, qp.rnrRetry, qp.dgid, qp.dlid);
+        qp.accept(r, mtu);
     }
 
     private VerbsDevice.Qp live(QueuePair qp) {
