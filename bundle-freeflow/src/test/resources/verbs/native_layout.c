@@ -11,6 +11,7 @@ int main(void) {
     P("CTX_POLL_CQ", offsetof(struct ibv_context, ops.poll_cq));
     P("CTX_POST_SEND", offsetof(struct ibv_context, ops.post_send));
     P("CTX_POST_RECV", offsetof(struct ibv_context, ops.post_recv));
+    P("CTX_POST_SRQ_RECV", offsetof(struct ibv_context, ops.post_srq_recv));
     P("QP_CONTEXT", offsetof(struct ibv_qp, context));
     P("QP_NUM", offsetof(struct ibv_qp, qp_num));
     P("CQ_CONTEXT", offsetof(struct ibv_cq, context));
@@ -52,6 +53,11 @@ int main(void) {
     P("INIT_CAP", offsetof(struct ibv_qp_init_attr, cap));
     P("INIT_QP_TYPE", offsetof(struct ibv_qp_init_attr, qp_type));
     P("INIT_SQ_SIG_ALL", offsetof(struct ibv_qp_init_attr, sq_sig_all));
+    P("SRQ_INIT_ATTR_SIZE", sizeof(struct ibv_srq_init_attr));
+    P("SRQ_INIT_MAX_WR", offsetof(struct ibv_srq_init_attr, attr.max_wr));
+    P("SRQ_INIT_MAX_SGE", offsetof(struct ibv_srq_init_attr, attr.max_sge));
+    P("SRQ_ATTR_SIZE", sizeof(struct ibv_srq_attr));
+    P("SRQ_ATTR_MAX_WR", offsetof(struct ibv_srq_attr, max_wr));
     P("QP_ATTR_SIZE", sizeof(struct ibv_qp_attr));
     QA("ATTR_QP_STATE", qp_state);
     QA("ATTR_CUR_QP_STATE", cur_qp_state);

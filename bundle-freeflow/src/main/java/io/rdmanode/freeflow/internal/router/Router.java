@@ -326,7 +326,7 @@ public final class Router implements AutoCloseable {
         Limits l = limits;
         if (!transport.supports(r.qpType())) {
             throw new WireException(Errno.EOPNOTSUPP, "QP type " + r.qpType() + " is not supported by the "
-                    + (transport instanceof VerbsTransport ? "verbs transport (RC only)" : "software transport (RC and UC)"));
+                    + (transport instanceof VerbsTransport ? "verbs" : "software") + " transport (RC and UC)");
         }
         pd(t, r.pdHandle());
         SharedReceiveQueue srq = r.srq() == 0 ? null : srq(t, r.srq());
@@ -435,6 +435,14 @@ public final class Router implements AutoCloseable {
         }
         Mailbox mb = takeMailbox(Mailbox.Kind.SRQ, t, t.srqHandles, "SRQ");
         SharedReceiveQueue srq = new SharedReceiveQueue(t, mb.handle, r.pdHandle(), r.maxWr(), r.maxSge(), mb);
+        try {
+            transport.srqCreated(srq);
+        } catch (RuntimeException e) {
+            shm.release(mb.file);
+            mb.file.unmap();
+            t.srqHandles.free(mb.handle);
+            throw e;
+        }
         t.srqs.put(mb.handle, srq);
         poller.add(mb);
         return new CreateSrqResponse(mb.handle, mb.file.name());
@@ -455,6 +463,7 @@ public final class Router implements AutoCloseable {
                 throw new WireException(Errno.EINVAL, "SRQ " + r.handle() + " max_wr " + r.maxWr() + " outside "
                         + Math.max(1, srq.rq.size()) + ".." + limits.maxQpWr());
             }
+            transport.srqResized(srq, r.maxWr());
             srq.maxWr = r.maxWr();
         }
     }
@@ -467,6 +476,7 @@ public final class Router implements AutoCloseable {
         t.srqs.remove(h);
         t.srqHandles.free(h);
         srq.rq.clear();
+        transport.srqDestroyed(srq);
         retire(srq.mailbox);
     }
 

@@ -34,6 +34,18 @@ interface Transport {
     /** The QP is gone from the tenant's tables; its queues are already cleared. Nothing of it may stay behind. */
     void destroyed(QueuePair qp);
 
+    /** An SRQ was created (its handle and mailbox bound, no QP on it yet); a hardware transport creates its own. */
+    default void srqCreated(SharedReceiveQueue srq) {
+    }
+
+    /** MODIFY_SRQ's IBV_SRQ_MAX_WR, before the router records it (a device may refuse the size). */
+    default void srqResized(SharedReceiveQueue srq, int maxWr) {
+    }
+
+    /** The SRQ is gone from the tenant's tables (no QP used it any more). Nothing of it may stay behind. */
+    default void srqDestroyed(SharedReceiveQueue srq) {
+    }
+
     /** MODIFY_QP: the state transition and the attributes of attrMask. */
     void modify(QueuePair qp, ModifyQpRequest r);
 

@@ -70,10 +70,10 @@ import java.util.OptionalLong;
 import java.util.function.Supplier;
 
 /**
- * The verbs transport: the router's QPs are RC QPs on a real RDMA device, and the device moves the data.
- * Per tenant one PD on the device (created with the tenant's first QP or MR, freed with its last); per router CQ
- * one device CQ (created with the first QP that uses it); per QP one device QP, whose QPN is the one the client
- * sees. An MR is the tenant's shm file as the router maps it, registered in the tenant's PD: the client sees the
+ * The verbs transport: the router's QPs are RC and UC QPs on a real RDMA device, and the device moves the data.
+ * Per tenant one PD on the device (created with the tenant's first QP, SRQ or MR, freed with its last); per router
+ * CQ one device CQ (created with the first QP that uses it); per SRQ one device SRQ; per QP one device QP (on the
+ * device SRQ when it has one), whose QPN is the one the client sees. An MR is the tenant's shm file as the router maps it, registered in the tenant's PD: the client sees the
  * device's lkey and rkey. MODIFY_QP goes to the device with the client's attributes (a GID makes the address
  * global, with this router's GID index; the path MTU is capped at the port's active MTU). A post's WRs are
  * rewritten into {@code ibv_send_wr}/{@code ibv_recv_wr} lists: an SGE's offset in the MR of its lkey becomes the
@@ -100,6 +100,7 @@ final class VerbsTransport implements Transport {
     private final Map<Tenant, Counted> pds = new IdentityHashMap<>();
     private final Map<CompletionQueue, Counted> cqs = new IdentityHashMap<>();
     private final Map<QueuePair, VerbsDevice.Qp> qps = new IdentityHashMap<>();
+    private final Map<SharedReceiveQueue, Long> srqs = new IdentityHashMap<>();
     /** Registered MRs by the device's keys (unique on the device). */
     private final Map<Integer, Registered> byLkey = new HashMap<>();
     private final Map<Integer, Registered> byRkey = new HashMap<>();
@@ -142,10 +143,10 @@ final class VerbsTransport implements Transport {
         return device;
     }
 
-    /** RC only for now: UC, UD and SRQs are not passed to the device yet. */
+    /** RC and UC; UD (and its address handles) is not passed to the device yet. */
     @Override
     public boolean supports(int qpType) {
-        return qpType == QueuePair.TYPE_RC;
+        return qpType == QueuePair.TYPE_RC || qpType == QueuePair.TYPE_UC;
     }
 
     @Override
@@ -197,8 +198,13 @@ final class VerbsTransport implements Transport {
 
     @Override
     public void created(QueuePair qp) {
+        long srq = 0;
         if (qp.srq != null) {
-            throw new WireException(Errno.EOPNOTSUPP, "QP with an SRQ: the verbs transport has no SRQs yet");
+            Long s = srqs.get(qp.srq);
+            if (s == null) {
+                throw new WireException(Errno.EINVAL, "SRQ " + qp.srq.handle + " has no device SRQ");
+            }
+            srq = s;
         }
         long pd = pd(qp.tenant);
         boolean sendRef = false;
@@ -208,8 +214,10 @@ final class VerbsTransport implements Transport {
             sendRef = true;
             long rcq = cq(qp.recvCq);
             recvRef = true;
-            VerbsDevice.Qp q = device.createQp(pd, scq, rcq, qp.type, qp.maxSendWr, Math.max(1, qp.maxRecvWr),
-                    qp.maxSendSge, qp.maxRecvSge, qp.maxInline, qp.sqSigAll);
+            // A QP on an SRQ has no receive queue of its own (the device ignores or refuses its receive capacities).
+            VerbsDevice.Qp q = device.createQp(pd, scq, rcq, srq, qp.type, qp.maxSendWr,
+                    srq != 0 ? 0 : Math.max(1, qp.maxRecvWr), qp.maxSendSge, srq != 0 ? 0 : qp.maxRecvSge,
+                    qp.maxInline, qp.sqSigAll);
             qps.put(qp, q);
             qp.qpn = q.qpn();
         } catch (RuntimeException e) {
@@ -234,6 +242,36 @@ final class VerbsTransport implements Transport {
         unrefCq(qp.sendCq);
         unrefCq(qp.recvCq);
         unrefPd(qp.tenant);
+    }
+
+    @Override
+    public void srqCreated(SharedReceiveQueue srq) {
+        long pd = pd(srq.tenant);
+        try {
+            srqs.put(srq, device.createSrq(pd, Math.max(1, srq.maxWr), Math.max(1, srq.maxSge)));
+        } catch (RuntimeException e) {
+            unrefPd(srq.tenant);
+            throw e;
+        }
+    }
+
+    @Override
+    public void srqResized(SharedReceiveQueue srq, int maxWr) {
+        Long s = srqs.get(srq);
+        if (s != null) {
+            device.resizeSrq(s, maxWr);
+        }
+    }
+
+    /** After the QPs on it (the router refuses to destroy an SRQ in use), so the device frees it. */
+    @Override
+    public void srqDestroyed(SharedReceiveQueue srq) {
+        Long s = srqs.remove(srq);
+        if (s == null) {
+            return;
+        }
+        release(() -> device.destroySrq(s), "SRQ " + srq.handle + " of " + srq.tenant.id());
+        unrefPd(srq.tenant);
     }
 
     @Override
@@ -355,7 +393,7 @@ final class VerbsTransport implements Transport {
             }
             int at = i * SEND_WR_SIZE;
             clear(b, at, SEND_WR_SIZE);
-            if (!putSges(qp, wr.sges(), b, sgeAt)) {
+            if (!putSges(qp.tenant, qp.pd, wr.sges(), b, sgeAt)) {
                 return new PostResponse(Errno.EINVAL, i + 1);
             }
             b.putLong(at + WR_ID, wr.wrId()).putLong(at + WR_NEXT, i + 1 < n ? base + (i + 1L) * SEND_WR_SIZE : 0L)
@@ -377,6 +415,27 @@ final class VerbsTransport implements Transport {
     @Override
     public PostResponse postRecv(QueuePair qp, List<RecvWr> list) {
         VerbsDevice.Qp q = live(qp);
+        if (qp.srq != null) {
+            return new PostResponse(Errno.EINVAL, 1);             // a QP on an SRQ has no receive queue of its own
+        }
+        return postRecvs(qp.tenant, qp.pd, qp.maxRecvSge, list, q.handle(), false);
+    }
+
+    /** POST_SRQ_RECV: the WRs as an {@code ibv_recv_wr} list on the device SRQ, checked as a QP's receives are. */
+    @Override
+    public PostResponse postSrqRecv(SharedReceiveQueue srq, List<RecvWr> list) {
+        Long s = srqs.get(srq);
+        if (s == null) {
+            return new PostResponse(Errno.EINVAL, 1);
+        }
+        return postRecvs(srq.tenant, srq.pd, srq.maxSge, list, s, true);
+    }
+
+    /**
+     * The receive WRs as a linked {@code ibv_recv_wr} list posted to the device QP or SRQ {@code handle}; EINVAL
+     * naming the first WR with more than {@code maxSge} SGEs or an SGE outside the tenant's MRs of the PD.
+     */
+    private PostResponse postRecvs(Tenant tenant, int pd, int maxSge, List<RecvWr> list, long handle, boolean srq) {
         int n = list.size();
         int sges = 0;
         for (RecvWr wr : list) {
@@ -387,12 +446,9 @@ final class VerbsTransport implements Transport {
         int sgeAt = n * RECV_WR_SIZE;
         for (int i = 0; i < n; i++) {
             RecvWr wr = list.get(i);
-            if (wr.sges().length > qp.maxRecvSge) {
-                return new PostResponse(Errno.EINVAL, i + 1);
-            }
             int at = i * RECV_WR_SIZE;
             clear(b, at, RECV_WR_SIZE);
-            if (!putSges(qp, wr.sges(), b, sgeAt)) {
+            if (wr.sges().length > maxSge || !putSges(tenant, pd, wr.sges(), b, sgeAt)) {
                 return new PostResponse(Errno.EINVAL, i + 1);
             }
             b.putLong(at + WR_ID, wr.wrId()).putLong(at + WR_NEXT, i + 1 < n ? base + (i + 1L) * RECV_WR_SIZE : 0L)
@@ -403,26 +459,20 @@ final class VerbsTransport implements Transport {
         if (n == 0) {
             return OK;
         }
-        VerbsDevice.Posted p = device.postRecv(q.handle(), b);
+        VerbsDevice.Posted p = srq ? device.postSrqRecv(handle, b) : device.postRecv(handle, b);
         return p.errno() == 0 ? OK : new PostResponse(p.errno(), p.badWr());
     }
 
-    /** No SRQ on the device yet (the router's SRQs cannot be bound to a verbs QP: {@link #created} refuses). */
-    @Override
-    public PostResponse postSrqRecv(SharedReceiveQueue srq, List<RecvWr> list) {
-        return new PostResponse(Errno.EOPNOTSUPP, 1);
-    }
-
     /**
-     * Writes the SGEs as {@code ibv_sge}s: the MR of each lkey must be the tenant's, in the QP's PD, and hold the
+     * Writes the SGEs as {@code ibv_sge}s: the MR of each lkey must be the tenant's, in the PD, and hold the
      * range; its address is then the router's mapping of it. False when one does not.
      */
-    private boolean putSges(QueuePair qp, Sge[] sges, ByteBuffer b, int at) {
+    private boolean putSges(Tenant tenant, int pd, Sge[] sges, ByteBuffer b, int at) {
         for (int j = 0; j < sges.length; j++) {
             Sge s = sges[j];
-            MemoryRegion mr = qp.tenant.mrsByKey.get(s.lkey());
+            MemoryRegion mr = tenant.mrsByKey.get(s.lkey());
             Registered r = byLkey.get(s.lkey());
-            if (mr == null || r == null || r.tenant() != qp.tenant || mr.deregistered || mr.pd != qp.pd
+            if (mr == null || r == null || r.tenant() != tenant || mr.deregistered || mr.pd != pd
                     || !mr.contains(s.offset(), s.len())) {
                 return false;
             }

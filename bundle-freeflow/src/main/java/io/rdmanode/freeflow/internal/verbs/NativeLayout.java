@@ -13,6 +13,7 @@ public final class NativeLayout {
     public static final int CTX_POLL_CQ = 96;
     public static final int CTX_POST_SEND = 208;
     public static final int CTX_POST_RECV = 216;
+    public static final int CTX_POST_SRQ_RECV = 168;
     // struct ibv_qp / ibv_cq / ibv_mr
     public static final int QP_CONTEXT = 0;
     public static final int QP_NUM = 52;
@@ -58,6 +59,14 @@ public final class NativeLayout {
     public static final int INIT_CAP = 32;          // max_send_wr, max_recv_wr, max_send_sge, max_recv_sge, max_inline
     public static final int INIT_QP_TYPE = 52;
     public static final int INIT_SQ_SIG_ALL = 56;
+
+    // struct ibv_srq_init_attr (24 bytes): srq_context, then a struct ibv_srq_attr (srq_limit 0: no limit armed)
+    public static final int SRQ_INIT_ATTR_SIZE = 24;
+    public static final int SRQ_INIT_MAX_WR = 8;
+    public static final int SRQ_INIT_MAX_SGE = 12;
+    // struct ibv_srq_attr (12 bytes), ibv_modify_srq's
+    public static final int SRQ_ATTR_SIZE = 12;
+    public static final int SRQ_ATTR_MAX_WR = 0;
 
     // struct ibv_qp_attr (144 bytes)
     public static final int QP_ATTR_SIZE = 144;

@@ -21,6 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmanode.freeflow.internal.router.FakeVerbsDevice.NativeWr;
+import io.rdmanode.freeflow.internal.wire.Layout;
+import io.rdmanode.freeflow.internal.wire.LayoutTable;
 import io.rdmanode.freeflow.testclient.FfClient;
 import io.rdmanode.freeflow.testclient.FfClient.Cq;
 import io.rdmanode.freeflow.testclient.FfClient.Mr;
@@ -197,11 +199,90 @@ class VerbsTransportTest {
     }
 
     @Test
-    void uc_and_srq_qps_are_refused_and_leave_nothing_on_the_device() throws Exception {
-        assertThat(c.createQp(pd, cq, cq, 8, 1, 3)).isNull();
-        FfClient.Srq srq = c.createSrq(pd, 8, 1);
-        assertThat(c.createQp(pd, cq, cq, 8, 1, 2, srq)).isNull();
-        assertThat(dev.calls).containsExactly("pd", "cq", "qp", "mr");
+    void query_qp_answers_what_the_device_accepted() throws Exception {
+        c.connect(qp, 0x00b200, ACCESS_ALL, 12, 7, new byte[16]);
+
+        Layout rs = LayoutTable.struct("query_qp_rsp");
+        ByteBuffer q = query(qp);
+        assertThat(q.getInt(rs.off("ret_errno"))).isZero();
+        assertThat(q.get(rs.off("qp_state"))).isEqualTo((byte) 3);
+        assertThat(q.get(rs.off("path_mtu"))).as("as capped for the device").isEqualTo((byte) 3);
+        assertThat(q.getInt(rs.off("dest_qp_num"))).isEqualTo(0x00b200);
+        assertThat(q.getInt(rs.off("qp_access_flags"))).isEqualTo(ACCESS_ALL);
+        assertThat(q.get(rs.off("min_rnr_timer"))).isEqualTo((byte) 12);
+        assertThat(q.get(rs.off("rnr_retry"))).isEqualTo((byte) 7);
+    }
+
+    private ByteBuffer query(Qp q) throws Exception {
+        Layout rq = LayoutTable.struct("query_qp_req");
+        return c.call(FfClient.QUERY_QP, FfClient.buf(rq.size()).putInt(rq.off("cmd_size"), 24)
+                .putInt(rq.off("qp_handle"), q.handle()).putInt(rq.off("attr_mask"), -1),
+                LayoutTable.struct("query_qp_rsp").size());
+    }
+
+    @Test
+    void a_uc_qp_is_a_device_uc_qp_connected_with_the_clients_uc_mask_and_ud_is_refused() throws Exception {
+        Qp uc = c.createQp(pd, cq, cq, 8, 1, 3);
+        assertThat(uc).isNotNull();
+        long devQp = dev.live.entrySet().stream().filter(e -> e.getValue().equals("qp")).mapToLong(e -> e.getKey())
+                .max().orElseThrow();
+        assertThat(dev.createdQps.get(devQp)[1]).as("IBV_QPT_UC").isEqualTo(3);
+
+        c.connectUc(uc, 0x00b300, ACCESS_ALL);
+        assertThat(dev.modifies).extracting(FakeVerbsDevice.Modify::mask)
+                .containsExactly(1 | 8 | 16 | 32, 1 | 128 | 256 | 1048576 | 4096, 1 | 65536);
+        assertThat(c.postSend(uc, List.of(Wr.send(5, new Sg(0, 64, mr.lkey()))))).containsExactly(0, 0);
+        assertThat(dev.sends).hasSize(1);
+
+        assertThat(c.createQp(pd, cq, cq, 8, 1, 4)).as("UD").isNull();
+        assertThat(dev.live.values()).containsExactlyInAnyOrder("pd", "cq", "qp", "qp", "mr");
+    }
+
+    @Test
+    void an_srq_is_a_device_srq_whose_qps_take_their_receives_from_it() throws Exception {
+        FfClient.Srq srq = c.createSrq(pd, 8, 2);
+        Qp onSrq = c.createQp(pd, cq, cq, 8, 1, 2, srq);
+        assertThat(onSrq).isNotNull();
+        long devSrq = dev.live.entrySet().stream().filter(e -> e.getValue().equals("srq")).mapToLong(e -> e.getKey())
+                .findFirst().orElseThrow();
+        assertThat(dev.srqSizes.get(devSrq)).containsExactly(8, 2);
+        long devQp = dev.createdQps.entrySet().stream().filter(e -> e.getValue()[0] == devSrq).mapToLong(e -> e.getKey())
+                .findFirst().orElseThrow();
+        assertThat(dev.createdQps.get(devQp)).as("srq, RC, no receive queue of its own").containsExactly(devSrq, 2, 0, 0);
+        long base = dev.regs.get(0).addr();
+
+        assertThat(c.postSrqRecv(srq, 41, new Sg(512, 256, mr.lkey()), new Sg(0, 8, mr.lkey()))).containsExactly(0, 0);
+        assertThat(c.postSrqRecvSlow(srq, 42, new Sg(4096, 64, mr.lkey()))).containsExactly(0, 0);
+        assertThat(dev.srqRecvs).containsExactly(
+                List.of(new NativeWr(41, -1, 0, 0, 0, 0, List.of(new FakeVerbsDevice.Sg(base + 512, 256, mr.lkey()),
+                        new FakeVerbsDevice.Sg(base, 8, mr.lkey())))),
+                List.of(new NativeWr(42, -1, 0, 0, 0, 0, List.of(new FakeVerbsDevice.Sg(base + 4096, 64, mr.lkey())))));
+        assertThat(c.postSrqRecv(srq, 43, new Sg(1 << 16, 8, mr.lkey()))).as("past the MR").containsExactly(22, 1);
+        assertThat(c.postSrqRecv(srq, 44, new Sg(0, 8, mr.lkey()), new Sg(0, 8, mr.lkey()), new Sg(0, 8, mr.lkey())))
+                .as("3 SGEs, max_sge 2").containsExactly(22, 1);
+        assertThat(c.postRecv(onSrq, 45, new Sg(0, 8, mr.lkey()))).as("the QP's own receive queue").containsExactly(22, 1);
+        assertThat(dev.srqRecvs).hasSize(2);
+        assertThat(dev.recvs).isEmpty();
+
+        assertThat(c.modifySrq(srq, 16, 0, 1)).isZero();
+        assertThat(dev.srqSizes.get(devSrq)[0]).isEqualTo(16);
+
+        assertThat(c.ret(FfClient.DESTROY_SRQ, srq.handle())).as("in use").isEqualTo(16);
+        assertThat(c.ret(FfClient.DESTROY_QP, onSrq.handle())).isZero();
+        assertThat(c.ret(FfClient.DESTROY_SRQ, srq.handle())).isZero();
+        assertThat(dev.calls).endsWith("free qp", "free srq");
         assertThat(dev.live.values()).containsExactlyInAnyOrder("pd", "cq", "qp", "mr");
+    }
+
+    @Test
+    void an_srq_the_device_refuses_leaves_no_handle_and_no_pd_behind() throws Exception {
+        c.ret(FfClient.DESTROY_QP, qp.handle());
+        c.ret(FfClient.DEREG_MR, mr.handle());
+        assertThat(dev.live).isEmpty();
+        dev.refuseSrqs = true;
+
+        assertThat(c.createSrq(pd, 8, 1)).isNull();
+        assertThat(dev.live).isEmpty();
+        assertThat(fx.router.tenants()).singleElement().satisfies(t -> assertThat(t.srqs()).isZero());
     }
 }
