@@ -234,6 +234,13 @@ public final class FfClient {
         check(modifyQp(qp, 3, 1 | 65536, 0, 0, 0, 0), "RTS");
     }
 
+    /** {@link #connectUc} towards a UC QP at the GID dgid (a RoCE device's peer). */
+    public void connectUc(Qp qp, int destQpn, int access, byte[] dgid) throws IOException {
+        check(modifyQp(qp, 1, 1 | 8 | 16 | 32, 0, access, 0, 0, dgid), "INIT");
+        check(modifyQp(qp, 2, 1 | 128 | 256 | 1048576 | 4096, destQpn, 0, 0, 0, dgid), "RTR");
+        check(modifyQp(qp, 3, 1 | 65536, 0, 0, 0, 0, dgid), "RTS");
+    }
+
     private static void check(int ret, String what) throws IOException {
         if (ret != 0) {
             throw new IOException("modify to " + what + " failed: errno " + ret);
