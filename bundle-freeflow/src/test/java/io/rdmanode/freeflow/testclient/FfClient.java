@@ -166,6 +166,13 @@ public final class FfClient {
         return handle == 0 ? null : new Qp(handle, r.getInt(rs.off("qp_num")), mailbox(cstring(r, rs.off("shm_name"))));
     }
 
+    /** QUERY_QP of every attribute: the answer (ret_errno, then the kernel ibv_query_qp_resp; query_qp_rsp). */
+    public ByteBuffer queryQp(Qp qp) throws IOException {
+        Layout rq = l("query_qp_req");
+        return call(QUERY_QP, buf(rq.size()).putInt(rq.off("cmd_size"), 24).putInt(rq.off("qp_handle"), qp.handle)
+                .putInt(rq.off("attr_mask"), -1), l("query_qp_rsp").size());
+    }
+
     /** CREATE_SRQ; null when refused. */
     public Srq createSrq(int pd, int maxWr, int maxSge) throws IOException {
         Layout rq = l("create_srq_req");

@@ -73,8 +73,8 @@ import java.util.function.Supplier;
  * The verbs transport: the router's QPs are RC and UC QPs on a real RDMA device, and the device moves the data.
  * Per tenant one PD on the device (created with the tenant's first QP, SRQ or MR, freed with its last); per router
  * CQ one device CQ (created with the first QP that uses it); per SRQ one device SRQ; per QP one device QP (on the
- * device SRQ when it has one), whose QPN is the one the client sees. An MR is the tenant's shm file as the router maps it, registered in the tenant's PD: the client sees the
- * device's lkey and rkey. MODIFY_QP goes to the device with the client's attributes (a GID makes the address
+ * device SRQ when it has one), whose QPN is the one the client sees. An MR is the tenant's shm file as the router
+ * maps it, registered in the tenant's PD: the client sees the device's lkey and rkey. MODIFY_QP goes to the device with the client's attributes (a GID makes the address
  * global, with this router's GID index; the path MTU is capped at the port's active MTU). A post's WRs are
  * rewritten into {@code ibv_send_wr}/{@code ibv_recv_wr} lists: an SGE's offset in the MR of its lkey becomes the
  * address in the router's mapping; a WRITE or READ's remote address, named in the remote application's space,

@@ -203,7 +203,7 @@ class VerbsTransportTest {
         c.connect(qp, 0x00b200, ACCESS_ALL, 12, 7, new byte[16]);
 
         Layout rs = LayoutTable.struct("query_qp_rsp");
-        ByteBuffer q = query(qp);
+        ByteBuffer q = c.queryQp(qp);
         assertThat(q.getInt(rs.off("ret_errno"))).isZero();
         assertThat(q.get(rs.off("qp_state"))).isEqualTo((byte) 3);
         assertThat(q.get(rs.off("path_mtu"))).as("as capped for the device").isEqualTo((byte) 3);
@@ -211,13 +211,6 @@ class VerbsTransportTest {
         assertThat(q.getInt(rs.off("qp_access_flags"))).isEqualTo(ACCESS_ALL);
         assertThat(q.get(rs.off("min_rnr_timer"))).isEqualTo((byte) 12);
         assertThat(q.get(rs.off("rnr_retry"))).isEqualTo((byte) 7);
-    }
-
-    private ByteBuffer query(Qp q) throws Exception {
-        Layout rq = LayoutTable.struct("query_qp_req");
-        return c.call(FfClient.QUERY_QP, FfClient.buf(rq.size()).putInt(rq.off("cmd_size"), 24)
-                .putInt(rq.off("qp_handle"), q.handle()).putInt(rq.off("attr_mask"), -1),
-                LayoutTable.struct("query_qp_rsp").size());
     }
 
     @Test
