@@ -27,6 +27,9 @@ int main(void) {
     P("WR_IMM", offsetof(struct ibv_send_wr, imm_data));
     P("WR_REMOTE_ADDR", offsetof(struct ibv_send_wr, wr.rdma.remote_addr));
     P("WR_RKEY", offsetof(struct ibv_send_wr, wr.rdma.rkey));
+    P("WR_UD_AH", offsetof(struct ibv_send_wr, wr.ud.ah));
+    P("WR_UD_REMOTE_QPN", offsetof(struct ibv_send_wr, wr.ud.remote_qpn));
+    P("WR_UD_REMOTE_QKEY", offsetof(struct ibv_send_wr, wr.ud.remote_qkey));
     P("RECV_WR_SIZE", sizeof(struct ibv_recv_wr));
     // the receive WR's first members sit where the send WR's do (NativeLayout uses WR_* for both)
     P("RECV_WR_ID", offsetof(struct ibv_recv_wr, wr_id));
@@ -83,6 +86,14 @@ int main(void) {
     QA("ATTR_TIMEOUT", timeout);
     QA("ATTR_RETRY_CNT", retry_cnt);
     QA("ATTR_RNR_RETRY", rnr_retry);
+    P("AH_ATTR_SIZE", sizeof(struct ibv_ah_attr));
+    P("AH_DGID", offsetof(struct ibv_ah_attr, grh.dgid));
+    P("AH_SGID_INDEX", offsetof(struct ibv_ah_attr, grh.sgid_index));
+    P("AH_HOP_LIMIT", offsetof(struct ibv_ah_attr, grh.hop_limit));
+    P("AH_DLID", offsetof(struct ibv_ah_attr, dlid));
+    P("AH_SL", offsetof(struct ibv_ah_attr, sl));
+    P("AH_IS_GLOBAL", offsetof(struct ibv_ah_attr, is_global));
+    P("AH_PORT_NUM", offsetof(struct ibv_ah_attr, port_num));
     // ibv_query_port@@IBVERBS_1.1 fills struct _compat_ibv_port_attr; NativeLayout's buffer must hold the full one
     P("PORT_ATTR_FITS", sizeof(struct ibv_port_attr) <= 64 ? 64 : 0);
     P("PORT_STATE", offsetof(struct ibv_port_attr, state));

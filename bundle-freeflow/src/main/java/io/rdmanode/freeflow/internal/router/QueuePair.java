@@ -21,6 +21,7 @@ final class QueuePair {
     static final int ERR = 6;
     static final int TYPE_RC = 2;
     static final int TYPE_UC = 3;
+    static final int TYPE_UD = 4;
 
     final Tenant tenant;
     final int handle;

@@ -46,6 +46,16 @@ interface Transport {
     default void srqDestroyed(SharedReceiveQueue srq) {
     }
 
+    /** CREATE_AH passed the router's checks; a transport without UD refuses it (EOPNOTSUPP). */
+    default void ahCreated(AddressHandle ah) {
+        throw new io.rdmanode.freeflow.internal.wire.WireException(io.rdmanode.freeflow.internal.wire.Errno.EOPNOTSUPP,
+                "CREATE_AH: this transport has no UD QPs");
+    }
+
+    /** The AH is gone from the tenant's tables. */
+    default void ahDestroyed(AddressHandle ah) {
+    }
+
     /** MODIFY_QP: the state transition and the attributes of attrMask. */
     void modify(QueuePair qp, ModifyQpRequest r);
 

@@ -1,6 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal.router;
 
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_ATTR_SIZE;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_DGID;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_DLID;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_HOP_LIMIT;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_IS_GLOBAL;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_PORT_NUM;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_SGID_INDEX;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_SL;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_ACCESS_FLAGS;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_DGID;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_DLID;
@@ -47,6 +55,9 @@ import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_REMOTE_ADDR;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_RKEY;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_SEND_FLAGS;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_SG_LIST;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_UD_AH;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_UD_REMOTE_QKEY;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_UD_REMOTE_QPN;
 
 import io.rdmanode.freeflow.internal.mapping.MrMappingService;
 import io.rdmanode.freeflow.internal.verbs.VerbsDevice;
@@ -70,10 +81,10 @@ import java.util.OptionalLong;
 import java.util.function.Supplier;
 
 /**
- * The verbs transport: the router's QPs are RC and UC QPs on a real RDMA device, and the device moves the data.
+ * The verbs transport: the router's QPs are RC, UC and UD QPs on a real RDMA device, and the device moves the data.
  * Per tenant one PD on the device (created with the tenant's first QP, SRQ or MR, freed with its last); per router
  * CQ one device CQ (created with the first QP that uses it); per SRQ one device SRQ; per QP one device QP (on the
- * device SRQ when it has one), whose QPN is the one the client sees. An MR is the tenant's shm file as the router
+ * device SRQ when it has one), whose QPN is the one the client sees; per AH one device AH (a UD WR names it). An MR is the tenant's shm file as the router
  * maps it, registered in the tenant's PD: the client sees the device's lkey and rkey. MODIFY_QP goes to the device with the client's attributes (a GID makes the address
  * global, with this router's GID index; the path MTU is capped at the port's active MTU). A post's WRs are
  * rewritten into {@code ibv_send_wr}/{@code ibv_recv_wr} lists: an SGE's offset in the MR of its lkey becomes the
@@ -101,6 +112,7 @@ final class VerbsTransport implements Transport {
     private final Map<CompletionQueue, Counted> cqs = new IdentityHashMap<>();
     private final Map<QueuePair, VerbsDevice.Qp> qps = new IdentityHashMap<>();
     private final Map<SharedReceiveQueue, Long> srqs = new IdentityHashMap<>();
+    private final Map<AddressHandle, Long> ahs = new IdentityHashMap<>();
     /** Registered MRs by the device's keys (unique on the device). */
     private final Map<Integer, Registered> byLkey = new HashMap<>();
     private final Map<Integer, Registered> byRkey = new HashMap<>();
@@ -108,7 +120,7 @@ final class VerbsTransport implements Transport {
 
     private ByteBuffer wrs = direct(16 * SEND_WR_SIZE);
     private final ByteBuffer wcs = direct(POLL_BATCH * WC_SIZE);
-    private final ByteBuffer attr = direct(QP_ATTR_SIZE);
+    private final ByteBuffer attr = direct(Math.max(QP_ATTR_SIZE, AH_ATTR_SIZE));
 
     /** A device object and how many router objects use it. */
     private static final class Counted {
@@ -143,10 +155,10 @@ final class VerbsTransport implements Transport {
         return device;
     }
 
-    /** RC and UC; UD (and its address handles) is not passed to the device yet. */
+    /** RC, UC and UD (with its address handles). */
     @Override
     public boolean supports(int qpType) {
-        return qpType == QueuePair.TYPE_RC || qpType == QueuePair.TYPE_UC;
+        return qpType == QueuePair.TYPE_RC || qpType == QueuePair.TYPE_UC || qpType == QueuePair.TYPE_UD;
     }
 
     @Override
@@ -274,6 +286,44 @@ final class VerbsTransport implements Transport {
         unrefPd(srq.tenant);
     }
 
+    /**
+     * One device AH in the tenant's PD: the client's destination (GID, LID, SL), sourced from this router's GID index
+     * (the client's sgid_index names a GID of its own sysfs view) with hop limit 64, as MODIFY_QP's address.
+     */
+    @Override
+    public void ahCreated(AddressHandle ah) {
+        ByteBuffer a = attr;
+        clear(a, 0, AH_ATTR_SIZE);
+        a.put(AH_DGID, ah.dgid).put(AH_SGID_INDEX, (byte) gidIndex).put(AH_HOP_LIMIT, (byte) HOP_LIMIT)
+                .putShort(AH_DLID, (short) ah.dlid).put(AH_SL, (byte) ah.sl)
+                .put(AH_IS_GLOBAL, (byte) (ah.global || nonZero(ah.dgid) ? 1 : 0)).put(AH_PORT_NUM, (byte) 1);
+        long pd = pd(ah.tenant);
+        try {
+            ahs.put(ah, device.createAh(pd, a));
+        } catch (RuntimeException e) {
+            unrefPd(ah.tenant);
+            throw e;
+        }
+    }
+
+    @Override
+    public void ahDestroyed(AddressHandle ah) {
+        Long h = ahs.remove(ah);
+        if (h == null) {
+            return;
+        }
+        release(() -> device.destroyAh(h), "AH " + ah.handle + " of " + ah.tenant.id());
+        unrefPd(ah.tenant);
+    }
+
+    private static boolean nonZero(byte[] b) {
+        boolean any = false;
+        for (byte x : b) {
+            any |= x != 0;
+        }
+        return any;
+    }
+
     @Override
     public Keys register(Tenant t, int access, ShmFile file) {
         long pd = pd(t);
@@ -345,10 +395,7 @@ final class VerbsTransport implements Transport {
                 .putInt(ATTR_QKEY, (int) r.qkey()).putInt(ATTR_RQ_PSN, (int) r.rqPsn())
                 .putInt(ATTR_SQ_PSN, (int) r.sqPsn()).putInt(ATTR_DEST_QP_NUM, r.destQpNum())
                 .putInt(ATTR_ACCESS_FLAGS, r.accessFlags());
-        boolean global = false;
-        for (byte b : r.dgid()) {
-            global |= b != 0;
-        }
+        boolean global = nonZero(r.dgid());
         a.put(ATTR_AH_DGID, r.dgid());
         a.put(ATTR_AH_SGID_INDEX, (byte) gidIndex).put(ATTR_AH_HOP_LIMIT, (byte) HOP_LIMIT)
                 .putShort(ATTR_AH_DLID, (short) r.dlid()).put(ATTR_AH_IS_GLOBAL, (byte) (global ? 1 : 0))
@@ -400,7 +447,17 @@ final class VerbsTransport implements Transport {
                     .putLong(at + WR_SG_LIST, wr.sges().length == 0 ? 0L : base + sgeAt)
                     .putInt(at + WR_NUM_SGE, wr.sges().length).putInt(at + WR_OPCODE, wr.opcode())
                     .putInt(at + WR_SEND_FLAGS, wr.sendFlags()).putInt(at + WR_IMM, wr.immData());
-            if (wr.opcode() != SendWr.OP_SEND && wr.opcode() != SendWr.OP_SEND_WITH_IMM) {
+            if (qp.type == QueuePair.TYPE_UD) {
+                // UD: SENDs only, to the AH the body names for this WR (the tenant's, in the QP's PD)
+                AddressHandle ah = qp.tenant.ahs.get(wr.ah());
+                Long dev = ah == null ? null : ahs.get(ah);
+                if (dev == null || ah.pd != qp.pd
+                        || (wr.opcode() != SendWr.OP_SEND && wr.opcode() != SendWr.OP_SEND_WITH_IMM)) {
+                    return new PostResponse(Errno.EINVAL, i + 1);
+                }
+                b.putLong(at + WR_UD_AH, dev).putInt(at + WR_UD_REMOTE_QPN, wr.rkey())
+                        .putInt(at + WR_UD_REMOTE_QKEY, wr.remoteQkey());
+            } else if (wr.opcode() != SendWr.OP_SEND && wr.opcode() != SendWr.OP_SEND_WITH_IMM) {
                 b.putLong(at + WR_REMOTE_ADDR, remote(wr.rkey(), wr.remoteAddr())).putInt(at + WR_RKEY, wr.rkey());
             }
             sgeAt += wr.sges().length * SGE_SIZE;

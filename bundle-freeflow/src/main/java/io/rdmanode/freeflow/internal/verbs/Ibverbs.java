@@ -58,4 +58,9 @@ public interface Ibverbs {
     int ibv_modify_srq(Pointer srq, Pointer attr, int attrMask);
 
     int ibv_destroy_srq(Pointer srq);
+
+    /** {@code ibv_create_ah (pd, struct ibv_ah_attr *)}: NULL + errno on failure. */
+    Pointer ibv_create_ah(Pointer pd, Pointer attr);
+
+    int ibv_destroy_ah(Pointer ah);
 }

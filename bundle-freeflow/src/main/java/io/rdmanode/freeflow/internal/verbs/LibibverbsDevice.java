@@ -226,6 +226,16 @@ public final class LibibverbsDevice implements VerbsDevice {
     }
 
     @Override
+    public long createAh(long pd, ByteBuffer attr) {
+        return pointer(lib.ibv_create_ah(wrap(pd), wrap(address(attr))), "ibv_create_ah");
+    }
+
+    @Override
+    public void destroyAh(long ah) {
+        check(lib.ibv_destroy_ah(wrap(ah)), "ibv_destroy_ah");
+    }
+
+    @Override
     public Posted postSend(long qp, ByteBuffer wrs) {
         return post(postSendFn, qp, wrs, NativeLayout.SEND_WR_SIZE);
     }

@@ -32,6 +32,10 @@ public final class NativeLayout {
     public static final int WR_IMM = 36;
     public static final int WR_REMOTE_ADDR = 40;
     public static final int WR_RKEY = 48;
+    // a UD QP's WR: the union holds {ah, remote_qpn, remote_qkey}
+    public static final int WR_UD_AH = 40;
+    public static final int WR_UD_REMOTE_QPN = 48;
+    public static final int WR_UD_REMOTE_QKEY = 52;
     // struct ibv_recv_wr (32 bytes): wr_id, next, sg_list, num_sge as above
     public static final int RECV_WR_SIZE = 32;
     // struct ibv_sge (16 bytes)
@@ -94,6 +98,16 @@ public final class NativeLayout {
     public static final int ATTR_TIMEOUT = 130;
     public static final int ATTR_RETRY_CNT = 131;
     public static final int ATTR_RNR_RETRY = 132;
+
+    // struct ibv_ah_attr (32 bytes): grh {dgid, flow_label, sgid_index, hop_limit, traffic_class}, dlid, sl, ...
+    public static final int AH_ATTR_SIZE = 32;
+    public static final int AH_DGID = 0;
+    public static final int AH_SGID_INDEX = 20;
+    public static final int AH_HOP_LIMIT = 21;
+    public static final int AH_DLID = 24;
+    public static final int AH_SL = 26;
+    public static final int AH_IS_GLOBAL = 29;
+    public static final int AH_PORT_NUM = 30;
 
     // struct _compat_ibv_port_attr, the prefix ibv_query_port@@IBVERBS_1.1 fills (full struct: 52 bytes)
     public static final int PORT_ATTR_SIZE = 64;

@@ -64,6 +64,11 @@ public interface VerbsDevice extends AutoCloseable {
 
     void destroySrq(long srq);
 
+    /** {@code ibv_create_ah} with {@code attr} (a {@code struct ibv_ah_attr}, {@link NativeLayout#AH_ATTR_SIZE} bytes). */
+    long createAh(long pd, ByteBuffer attr);
+
+    void destroyAh(long ah);
+
     /** {@code ctx->ops.post_send(qp, wrs, &bad)}: {@code wrs} holds a linked list of {@code ibv_send_wr} at 0. */
     Posted postSend(long qp, ByteBuffer wrs);
 

@@ -39,6 +39,10 @@ final class FakeVerbsDevice implements VerbsDevice {
     final List<List<NativeWr>> sends = new ArrayList<>();
     final List<List<NativeWr>> recvs = new ArrayList<>();
     final List<List<NativeWr>> srqRecvs = new ArrayList<>();
+    /** Each send WR's remote_qkey (the UD union's; for RDMA WRs the high half of the rkey word pair). */
+    final List<Integer> qkeys = new ArrayList<>();
+    /** Per device AH: a copy of the ibv_ah_attr it was created with. */
+    final Map<Long, ByteBuffer> ahAttrs = new HashMap<>();
     /** Per device QP: its SRQ (0 for none), type and receive capacities as created. */
     final Map<Long, long[]> createdQps = new HashMap<>();
     /** Per device SRQ: max_wr, max_sge as created, then as resized. */
@@ -179,6 +183,20 @@ final class FakeVerbsDevice implements VerbsDevice {
     }
 
     @Override
+    public long createAh(long pd, ByteBuffer attr) {
+        long h = handle("ah");
+        ByteBuffer copy = ByteBuffer.allocate(NativeLayout.AH_ATTR_SIZE).order(ByteOrder.nativeOrder());
+        copy.put(0, attr, 0, NativeLayout.AH_ATTR_SIZE);
+        ahAttrs.put(h, copy);
+        return h;
+    }
+
+    @Override
+    public void destroyAh(long ah) {
+        free(ah, "ah");
+    }
+
+    @Override
     public Posted postSrqRecv(long srq, ByteBuffer wrs) {
         srqRecvs.add(decode(wrs, false));
         return new Posted(0, 0);
@@ -208,6 +226,9 @@ final class FakeVerbsDevice implements VerbsDevice {
                 int s = Math.toIntExact(sgl - base) + j * NativeLayout.SGE_SIZE;
                 sges.add(new Sg(b.getLong(s + NativeLayout.SGE_ADDR), b.getInt(s + NativeLayout.SGE_LENGTH),
                         b.getInt(s + NativeLayout.SGE_LKEY)));
+            }
+            if (send) {
+                qkeys.add(b.getInt(o + NativeLayout.WR_UD_REMOTE_QKEY));
             }
             out.add(send ? new NativeWr(b.getLong(o + NativeLayout.WR_ID), b.getInt(o + NativeLayout.WR_OPCODE),
                     b.getInt(o + NativeLayout.WR_SEND_FLAGS), b.getInt(o + NativeLayout.WR_IMM),

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal.router;
 
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_DGID;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_IS_GLOBAL;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_PORT_NUM;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_SGID_INDEX;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_ACCESS_FLAGS;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_DGID;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_HOP_LIMIT;
@@ -13,6 +17,7 @@ import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_MAX_RD_ATOMI
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_MIN_RNR_TIMER;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_PATH_MTU;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_PORT_NUM;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_QKEY;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_QP_STATE;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_RETRY_CNT;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_RNR_RETRY;
@@ -214,7 +219,7 @@ class VerbsTransportTest {
     }
 
     @Test
-    void a_uc_qp_is_a_device_uc_qp_connected_with_the_clients_uc_mask_and_ud_is_refused() throws Exception {
+    void a_uc_qp_is_a_device_uc_qp_connected_with_the_clients_uc_mask() throws Exception {
         Qp uc = c.createQp(pd, cq, cq, 8, 1, 3);
         assertThat(uc).isNotNull();
         long devQp = dev.live.entrySet().stream().filter(e -> e.getValue().equals("qp")).mapToLong(e -> e.getKey())
@@ -227,8 +232,55 @@ class VerbsTransportTest {
         assertThat(c.postSend(uc, List.of(Wr.send(5, new Sg(0, 64, mr.lkey()))))).containsExactly(0, 0);
         assertThat(dev.sends).hasSize(1);
 
-        assertThat(c.createQp(pd, cq, cq, 8, 1, 4)).as("UD").isNull();
         assertThat(dev.live.values()).containsExactlyInAnyOrder("pd", "cq", "qp", "qp", "mr");
+    }
+
+    @Test
+    void a_ud_send_names_the_device_ah_of_the_wr_and_the_remote_qpn_and_qkey() throws Exception {
+        Qp ud = c.createQp(pd, cq, cq, 8, 1, 4);
+        assertThat(ud).isNotNull();
+        c.connectUd(ud, 0x11111111);
+        assertThat(dev.modifies).extracting(FakeVerbsDevice.Modify::mask).containsExactly(1 | 16 | 32 | 64, 1, 1 | 65536);
+        assertThat(dev.modifies.get(0).attr().getInt(ATTR_QKEY)).isEqualTo(0x11111111);
+        byte[] gid = new byte[16];
+        gid[0] = (byte) 0xfe;
+        gid[15] = 9;
+        int ah = c.createAh(pd, gid);
+        assertThat(ah).isPositive();
+        long devAh = dev.live.entrySet().stream().filter(e -> e.getValue().equals("ah")).mapToLong(e -> e.getKey())
+                .findFirst().orElseThrow();
+        ByteBuffer attr = dev.ahAttrs.get(devAh);
+        byte[] dgid = new byte[16];
+        attr.get(AH_DGID, dgid);
+        assertThat(dgid).isEqualTo(gid);
+        assertThat(attr.get(AH_IS_GLOBAL)).isEqualTo((byte) 1);
+        assertThat(attr.get(AH_SGID_INDEX)).as("the router's GID index").isEqualTo((byte) 1);
+        assertThat(attr.get(AH_PORT_NUM)).isEqualTo((byte) 1);
+        long base = dev.regs.get(0).addr();
+
+        assertThat(c.postSendUd(ud, List.of(new Wr(61, 2, 2, 0, 0, 0x00c400, new Sg(40, 256, mr.lkey()))),
+                new int[] {ah}, 0x11111111)).containsExactly(0, 0);
+        assertThat(dev.sends).singleElement().satisfies(list -> assertThat(list).containsExactly(
+                new NativeWr(61, 2, 2, 0, devAh, 0x00c400, List.of(new FakeVerbsDevice.Sg(base + 40, 256, mr.lkey())))));
+        assertThat(dev.qkeys).containsExactly(0x11111111);
+        assertThat(c.postSendUd(ud, List.of(Wr.send(62, new Sg(0, 8, mr.lkey()))), new int[] {ah + 1}, 1))
+                .as("no such AH").containsExactly(22, 1);
+        assertThat(c.postSendUd(ud, List.of(new Wr(63, 0, 2, 0, 0, 0x00c400, new Sg(0, 8, mr.lkey()))),
+                new int[] {ah}, 1)).as("RDMA WRITE on UD").containsExactly(22, 1);
+        assertThat(dev.sends).hasSize(1);
+
+        assertThat(c.ret(FfClient.DEALLOC_PD, pd)).as("in use").isEqualTo(16);
+        assertThat(c.ret(FfClient.DESTROY_AH, ah)).isZero();
+        assertThat(c.ret(FfClient.DESTROY_AH, ah)).as("twice").isEqualTo(22);
+        assertThat(dev.calls).endsWith("free ah");
+    }
+
+    @Test
+    void the_software_transport_refuses_ahs() throws Exception {
+        try (RouterFixture sw = new RouterFixture()) {
+            FfClient s = sw.client();
+            assertThat(s.createAh(s.allocPd(), new byte[16])).isZero();
+        }
     }
 
     @Test
