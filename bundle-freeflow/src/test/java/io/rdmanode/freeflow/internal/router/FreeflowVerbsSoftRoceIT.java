@@ -23,14 +23,14 @@ import org.junit.jupiter.api.Test;
  * and rxe1 on a veth pair, and runs {@link VerbsVmProbe} there: a router per device in one JVM, a clean-room client
  * on each, RC QPs connected by QPN and GID, 64 KiB SEND/RECV one way, 64 KiB RDMA WRITE the other, 4 KiB
  * WRITE_WITH_IMM and a 64 KiB RDMA READ (remote addresses translated through the routers' MR mapping), SENDs into
- * an SRQ shared by two QPs, a UC SEND and WRITE, bytes compared, and the devices' hw_counters read before and
+ * an SRQ shared by two QPs, a UC SEND and WRITE, a UD SEND through an AH, bytes compared, and the devices' hw_counters read before and
  * after: the packets went through rxe0 and rxe1, not through a copy in the router. Runs only when asked (CI set or
  * {@code -Drdma.testbed.vm=true}); skips, saying why, without the testbed or qemu.
  */
 class FreeflowVerbsSoftRoceIT {
 
     @Test
-    void two_routers_on_rxe0_and_rxe1_move_rc_srq_and_uc_traffic_through_the_devices() throws Exception {
+    void two_routers_on_rxe0_and_rxe1_move_rc_srq_uc_and_ud_traffic_through_the_devices() throws Exception {
         Map<String, String> out = runProbeInTheVm();
 
         assertThat(out).doesNotContainKey("failure");
@@ -55,6 +55,8 @@ class FreeflowVerbsSoftRoceIT {
         assertThat(out).as("UC: SEND and RDMA WRITE").containsEntry("uc.send.ok", "true")
                 .containsEntry("uc.send.bytes.equal", "true").containsEntry("uc.write.ok", "true")
                 .containsEntry("uc.write.bytes.equal", "true");
+        assertThat(out).as("UD: a 1 KiB SEND through an AH, after B's 40-byte GRH")
+                .containsEntry("ud.ok", "true").containsEntry("ud.bytes.equal", "true");
         assertThat(out).containsEntry("destroyed", "true").containsEntry("bw.messages", "200");
         System.out.printf("FreeflowVerbsSoftRoceIT: 64 KiB SENDs rxe1->rxe0 with perftest %s MB/s, A->B through the"
                 + " routers %s MB/s (figures under the VM's CPU emulation, one vCPU)%n", out.get("bw.perftest.MBps"),

@@ -26,7 +26,7 @@ import java.util.Optional;
  * client on each. The clients create RC QPs, exchange QPNs and the devices' GIDs, and move 64 KiB with SEND/RECV
  * from A to B, 64 KiB with RDMA WRITE from B into A's MR, 4 KiB with WRITE_WITH_IMM from A into B's, and read 64 KiB
  * of B's MR with RDMA READ from A, then compare bytes; then two QPs of B on one SRQ receive four SENDs of two QPs
- * of A, and a UC QP pair moves a SEND and an RDMA WRITE. Prints {@code key=value} lines,
+ * of A, a UC QP pair moves a SEND and an RDMA WRITE, and a UD QP pair a 1 KiB SEND through an AH. Prints {@code key=value} lines,
  * the rxe hw_counters before and after among them, and {@code done=true} last; anything unexpected is printed as
  * {@code failure=...}. Behaviour only, never timings (the VM emulates its CPU).
  */
@@ -161,6 +161,7 @@ public final class VerbsVmProbe {
             bandwidth(a, b, qpA, qpB, cqA, cqB, mrA, mrB);
             srq(a, b, pdA, pdB, cqA, cqB, mrA, mrB);
             uc(a, b, pdA, pdB, cqA, cqB, mrA, mrB);
+            ud(a, b, pdA, pdB, cqA, cqB, mrA, mrB);
 
             // A WRITE to an address outside the remote MR (last: it moves the QPs to ERR): the responder device refuses it
             check(b.postSend(qpB, List.of(new Wr(41, 0, 2, 0, APP_A + 5 * SIZE, mrA.rkey(),
@@ -261,6 +262,38 @@ public final class VerbsVmProbe {
         System.out.println("uc.write.bytes.equal=" + same);
         check(a.ret(FfClient.DESTROY_QP, ua.handle()) == 0, "destroy UC QP A");
         check(b.ret(FfClient.DESTROY_QP, ub.handle()) == 0, "destroy UC QP B");
+    }
+
+    /**
+     * A UD QP on each device: A sends 1 KiB (the path MTU) through an AH towards rxe1's GID to B's QPN and qkey; B's
+     * receive holds the 40-byte GRH, then the payload.
+     */
+    static void ud(FfClient a, FfClient b, int pdA, int pdB, Cq cqA, Cq cqB, Mr mrA, Mr mrB) throws Exception {
+        int qkey = 0x11111111;
+        Qp ua = a.createQp(pdA, cqA, cqA, 16, 1, 4);
+        Qp ub = b.createQp(pdB, cqB, cqB, 16, 1, 4);
+        check(ua != null && ub != null, "create UD QPs");
+        a.connectUd(ua, qkey);
+        b.connectUd(ub, qkey);
+        int ah = a.createAh(pdA, gid("rxe1"));
+        check(ah != 0, "create AH A");
+        int len = 1024;
+        for (int i = 0; i < len; i++) {
+            mrA.buf().put(i, (byte) (i * 17 + 4));
+        }
+        check(b.postRecv(ub, 401, new Sg(0, 40 + len, mrB.lkey()))[0] == 0, "post UD recv B");
+        check(a.postSendUd(ua, List.of(new Wr(411, 2, 2, 0, 0, ub.qpn(), new Sg(0, len, mrA.lkey()))), new int[] {ah},
+                qkey)[0] == 0, "post UD send A");
+        List<Wc> sent = await(a, cqA, 1);
+        List<Wc> got = await(b, cqB, 1);
+        System.out.println("ud.wc=" + sent + " " + got);
+        System.out.println("ud.ok=" + (sent.size() == 1 && sent.get(0).status() == 0 && got.size() == 1
+                && got.get(0).status() == 0 && got.get(0).wrId() == 401 && got.get(0).byteLen() == 40 + len
+                && got.get(0).srcQp() == ua.qpn()));
+        System.out.println("ud.bytes.equal=" + equal(mrA.buf(), 0, mrB.buf(), 40, len));
+        check(a.ret(FfClient.DESTROY_AH, ah) == 0, "destroy AH A");
+        check(a.ret(FfClient.DESTROY_QP, ua.handle()) == 0, "destroy UD QP A");
+        check(b.ret(FfClient.DESTROY_QP, ub.handle()) == 0, "destroy UD QP B");
     }
 
     /**
