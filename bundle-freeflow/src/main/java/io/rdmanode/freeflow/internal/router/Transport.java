@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal.router;
 
+import io.rdmanode.freeflow.internal.wire.Errno;
 import io.rdmanode.freeflow.internal.wire.ModifyQpRequest;
 import io.rdmanode.freeflow.internal.wire.PortAttrResponse;
 import io.rdmanode.freeflow.internal.wire.PostResponse;
 import io.rdmanode.freeflow.internal.wire.QpAttributes;
 import io.rdmanode.freeflow.internal.wire.RecvWr;
 import io.rdmanode.freeflow.internal.wire.SendWr;
+import io.rdmanode.freeflow.internal.wire.WireException;
 import java.nio.ByteBuffer;
 import java.util.List;
 
@@ -48,8 +50,7 @@ interface Transport {
 
     /** CREATE_AH passed the router's checks; a transport without UD refuses it (EOPNOTSUPP). */
     default void ahCreated(AddressHandle ah) {
-        throw new io.rdmanode.freeflow.internal.wire.WireException(io.rdmanode.freeflow.internal.wire.Errno.EOPNOTSUPP,
-                "CREATE_AH: this transport has no UD QPs");
+        throw new WireException(Errno.EOPNOTSUPP, "CREATE_AH: this transport has no UD QPs");
     }
 
     /** The AH is gone from the tenant's tables. */
