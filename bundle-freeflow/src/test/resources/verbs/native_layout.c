@@ -11,6 +11,7 @@ int main(void) {
     P("CTX_POLL_CQ", offsetof(struct ibv_context, ops.poll_cq));
     P("CTX_POST_SEND", offsetof(struct ibv_context, ops.post_send));
     P("CTX_POST_RECV", offsetof(struct ibv_context, ops.post_recv));
+    P("CTX_POST_SRQ_RECV", offsetof(struct ibv_context, ops.post_srq_recv));
     P("QP_CONTEXT", offsetof(struct ibv_qp, context));
     P("QP_NUM", offsetof(struct ibv_qp, qp_num));
     P("CQ_CONTEXT", offsetof(struct ibv_cq, context));
@@ -26,6 +27,9 @@ int main(void) {
     P("WR_IMM", offsetof(struct ibv_send_wr, imm_data));
     P("WR_REMOTE_ADDR", offsetof(struct ibv_send_wr, wr.rdma.remote_addr));
     P("WR_RKEY", offsetof(struct ibv_send_wr, wr.rdma.rkey));
+    P("WR_UD_AH", offsetof(struct ibv_send_wr, wr.ud.ah));
+    P("WR_UD_REMOTE_QPN", offsetof(struct ibv_send_wr, wr.ud.remote_qpn));
+    P("WR_UD_REMOTE_QKEY", offsetof(struct ibv_send_wr, wr.ud.remote_qkey));
     P("RECV_WR_SIZE", sizeof(struct ibv_recv_wr));
     // the receive WR's first members sit where the send WR's do (NativeLayout uses WR_* for both)
     P("RECV_WR_ID", offsetof(struct ibv_recv_wr, wr_id));
@@ -52,6 +56,11 @@ int main(void) {
     P("INIT_CAP", offsetof(struct ibv_qp_init_attr, cap));
     P("INIT_QP_TYPE", offsetof(struct ibv_qp_init_attr, qp_type));
     P("INIT_SQ_SIG_ALL", offsetof(struct ibv_qp_init_attr, sq_sig_all));
+    P("SRQ_INIT_ATTR_SIZE", sizeof(struct ibv_srq_init_attr));
+    P("SRQ_INIT_MAX_WR", offsetof(struct ibv_srq_init_attr, attr.max_wr));
+    P("SRQ_INIT_MAX_SGE", offsetof(struct ibv_srq_init_attr, attr.max_sge));
+    P("SRQ_ATTR_SIZE", sizeof(struct ibv_srq_attr));
+    P("SRQ_ATTR_MAX_WR", offsetof(struct ibv_srq_attr, max_wr));
     P("QP_ATTR_SIZE", sizeof(struct ibv_qp_attr));
     QA("ATTR_QP_STATE", qp_state);
     QA("ATTR_CUR_QP_STATE", cur_qp_state);
@@ -77,6 +86,14 @@ int main(void) {
     QA("ATTR_TIMEOUT", timeout);
     QA("ATTR_RETRY_CNT", retry_cnt);
     QA("ATTR_RNR_RETRY", rnr_retry);
+    P("AH_ATTR_SIZE", sizeof(struct ibv_ah_attr));
+    P("AH_DGID", offsetof(struct ibv_ah_attr, grh.dgid));
+    P("AH_SGID_INDEX", offsetof(struct ibv_ah_attr, grh.sgid_index));
+    P("AH_HOP_LIMIT", offsetof(struct ibv_ah_attr, grh.hop_limit));
+    P("AH_DLID", offsetof(struct ibv_ah_attr, dlid));
+    P("AH_SL", offsetof(struct ibv_ah_attr, sl));
+    P("AH_IS_GLOBAL", offsetof(struct ibv_ah_attr, is_global));
+    P("AH_PORT_NUM", offsetof(struct ibv_ah_attr, port_num));
     // ibv_query_port@@IBVERBS_1.1 fills struct _compat_ibv_port_attr; NativeLayout's buffer must hold the full one
     P("PORT_ATTR_FITS", sizeof(struct ibv_port_attr) <= 64 ? 64 : 0);
     P("PORT_STATE", offsetof(struct ibv_port_attr, state));

@@ -47,8 +47,8 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
     private static final Logger LOG = LoggerFactory.getLogger(FreeflowComponent.class);
 
     @ObjectClassDefinition(name = "Freeflow router",
-            description = "Wire-compatible Freeflow router: virtual RDMA for containers, software RC backend"
-                    + " or RC on an RDMA device (transport verbs)")
+            description = "Wire-compatible Freeflow router: virtual RDMA for containers, software RC/UC backend"
+                    + " or RC/UC/UD QPs, SRQs and AHs on an RDMA device (transport verbs)")
     public @interface Config {
         @AttributeDefinition(description = "directory of the control socket; the genuine Freeflow client has"
                 + " /freeflow hard-coded, so containers must see it there")
@@ -167,8 +167,8 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
         int mappingAttempts() default 4;
 
         @AttributeDefinition(description = "what moves the data: software (copies between the MR files of this"
-                + " host's clients) or verbs (RC QPs, CQs, PDs and MRs on the RDMA device named by device; the NIC"
-                + " moves the data, also to other hosts)", options = {
+                + " host's clients) or verbs (RC, UC and UD QPs, SRQs, AHs, CQs, PDs and MRs on the RDMA device"
+                + " named by device; the NIC moves the data, also to other hosts)", options = {
                     @Option(label = "software", value = "software"), @Option(label = "verbs", value = "verbs")})
         String transport() default RouterSettings.Backend.SOFTWARE_NAME;
 

@@ -28,7 +28,7 @@ public final class FfClient {
             CREATE_QP = 7, MODIFY_QP = 8, QUERY_QP = 9, DESTROY_QP = 10, CREATE_CQ = 15, DESTROY_CQ = 16,
             POLL_CQ = 17, REG_MR = 21, REG_MR_MAPPING = 22, DEREG_MR = 23, POST_SEND = 25, POST_RECV = 26,
             CREATE_SRQ = 11, MODIFY_SRQ = 12, POST_SRQ_RECV = 13, DESTROY_SRQ = 14, GET_CQ_EVENT = 18,
-            REQ_NOTIFY_CQ = 20, CREATE_COMP_CHANNEL = 27;
+            REQ_NOTIFY_CQ = 20, CREATE_COMP_CHANNEL = 27, CREATE_AH = 29, DESTROY_AH = 30;
     private static final VarHandle STATE = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final Path socket;
@@ -166,6 +166,37 @@ public final class FfClient {
         return handle == 0 ? null : new Qp(handle, r.getInt(rs.off("qp_num")), mailbox(cstring(r, rs.off("shm_name"))));
     }
 
+    /** CREATE_AH towards dgid (a RoCE peer's GID; global when not zero); returns the handle, 0 when refused. */
+    public int createAh(int pd, byte[] dgid) throws IOException {
+        Layout rq = l("create_ah_req");
+        boolean global = false;
+        for (byte x : dgid) {
+            global |= x != 0;
+        }
+        ByteBuffer b = buf(rq.size()).putInt(rq.off("pd_handle"), pd);
+        b.put(rq.off("dgid"), dgid).put(rq.off("is_global"), (byte) (global ? 1 : 0)).put(rq.off("port_num"), (byte) 1);
+        return call(CREATE_AH, b, l("create_ah_rsp").size()).getInt(0);
+    }
+
+    /** RESET→INIT (pkey index, port, qkey)→RTR→RTS (sq_psn) of a UD QP, as ibv_ud_pingpong does. */
+    public void connectUd(Qp qp, int qkey) throws IOException {
+        Layout rq = l("modify_qp_req");
+        int[][] steps = {{1, 1 | 16 | 32 | 64}, {2, 1}, {3, 1 | 65536}};
+        for (int[] step : steps) {
+            ByteBuffer b = buf(rq.size()).putInt(rq.off("handle"), qp.handle).putInt(rq.off("qp_state"), step[0])
+                    .putInt(rq.off("qkey"), qkey).putInt(rq.off("attr_mask"), step[1]);
+            b.put(rq.off("port_num"), (byte) 1);
+            check(call(MODIFY_QP, b, l("modify_qp_rsp").size()).getInt(0), "UD state " + step[0]);
+        }
+    }
+
+    /** QUERY_QP of every attribute: the answer (ret_errno, then the kernel ibv_query_qp_resp; query_qp_rsp). */
+    public ByteBuffer queryQp(Qp qp) throws IOException {
+        Layout rq = l("query_qp_req");
+        return call(QUERY_QP, buf(rq.size()).putInt(rq.off("cmd_size"), 24).putInt(rq.off("qp_handle"), qp.handle)
+                .putInt(rq.off("attr_mask"), -1), l("query_qp_rsp").size());
+    }
+
     /** CREATE_SRQ; null when refused. */
     public Srq createSrq(int pd, int maxWr, int maxSge) throws IOException {
         Layout rq = l("create_srq_req");
@@ -234,6 +265,13 @@ public final class FfClient {
         check(modifyQp(qp, 3, 1 | 65536, 0, 0, 0, 0), "RTS");
     }
 
+    /** {@link #connectUc} towards a UC QP at the GID dgid (a RoCE device's peer). */
+    public void connectUc(Qp qp, int destQpn, int access, byte[] dgid) throws IOException {
+        check(modifyQp(qp, 1, 1 | 8 | 16 | 32, 0, access, 0, 0, dgid), "INIT");
+        check(modifyQp(qp, 2, 1 | 128 | 256 | 1048576 | 4096, destQpn, 0, 0, 0, dgid), "RTR");
+        check(modifyQp(qp, 3, 1 | 65536, 0, 0, 0, 0, dgid), "RTS");
+    }
+
     private static void check(int ret, String what) throws IOException {
         if (ret != 0) {
             throw new IOException("modify to " + what + " failed: errno " + ret);
@@ -298,11 +336,23 @@ public final class FfClient {
 
     /** POST_SEND through the QP's mailbox; returns {ret_errno, bad_wr}. */
     public int[] postSend(Qp qp, List<Wr> wrs) {
+        return postSend(qp, wrs, null, 0);
+    }
+
+    /**
+     * POST_SEND on a UD QP: each WR's rkey is its remote_qpn, all carry {@code qkey}, and the body ends with one AH
+     * handle per WR, as the genuine client sends it.
+     */
+    public int[] postSendUd(Qp qp, List<Wr> wrs, int[] ahs, int qkey) {
+        return postSend(qp, wrs, ahs, qkey);
+    }
+
+    private int[] postSend(Qp qp, List<Wr> wrs, int[] ahs, int qkey) {
         Layout h = l("post_hdr");
         Layout w = l("send_wr");
         Layout s = l("sge");
         int sges = wrs.stream().mapToInt(x -> x.sges().length).sum();
-        int size = h.size() + wrs.size() * w.size() + sges * s.size();
+        int size = h.size() + wrs.size() * w.size() + sges * s.size() + (ahs == null ? 0 : 4 * ahs.length);
         ByteBuffer m = qp.mailbox.buf;
         int body = 4 + 12;
         for (int i = 0; i < size; i += 4) {
@@ -318,11 +368,17 @@ public final class FfClient {
                     .putInt(at + w.off("opcode"), wr.opcode()).putInt(at + w.off("send_flags"), wr.flags())
                     .putInt(at + w.off("imm_data"), wr.imm()).putLong(at + w.off("remote_addr"), wr.remoteAddr())
                     .putInt(at + w.off("rkey"), wr.rkey());
+            if (ahs != null) {
+                m.putInt(at + w.off("remote_qkey"), qkey);
+            }
             for (Sg g : wr.sges()) {
                 m.putLong(sgAt + s.off("addr"), g.offset()).putInt(sgAt + s.off("length"), g.length())
                         .putInt(sgAt + s.off("lkey"), g.lkey());
                 sgAt += s.size();
             }
+        }
+        for (int i = 0; ahs != null && i < ahs.length; i++) {
+            m.putInt(sgAt + 4 * i, ahs[i]);
         }
         ByteBuffer r = qp.mailbox.roundTrip(POST_SEND, size, clientId);
         return new int[] {r.getInt(0), r.getInt(4)};

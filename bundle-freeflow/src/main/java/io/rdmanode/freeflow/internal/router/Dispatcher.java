@@ -8,6 +8,7 @@ import io.rdmanode.freeflow.internal.wire.CompChannelResponse;
 import io.rdmanode.freeflow.internal.wire.CqEventResponse;
 import io.rdmanode.freeflow.internal.wire.CreateCqRequest;
 import io.rdmanode.freeflow.internal.wire.CreateQpRequest;
+import io.rdmanode.freeflow.internal.wire.CreateAhRequest;
 import io.rdmanode.freeflow.internal.wire.CreateSrqRequest;
 import io.rdmanode.freeflow.internal.wire.DeviceAttrResponse;
 import io.rdmanode.freeflow.internal.wire.Errno;
@@ -262,6 +263,8 @@ final class Dispatcher {
                 }
             }
             case Func.CREATE_SRQ -> router.createSrq(t, CreateSrqRequest.decode(b)).encode();
+            case Func.CREATE_AH -> router.createAh(t, CreateAhRequest.decode(b)).encode();
+            case Func.DESTROY_AH -> ok(() -> router.destroyAh(t, HandleRequest.decode(b, "AH").handle()));
             case Func.MODIFY_SRQ -> ok(() -> router.modifySrq(t, ModifySrqRequest.decode(b)));
             case Func.DESTROY_SRQ -> ok(() -> router.destroySrq(t, HandleRequest.decode(b, "SRQ").handle()));
             case Func.POST_SRQ_RECV -> {

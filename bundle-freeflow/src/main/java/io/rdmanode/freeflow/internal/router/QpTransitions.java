@@ -9,6 +9,10 @@ import static io.rdmanode.freeflow.internal.router.QueuePair.RTS;
 import static io.rdmanode.freeflow.internal.router.QueuePair.SQD;
 import static io.rdmanode.freeflow.internal.router.QueuePair.SQE;
 
+import io.rdmanode.freeflow.internal.wire.Errno;
+import io.rdmanode.freeflow.internal.wire.ModifyQpRequest;
+import io.rdmanode.freeflow.internal.wire.WireException;
+
 /**
  * The RC and UC QP state machine of the verbs spec (IBA 1.4 §11.2.4.2 table, as rdma-core's ibv_modify_qp
  * documents): which transitions exist and which attribute-mask bits each requires. UC has no responder resources,
@@ -19,6 +23,7 @@ final class QpTransitions {
     static final int ACCESS_FLAGS = 1 << 3;
     static final int PKEY_INDEX = 1 << 4;
     static final int PORT = 1 << 5;
+    static final int QKEY = 1 << 6;
     static final int AV = 1 << 7;
     static final int PATH_MTU = 1 << 8;
     static final int TIMEOUT = 1 << 9;
@@ -32,6 +37,31 @@ final class QpTransitions {
     static final int DEST_QPN = 1 << 20;
 
     private QpTransitions() {
+    }
+
+    /**
+     * The state MODIFY_QP moves {@code qp} to, after checking the transition exists and the mask holds the bits it
+     * requires (what a device checks itself, for a transport without one); EINVAL otherwise.
+     */
+    static int check(QueuePair qp, ModifyQpRequest r) {
+        int mask = r.attrMask();
+        int to = (mask & STATE) != 0 ? r.qpState() : qp.state;
+        if (to < RESET || to > ERR) {
+            throw new WireException(Errno.EINVAL, "QP state " + to + " does not exist");
+        }
+        int required = required(qp.state, to, qp.type);
+        if ((mask & STATE) == 0) {
+            required = 0;
+        } else if (required < 0) {
+            throw new WireException(Errno.EINVAL, "QP " + qp.qpn + ": no transition " + QueuePair.stateName(qp.state)
+                    + " -> " + QueuePair.stateName(to));
+        }
+        if ((mask & required) != required) {
+            throw new WireException(Errno.EINVAL, "QP " + qp.qpn + " " + QueuePair.stateName(qp.state) + " -> "
+                    + QueuePair.stateName(to) + ": attr_mask 0x" + Integer.toHexString(mask) + " lacks 0x"
+                    + Integer.toHexString(required & ~mask));
+        }
+        return to;
     }
 
     /** Required mask bits for from→to on a QP of {@code type}, or -1 when the transition does not exist. */

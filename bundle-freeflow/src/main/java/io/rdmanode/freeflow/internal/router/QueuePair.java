@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal.router;
 
+import io.rdmanode.freeflow.internal.wire.ModifyQpRequest;
+import io.rdmanode.freeflow.internal.wire.QpAttributes;
 import io.rdmanode.freeflow.internal.wire.RecvWr;
 import io.rdmanode.freeflow.internal.wire.SendWr;
 import java.util.ArrayDeque;
 
 /**
- * An RC or UC QP of the software backend: state, connection attributes, its send and receive queues.
- * Router-guarded.
+ * A QP of the router: state, connection attributes (what MODIFY_QP set and QUERY_QP answers, whichever transport
+ * moves the data), and the software transport's send and receive queues. Router-guarded.
  */
 final class QueuePair {
     static final int RESET = 0;
@@ -19,6 +21,7 @@ final class QueuePair {
     static final int ERR = 6;
     static final int TYPE_RC = 2;
     static final int TYPE_UC = 3;
+    static final int TYPE_UD = 4;
 
     final Tenant tenant;
     final int handle;
@@ -84,6 +87,57 @@ final class QueuePair {
         this.maxRecvWr = maxRecvWr;
         this.maxSendSge = maxSendSge;
         this.maxRecvSge = maxRecvSge;
+    }
+
+    /**
+     * Records the attributes of {@code r}'s attr_mask, once the transport accepted them, for QUERY_QP; the state is the
+     * transport's to set. {@code pathMtu} is the MTU the transport applied (a device caps it at its port's).
+     */
+    void accept(ModifyQpRequest r, int pathMtu) {
+        int mask = r.attrMask();
+        if ((mask & QpTransitions.ACCESS_FLAGS) != 0) {
+            accessFlags = r.accessFlags();
+        }
+        if ((mask & QpTransitions.PORT) != 0) {
+            portNum = r.portNum();
+        }
+        if ((mask & QpTransitions.QKEY) != 0) {
+            qkey = r.qkey();
+        }
+        if ((mask & QpTransitions.PATH_MTU) != 0) {
+            this.pathMtu = pathMtu;
+        }
+        if ((mask & QpTransitions.AV) != 0) {
+            dgid = r.dgid();
+            dlid = r.dlid();
+        }
+        if ((mask & QpTransitions.DEST_QPN) != 0) {
+            destQpn = r.destQpNum() & 0xffffff;
+        }
+        if ((mask & QpTransitions.RQ_PSN) != 0) {
+            rqPsn = r.rqPsn();
+        }
+        if ((mask & QpTransitions.SQ_PSN) != 0) {
+            sqPsn = r.sqPsn();
+        }
+        if ((mask & QpTransitions.MIN_RNR_TIMER) != 0) {
+            minRnrTimer = r.minRnrTimer();
+        }
+        if ((mask & QpTransitions.TIMEOUT) != 0) {
+            timeout = r.timeout();
+        }
+        if ((mask & QpTransitions.RETRY_CNT) != 0) {
+            retryCnt = r.retryCnt();
+        }
+        if ((mask & QpTransitions.RNR_RETRY) != 0) {
+            rnrRetry = r.rnrRetry();
+        }
+    }
+
+    /** QUERY_QP's answer: the state and what {@link #accept} recorded. */
+    QpAttributes attributes() {
+        return new QpAttributes(state, pathMtu, qkey, rqPsn, sqPsn, Math.max(destQpn, 0), accessFlags, maxSendWr,
+                maxRecvWr, maxSendSge, maxRecvSge, minRnrTimer, portNum, timeout, retryCnt, rnrRetry, dgid, dlid);
     }
 
     /** Where an incoming SEND (or WRITE with immediate) takes its receive from: the SRQ when it has one. */

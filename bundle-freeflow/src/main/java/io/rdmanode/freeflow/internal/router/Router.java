@@ -11,6 +11,8 @@ import io.rdmanode.freeflow.internal.wire.CreateCqRequest;
 import io.rdmanode.freeflow.internal.wire.CreateCqResponse;
 import io.rdmanode.freeflow.internal.wire.CreateQpRequest;
 import io.rdmanode.freeflow.internal.wire.CreateQpResponse;
+import io.rdmanode.freeflow.internal.wire.CreateAhRequest;
+import io.rdmanode.freeflow.internal.wire.CreateAhResponse;
 import io.rdmanode.freeflow.internal.wire.CreateSrqRequest;
 import io.rdmanode.freeflow.internal.wire.CreateSrqResponse;
 import io.rdmanode.freeflow.internal.wire.DeviceLimits;
@@ -172,12 +174,15 @@ public final class Router implements AutoCloseable {
     }
 
     private void reclaim(Tenant t, String why) {
-        int objects = t.qps.size() + t.srqs.size() + t.cqs.size() + t.mrs.size() + t.channels.size() + t.pds.size();
+        int objects = t.qps.size() + t.srqs.size() + t.ahs.size() + t.cqs.size() + t.mrs.size() + t.channels.size() + t.pds.size();
         for (Integer h : new ArrayList<>(t.qps.keySet())) {
             destroyQp(t, h);
         }
         for (Integer h : new ArrayList<>(t.srqs.keySet())) {
             destroySrq(t, h);
+        }
+        for (Integer h : new ArrayList<>(t.ahs.keySet())) {
+            destroyAh(t, h);
         }
         for (Integer h : new ArrayList<>(t.cqs.keySet())) {
             destroyCq(t, h);
@@ -250,9 +255,9 @@ public final class Router implements AutoCloseable {
     synchronized void deallocPd(Tenant t, int h) {
         pd(t, h);
         boolean used = t.qps.values().stream().anyMatch(q -> q.pd == h) || t.mrs.values().stream().anyMatch(m -> m.pd == h)
-                || t.srqs.values().stream().anyMatch(q -> q.pd == h);
+                || t.srqs.values().stream().anyMatch(q -> q.pd == h) || t.ahs.values().stream().anyMatch(a -> a.pd == h);
         if (used) {
-            throw new WireException(Errno.EBUSY, "PD " + h + " still has QPs, SRQs or MRs");
+            throw new WireException(Errno.EBUSY, "PD " + h + " still has QPs, SRQs, AHs or MRs");
         }
         t.pds.remove(h);
         t.pdHandles.free(h);
@@ -326,7 +331,7 @@ public final class Router implements AutoCloseable {
         Limits l = limits;
         if (!transport.supports(r.qpType())) {
             throw new WireException(Errno.EOPNOTSUPP, "QP type " + r.qpType() + " is not supported by the "
-                    + (transport instanceof VerbsTransport ? "verbs transport (RC only)" : "software transport (RC and UC)"));
+                    + (transport instanceof VerbsTransport ? "verbs transport (RC, UC and UD)" : "software transport (RC and UC)"));
         }
         pd(t, r.pdHandle());
         SharedReceiveQueue srq = r.srq() == 0 ? null : srq(t, r.srq());
@@ -435,6 +440,14 @@ public final class Router implements AutoCloseable {
         }
         Mailbox mb = takeMailbox(Mailbox.Kind.SRQ, t, t.srqHandles, "SRQ");
         SharedReceiveQueue srq = new SharedReceiveQueue(t, mb.handle, r.pdHandle(), r.maxWr(), r.maxSge(), mb);
+        try {
+            transport.srqCreated(srq);
+        } catch (RuntimeException e) {
+            shm.release(mb.file);
+            mb.file.unmap();
+            t.srqHandles.free(mb.handle);
+            throw e;
+        }
         t.srqs.put(mb.handle, srq);
         poller.add(mb);
         return new CreateSrqResponse(mb.handle, mb.file.name());
@@ -455,6 +468,7 @@ public final class Router implements AutoCloseable {
                 throw new WireException(Errno.EINVAL, "SRQ " + r.handle() + " max_wr " + r.maxWr() + " outside "
                         + Math.max(1, srq.rq.size()) + ".." + limits.maxQpWr());
             }
+            transport.srqResized(srq, r.maxWr());
             srq.maxWr = r.maxWr();
         }
     }
@@ -467,7 +481,40 @@ public final class Router implements AutoCloseable {
         t.srqs.remove(h);
         t.srqHandles.free(h);
         srq.rq.clear();
+        transport.srqDestroyed(srq);
         retire(srq.mailbox);
+    }
+
+    // ---- address handles (UD)
+
+    synchronized CreateAhResponse createAh(Tenant t, CreateAhRequest r) {
+        live(t);
+        pd(t, r.pdHandle());
+        if (t.ahs.size() >= limits.maxQps()) {
+            throw refuse(t, Resource.QPS, "AHs", limits.maxQps());
+        }
+        int h = t.ahHandles.take();
+        if (h == 0) {
+            throw new WireException(Errno.ENOMEM, "no AH handle left");
+        }
+        AddressHandle ah = new AddressHandle(t, h, r.pdHandle(), r.dgid(), r.dlid(), r.sl(), r.global());
+        try {
+            transport.ahCreated(ah);
+        } catch (RuntimeException e) {
+            t.ahHandles.free(h);
+            throw e;
+        }
+        t.ahs.put(h, ah);
+        return new CreateAhResponse(h, 0);
+    }
+
+    synchronized void destroyAh(Tenant t, int h) {
+        AddressHandle ah = t.ahs.remove(h);
+        if (ah == null) {
+            throw new WireException(Errno.EINVAL, "no AH " + h + " for " + t.id());
+        }
+        t.ahHandles.free(h);
+        transport.ahDestroyed(ah);
     }
 
     static SharedReceiveQueue srq(Tenant t, int h) {

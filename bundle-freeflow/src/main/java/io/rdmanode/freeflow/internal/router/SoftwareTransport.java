@@ -13,7 +13,6 @@ import static io.rdmanode.freeflow.internal.wire.WorkCompletion.WR_FLUSH_ERR;
 import io.rdmanode.freeflow.internal.wire.Errno;
 import io.rdmanode.freeflow.internal.wire.ModifyQpRequest;
 import io.rdmanode.freeflow.internal.wire.PostResponse;
-import io.rdmanode.freeflow.internal.wire.QpAttributes;
 import io.rdmanode.freeflow.internal.wire.RecvWr;
 import io.rdmanode.freeflow.internal.wire.SendWr;
 import io.rdmanode.freeflow.internal.wire.Sge;
@@ -73,60 +72,11 @@ final class SoftwareTransport implements Transport {
 
     @Override
     public void modify(QueuePair qp, ModifyQpRequest r) {
-        int mask = r.attrMask();
-        int to = (mask & QpTransitions.STATE) != 0 ? r.qpState() : qp.state;
-        if (to < QueuePair.RESET || to > QueuePair.ERR) {
-            throw new WireException(Errno.EINVAL, "QP state " + to + " does not exist");
-        }
-        int required = QpTransitions.required(qp.state, to, qp.type);
-        if ((mask & QpTransitions.STATE) == 0) {
-            required = 0;
-        } else if (required < 0) {
-            throw new WireException(Errno.EINVAL, "QP " + qp.qpn + ": no transition " + QueuePair.stateName(qp.state)
-                    + " -> " + QueuePair.stateName(to));
-        }
-        if ((mask & required) != required) {
-            throw new WireException(Errno.EINVAL, "QP " + qp.qpn + " " + QueuePair.stateName(qp.state) + " -> "
-                    + QueuePair.stateName(to) + ": attr_mask 0x" + Integer.toHexString(mask) + " lacks 0x"
-                    + Integer.toHexString(required & ~mask));
-        }
-        if ((mask & QpTransitions.PORT) != 0 && r.portNum() != 1) {
+        int to = QpTransitions.check(qp, r);
+        if ((r.attrMask() & QpTransitions.PORT) != 0 && r.portNum() != 1) {
             throw new WireException(Errno.EINVAL, "port " + r.portNum() + ": the router has port 1 only");
         }
-        if ((mask & QpTransitions.ACCESS_FLAGS) != 0) {
-            qp.accessFlags = r.accessFlags();
-        }
-        if ((mask & QpTransitions.PORT) != 0) {
-            qp.portNum = r.portNum();
-        }
-        if ((mask & QpTransitions.PATH_MTU) != 0) {
-            qp.pathMtu = r.pathMtu();
-        }
-        if ((mask & QpTransitions.AV) != 0) {
-            qp.dgid = r.dgid();
-            qp.dlid = r.dlid();
-        }
-        if ((mask & QpTransitions.DEST_QPN) != 0) {
-            qp.destQpn = r.destQpNum() & 0xffffff;
-        }
-        if ((mask & QpTransitions.RQ_PSN) != 0) {
-            qp.rqPsn = r.rqPsn();
-        }
-        if ((mask & QpTransitions.SQ_PSN) != 0) {
-            qp.sqPsn = r.sqPsn();
-        }
-        if ((mask & QpTransitions.MIN_RNR_TIMER) != 0) {
-            qp.minRnrTimer = r.minRnrTimer();
-        }
-        if ((mask & QpTransitions.TIMEOUT) != 0) {
-            qp.timeout = r.timeout();
-        }
-        if ((mask & QpTransitions.RETRY_CNT) != 0) {
-            qp.retryCnt = r.retryCnt();
-        }
-        if ((mask & QpTransitions.RNR_RETRY) != 0) {
-            qp.rnrRetry = r.rnrRetry();
-        }
+        qp.accept(r, r.pathMtu());
         if (to == QueuePair.ERR) {
             toError(qp);
         } else if (to == QueuePair.RESET) {
@@ -140,13 +90,6 @@ final class SoftwareTransport implements Transport {
                 progress(qp);
             }
         }
-    }
-
-    @Override
-    public QpAttributes query(QueuePair qp) {
-        return new QpAttributes(qp.state, qp.pathMtu, qp.qkey, qp.rqPsn, qp.sqPsn, Math.max(qp.destQpn, 0),
-                qp.accessFlags, qp.maxSendWr, qp.maxRecvWr, qp.maxSendSge, qp.maxRecvSge, qp.minRnrTimer, qp.portNum,
-                qp.timeout, qp.retryCnt, qp.rnrRetry, qp.dgid, qp.dlid);
     }
 
     private void unwait(QueuePair qp) {

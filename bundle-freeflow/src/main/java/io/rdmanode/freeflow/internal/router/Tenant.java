@@ -25,11 +25,13 @@ final class Tenant {
     final Map<Integer, MemoryRegion> mrsByKey = new HashMap<>();
     final Map<Integer, CompChannel> channels = new HashMap<>();
     final Map<Integer, SharedReceiveQueue> srqs = new HashMap<>();
+    final Map<Integer, AddressHandle> ahs = new HashMap<>();
     final Handles pdHandles = new Handles();
     final Handles cqHandles = new Handles();
     final Handles qpHandles = new Handles();
     final Handles mrHandles = new Handles();
     final Handles srqHandles = new Handles();
+    final Handles ahHandles = new Handles();
     long mrBytes;
     long requests;
     long errors;

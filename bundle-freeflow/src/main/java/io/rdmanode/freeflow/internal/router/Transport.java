@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal.router;
 
+import io.rdmanode.freeflow.internal.wire.Errno;
 import io.rdmanode.freeflow.internal.wire.ModifyQpRequest;
 import io.rdmanode.freeflow.internal.wire.PortAttrResponse;
 import io.rdmanode.freeflow.internal.wire.PostResponse;
 import io.rdmanode.freeflow.internal.wire.QpAttributes;
 import io.rdmanode.freeflow.internal.wire.RecvWr;
 import io.rdmanode.freeflow.internal.wire.SendWr;
+import io.rdmanode.freeflow.internal.wire.WireException;
 import java.nio.ByteBuffer;
 import java.util.List;
 
@@ -34,11 +36,34 @@ interface Transport {
     /** The QP is gone from the tenant's tables; its queues are already cleared. Nothing of it may stay behind. */
     void destroyed(QueuePair qp);
 
+    /** An SRQ was created (its handle and mailbox bound, no QP on it yet); a hardware transport creates its own. */
+    default void srqCreated(SharedReceiveQueue srq) {
+    }
+
+    /** MODIFY_SRQ's IBV_SRQ_MAX_WR, before the router records it (a device may refuse the size). */
+    default void srqResized(SharedReceiveQueue srq, int maxWr) {
+    }
+
+    /** The SRQ is gone from the tenant's tables (no QP used it any more). Nothing of it may stay behind. */
+    default void srqDestroyed(SharedReceiveQueue srq) {
+    }
+
+    /** CREATE_AH passed the router's checks; a transport without UD refuses it (EOPNOTSUPP). */
+    default void ahCreated(AddressHandle ah) {
+        throw new WireException(Errno.EOPNOTSUPP, "CREATE_AH: this transport has no UD QPs");
+    }
+
+    /** The AH is gone from the tenant's tables. */
+    default void ahDestroyed(AddressHandle ah) {
+    }
+
     /** MODIFY_QP: the state transition and the attributes of attrMask. */
     void modify(QueuePair qp, ModifyQpRequest r);
 
-    /** QUERY_QP. */
-    QpAttributes query(QueuePair qp);
+    /** QUERY_QP: the state and the attributes the transport accepted ({@link QueuePair#accept}). */
+    default QpAttributes query(QueuePair qp) {
+        return qp.attributes();
+    }
 
     PostResponse postSend(QueuePair qp, List<SendWr> wrs);
 

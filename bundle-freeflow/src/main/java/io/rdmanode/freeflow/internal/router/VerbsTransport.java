@@ -1,6 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal.router;
 
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_ATTR_SIZE;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_DGID;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_DLID;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_HOP_LIMIT;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_IS_GLOBAL;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_PORT_NUM;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_SGID_INDEX;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_SL;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_ACCESS_FLAGS;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_DGID;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_DLID;
@@ -47,6 +55,9 @@ import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_REMOTE_ADDR;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_RKEY;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_SEND_FLAGS;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_SG_LIST;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_UD_AH;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_UD_REMOTE_QKEY;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.WR_UD_REMOTE_QPN;
 
 import io.rdmanode.freeflow.internal.mapping.MrMappingService;
 import io.rdmanode.freeflow.internal.verbs.VerbsDevice;
@@ -54,7 +65,6 @@ import io.rdmanode.freeflow.internal.wire.Errno;
 import io.rdmanode.freeflow.internal.wire.ModifyQpRequest;
 import io.rdmanode.freeflow.internal.wire.PortAttrResponse;
 import io.rdmanode.freeflow.internal.wire.PostResponse;
-import io.rdmanode.freeflow.internal.wire.QpAttributes;
 import io.rdmanode.freeflow.internal.wire.RecvWr;
 import io.rdmanode.freeflow.internal.wire.SendWr;
 import io.rdmanode.freeflow.internal.wire.Sge;
@@ -71,11 +81,11 @@ import java.util.OptionalLong;
 import java.util.function.Supplier;
 
 /**
- * The verbs transport: the router's QPs are RC QPs on a real RDMA device, and the device moves the data.
- * Per tenant one PD on the device (created with the tenant's first QP or MR, freed with its last); per router CQ
- * one device CQ (created with the first QP that uses it); per QP one device QP, whose QPN is the one the client
- * sees. An MR is the tenant's shm file as the router maps it, registered in the tenant's PD: the client sees the
- * device's lkey and rkey. MODIFY_QP goes to the device with the client's attributes (a GID makes the address
+ * The verbs transport: the router's QPs are RC, UC and UD QPs on a real RDMA device, and the device moves the data.
+ * Per tenant one PD on the device (created with the tenant's first QP, SRQ or MR, freed with its last); per router
+ * CQ one device CQ (created with the first QP that uses it); per SRQ one device SRQ; per QP one device QP (on the
+ * device SRQ when it has one), whose QPN is the one the client sees; per AH one device AH (a UD WR names it). An MR is the tenant's shm file as the router
+ * maps it, registered in the tenant's PD: the client sees the device's lkey and rkey. MODIFY_QP goes to the device with the client's attributes (a GID makes the address
  * global, with this router's GID index; the path MTU is capped at the port's active MTU). A post's WRs are
  * rewritten into {@code ibv_send_wr}/{@code ibv_recv_wr} lists: an SGE's offset in the MR of its lkey becomes the
  * address in the router's mapping; a WRITE or READ's remote address, named in the remote application's space,
@@ -101,6 +111,8 @@ final class VerbsTransport implements Transport {
     private final Map<Tenant, Counted> pds = new IdentityHashMap<>();
     private final Map<CompletionQueue, Counted> cqs = new IdentityHashMap<>();
     private final Map<QueuePair, VerbsDevice.Qp> qps = new IdentityHashMap<>();
+    private final Map<SharedReceiveQueue, Long> srqs = new IdentityHashMap<>();
+    private final Map<AddressHandle, Long> ahs = new IdentityHashMap<>();
     /** Registered MRs by the device's keys (unique on the device). */
     private final Map<Integer, Registered> byLkey = new HashMap<>();
     private final Map<Integer, Registered> byRkey = new HashMap<>();
@@ -108,7 +120,7 @@ final class VerbsTransport implements Transport {
 
     private ByteBuffer wrs = direct(16 * SEND_WR_SIZE);
     private final ByteBuffer wcs = direct(POLL_BATCH * WC_SIZE);
-    private final ByteBuffer attr = direct(QP_ATTR_SIZE);
+    private final ByteBuffer attr = direct(Math.max(QP_ATTR_SIZE, AH_ATTR_SIZE));
 
     /** A device object and how many router objects use it. */
     private static final class Counted {
@@ -143,10 +155,10 @@ final class VerbsTransport implements Transport {
         return device;
     }
 
-    /** RC only for now: UC, UD and SRQs are not passed to the device yet. */
+    /** RC, UC and UD (with its address handles). */
     @Override
     public boolean supports(int qpType) {
-        return qpType == QueuePair.TYPE_RC;
+        return qpType == QueuePair.TYPE_RC || qpType == QueuePair.TYPE_UC || qpType == QueuePair.TYPE_UD;
     }
 
     @Override
@@ -198,8 +210,13 @@ final class VerbsTransport implements Transport {
 
     @Override
     public void created(QueuePair qp) {
+        long srq = 0;
         if (qp.srq != null) {
-            throw new WireException(Errno.EOPNOTSUPP, "QP with an SRQ: the verbs transport has no SRQs yet");
+            Long s = srqs.get(qp.srq);
+            if (s == null) {
+                throw new WireException(Errno.EINVAL, "SRQ " + qp.srq.handle + " has no device SRQ");
+            }
+            srq = s;
         }
         long pd = pd(qp.tenant);
         boolean sendRef = false;
@@ -209,8 +226,10 @@ final class VerbsTransport implements Transport {
             sendRef = true;
             long rcq = cq(qp.recvCq);
             recvRef = true;
-            VerbsDevice.Qp q = device.createQp(pd, scq, rcq, qp.type, qp.maxSendWr, Math.max(1, qp.maxRecvWr),
-                    qp.maxSendSge, qp.maxRecvSge, qp.maxInline, qp.sqSigAll);
+            // A QP on an SRQ has no receive queue of its own (the device ignores or refuses its receive capacities).
+            VerbsDevice.Qp q = device.createQp(pd, scq, rcq, srq, qp.type, qp.maxSendWr,
+                    srq != 0 ? 0 : Math.max(1, qp.maxRecvWr), qp.maxSendSge, srq != 0 ? 0 : qp.maxRecvSge,
+                    qp.maxInline, qp.sqSigAll);
             qps.put(qp, q);
             qp.qpn = q.qpn();
         } catch (RuntimeException e) {
@@ -235,6 +254,74 @@ final class VerbsTransport implements Transport {
         unrefCq(qp.sendCq);
         unrefCq(qp.recvCq);
         unrefPd(qp.tenant);
+    }
+
+    @Override
+    public void srqCreated(SharedReceiveQueue srq) {
+        long pd = pd(srq.tenant);
+        try {
+            srqs.put(srq, device.createSrq(pd, Math.max(1, srq.maxWr), Math.max(1, srq.maxSge)));
+        } catch (RuntimeException e) {
+            unrefPd(srq.tenant);
+            throw e;
+        }
+    }
+
+    @Override
+    public void srqResized(SharedReceiveQueue srq, int maxWr) {
+        Long s = srqs.get(srq);
+        if (s != null) {
+            device.resizeSrq(s, maxWr);
+        }
+    }
+
+    /** After the QPs on it (the router refuses to destroy an SRQ in use), so the device frees it. */
+    @Override
+    public void srqDestroyed(SharedReceiveQueue srq) {
+        Long s = srqs.remove(srq);
+        if (s == null) {
+            return;
+        }
+        release(() -> device.destroySrq(s), "SRQ " + srq.handle + " of " + srq.tenant.id());
+        unrefPd(srq.tenant);
+    }
+
+    /**
+     * One device AH in the tenant's PD: the client's destination (GID, LID, SL), sourced from this router's GID index
+     * (the client's sgid_index names a GID of its own sysfs view) with hop limit 64, as MODIFY_QP's address.
+     */
+    @Override
+    public void ahCreated(AddressHandle ah) {
+        ByteBuffer a = attr;
+        clear(a, 0, AH_ATTR_SIZE);
+        a.put(AH_DGID, ah.dgid).put(AH_SGID_INDEX, (byte) gidIndex).put(AH_HOP_LIMIT, (byte) HOP_LIMIT)
+                .putShort(AH_DLID, (short) ah.dlid).put(AH_SL, (byte) ah.sl)
+                .put(AH_IS_GLOBAL, (byte) (ah.global || nonZero(ah.dgid) ? 1 : 0)).put(AH_PORT_NUM, (byte) 1);
+        long pd = pd(ah.tenant);
+        try {
+            ahs.put(ah, device.createAh(pd, a));
+        } catch (RuntimeException e) {
+            unrefPd(ah.tenant);
+            throw e;
+        }
+    }
+
+    @Override
+    public void ahDestroyed(AddressHandle ah) {
+        Long h = ahs.remove(ah);
+        if (h == null) {
+            return;
+        }
+        release(() -> device.destroyAh(h), "AH " + ah.handle + " of " + ah.tenant.id());
+        unrefPd(ah.tenant);
+    }
+
+    private static boolean nonZero(byte[] b) {
+        boolean any = false;
+        for (byte x : b) {
+            any |= x != 0;
+        }
+        return any;
     }
 
     @Override
@@ -308,10 +395,7 @@ final class VerbsTransport implements Transport {
                 .putInt(ATTR_QKEY, (int) r.qkey()).putInt(ATTR_RQ_PSN, (int) r.rqPsn())
                 .putInt(ATTR_SQ_PSN, (int) r.sqPsn()).putInt(ATTR_DEST_QP_NUM, r.destQpNum())
                 .putInt(ATTR_ACCESS_FLAGS, r.accessFlags());
-        boolean global = false;
-        for (byte b : r.dgid()) {
-            global |= b != 0;
-        }
+        boolean global = nonZero(r.dgid());
         a.put(ATTR_AH_DGID, r.dgid());
         a.put(ATTR_AH_SGID_INDEX, (byte) gidIndex).put(ATTR_AH_HOP_LIMIT, (byte) HOP_LIMIT)
                 .putShort(ATTR_AH_DLID, (short) r.dlid()).put(ATTR_AH_IS_GLOBAL, (byte) (global ? 1 : 0))
@@ -321,58 +405,10 @@ final class VerbsTransport implements Transport {
                 .put(ATTR_TIMEOUT, (byte) r.timeout()).put(ATTR_RETRY_CNT, (byte) r.retryCnt())
                 .put(ATTR_RNR_RETRY, (byte) r.rnrRetry());
         device.modifyQp(q.handle(), a, mask);
-        remember(qp, r, mtu);
-    }
-
-    /** What the device accepted, for QUERY_QP. */
-    private static void remember(QueuePair qp, ModifyQpRequest r, int mtu) {
-        int mask = r.attrMask();
         if ((mask & QpTransitions.STATE) != 0) {
             qp.state = r.qpState();
         }
-        if ((mask & QpTransitions.ACCESS_FLAGS) != 0) {
-            qp.accessFlags = r.accessFlags();
-        }
-        if ((mask & QpTransitions.PORT) != 0) {
-            qp.portNum = r.portNum();
-        }
-        if ((mask & QpTransitions.PATH_MTU) != 0) {
-            qp.pathMtu = mtu;
-        }
-        if ((mask & QpTransitions.AV) != 0) {
-            qp.dgid = r.dgid();
-            qp.dlid = r.dlid();
-        }
-        if ((mask & QpTransitions.DEST_QPN) != 0) {
-            qp.destQpn = r.destQpNum() & 0xffffff;
-        }
-        if ((mask & QpTransitions.RQ_PSN) != 0) {
-            qp.rqPsn = r.rqPsn();
-        }
-        if ((mask & QpTransitions.SQ_PSN) != 0) {
-            qp.sqPsn = r.sqPsn();
-        }
-        if ((mask & QpTransitions.MIN_RNR_TIMER) != 0) {
-            qp.minRnrTimer = r.minRnrTimer();
-        }
-        if ((mask & QpTransitions.TIMEOUT) != 0) {
-            qp.timeout = r.timeout();
-        }
-        if ((mask & QpTransitions.RETRY_CNT) != 0) {
-            qp.retryCnt = r.retryCnt();
-        }
-        if ((mask & QpTransitions.RNR_RETRY) != 0) {
-            qp.rnrRetry = r.rnrRetry();
-        }
-    }
-
-    /** The attributes the device accepted; the state turns to ERR when a completion said the device moved it there. */
-    @Override
-    public QpAttributes query(QueuePair qp) {
-        live(qp);
-        return new QpAttributes(qp.state, qp.pathMtu, qp.qkey, qp.rqPsn, qp.sqPsn, Math.max(qp.destQpn, 0),
-                qp.accessFlags, qp.maxSendWr, qp.maxRecvWr, qp.maxSendSge, qp.maxRecvSge, qp.minRnrTimer, qp.portNum,
-                qp.timeout, qp.retryCnt, qp.rnrRetry, qp.dgid, qp.dlid);
+        qp.accept(r, mtu);
     }
 
     private VerbsDevice.Qp live(QueuePair qp) {
@@ -404,14 +440,24 @@ final class VerbsTransport implements Transport {
             }
             int at = i * SEND_WR_SIZE;
             clear(b, at, SEND_WR_SIZE);
-            if (!putSges(qp, wr.sges(), b, sgeAt)) {
+            if (!putSges(qp.tenant, qp.pd, wr.sges(), b, sgeAt)) {
                 return new PostResponse(Errno.EINVAL, i + 1);
             }
             b.putLong(at + WR_ID, wr.wrId()).putLong(at + WR_NEXT, i + 1 < n ? base + (i + 1L) * SEND_WR_SIZE : 0L)
                     .putLong(at + WR_SG_LIST, wr.sges().length == 0 ? 0L : base + sgeAt)
                     .putInt(at + WR_NUM_SGE, wr.sges().length).putInt(at + WR_OPCODE, wr.opcode())
                     .putInt(at + WR_SEND_FLAGS, wr.sendFlags()).putInt(at + WR_IMM, wr.immData());
-            if (wr.opcode() != SendWr.OP_SEND && wr.opcode() != SendWr.OP_SEND_WITH_IMM) {
+            if (qp.type == QueuePair.TYPE_UD) {
+                // UD: SENDs only, to the AH the body names for this WR (the tenant's, in the QP's PD)
+                AddressHandle ah = qp.tenant.ahs.get(wr.ah());
+                Long dev = ah == null ? null : ahs.get(ah);
+                if (dev == null || ah.pd != qp.pd
+                        || (wr.opcode() != SendWr.OP_SEND && wr.opcode() != SendWr.OP_SEND_WITH_IMM)) {
+                    return new PostResponse(Errno.EINVAL, i + 1);
+                }
+                b.putLong(at + WR_UD_AH, dev).putInt(at + WR_UD_REMOTE_QPN, wr.rkey())
+                        .putInt(at + WR_UD_REMOTE_QKEY, wr.remoteQkey());
+            } else if (wr.opcode() != SendWr.OP_SEND && wr.opcode() != SendWr.OP_SEND_WITH_IMM) {
                 b.putLong(at + WR_REMOTE_ADDR, remote(wr.rkey(), wr.remoteAddr())).putInt(at + WR_RKEY, wr.rkey());
             }
             sgeAt += wr.sges().length * SGE_SIZE;
@@ -426,6 +472,27 @@ final class VerbsTransport implements Transport {
     @Override
     public PostResponse postRecv(QueuePair qp, List<RecvWr> list) {
         VerbsDevice.Qp q = live(qp);
+        if (qp.srq != null) {
+            return new PostResponse(Errno.EINVAL, 1);             // a QP on an SRQ has no receive queue of its own
+        }
+        return postRecvs(qp.tenant, qp.pd, qp.maxRecvSge, list, q.handle(), false);
+    }
+
+    /** POST_SRQ_RECV: the WRs as an {@code ibv_recv_wr} list on the device SRQ, checked as a QP's receives are. */
+    @Override
+    public PostResponse postSrqRecv(SharedReceiveQueue srq, List<RecvWr> list) {
+        Long s = srqs.get(srq);
+        if (s == null) {
+            return new PostResponse(Errno.EINVAL, 1);
+        }
+        return postRecvs(srq.tenant, srq.pd, srq.maxSge, list, s, true);
+    }
+
+    /**
+     * The receive WRs as a linked {@code ibv_recv_wr} list posted to the device QP or SRQ {@code handle}; EINVAL
+     * naming the first WR with more than {@code maxSge} SGEs or an SGE outside the tenant's MRs of the PD.
+     */
+    private PostResponse postRecvs(Tenant tenant, int pd, int maxSge, List<RecvWr> list, long handle, boolean srq) {
         int n = list.size();
         int sges = 0;
         for (RecvWr wr : list) {
@@ -436,12 +503,9 @@ final class VerbsTransport implements Transport {
         int sgeAt = n * RECV_WR_SIZE;
         for (int i = 0; i < n; i++) {
             RecvWr wr = list.get(i);
-            if (wr.sges().length > qp.maxRecvSge) {
-                return new PostResponse(Errno.EINVAL, i + 1);
-            }
             int at = i * RECV_WR_SIZE;
             clear(b, at, RECV_WR_SIZE);
-            if (!putSges(qp, wr.sges(), b, sgeAt)) {
+            if (wr.sges().length > maxSge || !putSges(tenant, pd, wr.sges(), b, sgeAt)) {
                 return new PostResponse(Errno.EINVAL, i + 1);
             }
             b.putLong(at + WR_ID, wr.wrId()).putLong(at + WR_NEXT, i + 1 < n ? base + (i + 1L) * RECV_WR_SIZE : 0L)
@@ -452,26 +516,20 @@ final class VerbsTransport implements Transport {
         if (n == 0) {
             return OK;
         }
-        VerbsDevice.Posted p = device.postRecv(q.handle(), b);
+        VerbsDevice.Posted p = srq ? device.postSrqRecv(handle, b) : device.postRecv(handle, b);
         return p.errno() == 0 ? OK : new PostResponse(p.errno(), p.badWr());
     }
 
-    /** No SRQ on the device yet (the router's SRQs cannot be bound to a verbs QP: {@link #created} refuses). */
-    @Override
-    public PostResponse postSrqRecv(SharedReceiveQueue srq, List<RecvWr> list) {
-        return new PostResponse(Errno.EOPNOTSUPP, 1);
-    }
-
     /**
-     * Writes the SGEs as {@code ibv_sge}s: the MR of each lkey must be the tenant's, in the QP's PD, and hold the
+     * Writes the SGEs as {@code ibv_sge}s: the MR of each lkey must be the tenant's, in the PD, and hold the
      * range; its address is then the router's mapping of it. False when one does not.
      */
-    private boolean putSges(QueuePair qp, Sge[] sges, ByteBuffer b, int at) {
+    private boolean putSges(Tenant tenant, int pd, Sge[] sges, ByteBuffer b, int at) {
         for (int j = 0; j < sges.length; j++) {
             Sge s = sges[j];
-            MemoryRegion mr = qp.tenant.mrsByKey.get(s.lkey());
+            MemoryRegion mr = tenant.mrsByKey.get(s.lkey());
             Registered r = byLkey.get(s.lkey());
-            if (mr == null || r == null || r.tenant() != qp.tenant || mr.deregistered || mr.pd != qp.pd
+            if (mr == null || r == null || r.tenant() != tenant || mr.deregistered || mr.pd != pd
                     || !mr.contains(s.offset(), s.len())) {
                 return false;
             }

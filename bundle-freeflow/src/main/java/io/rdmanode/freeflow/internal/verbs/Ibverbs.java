@@ -7,12 +7,12 @@ import jnr.ffi.types.size_t;
 
 /**
  * The exported libibverbs.so.1 functions the verbs transport calls (rdma-core {@code infiniband/verbs.h}; each
- * resolves to its default version, {@code @@IBVERBS_1.1}). ibv_post_send, ibv_post_recv and ibv_poll_cq are
- * static inline in the header: they call {@code ctx->ops.post_send} etc., which {@link LibibverbsDevice} reads from
+ * resolves to its default version, {@code @@IBVERBS_1.1}). ibv_post_send, ibv_post_recv, ibv_post_srq_recv and ibv_poll_cq
+ * are static inline in the header: they call {@code ctx->ops.post_send} etc., which {@link LibibverbsDevice} reads from
  * {@code struct ibv_context} and invokes through jffi ({@link NativeLayout} has the offsets).
  *
  * <p>Return conventions: pointers are NULL + errno on failure; ibv_dealloc_pd, ibv_dereg_mr, ibv_destroy_cq,
- * ibv_destroy_qp, ibv_modify_qp, ibv_query_port return 0 or an errno value; ibv_query_gid and ibv_close_device 0
+ * ibv_destroy_qp, ibv_modify_qp, ibv_destroy_srq, ibv_modify_srq, ibv_query_port return 0 or an errno value; ibv_query_gid and ibv_close_device 0
  * or -1 + errno.
  */
 public interface Ibverbs {
@@ -50,4 +50,17 @@ public interface Ibverbs {
     int ibv_modify_qp(Pointer qp, Pointer attr, int attrMask);
 
     int ibv_destroy_qp(Pointer qp);
+
+    /** {@code ibv_create_srq@@IBVERBS_1.1 (pd, struct ibv_srq_init_attr *)}; the attr's max_wr/max_sge come back raised. */
+    Pointer ibv_create_srq(Pointer pd, Pointer initAttr);
+
+    /** {@code ibv_modify_srq@@IBVERBS_1.1 (srq, struct ibv_srq_attr *, int srq_attr_mask)}: 0 or an errno value. */
+    int ibv_modify_srq(Pointer srq, Pointer attr, int attrMask);
+
+    int ibv_destroy_srq(Pointer srq);
+
+    /** {@code ibv_create_ah (pd, struct ibv_ah_attr *)}: NULL + errno on failure. */
+    Pointer ibv_create_ah(Pointer pd, Pointer attr);
+
+    int ibv_destroy_ah(Pointer ah);
 }

@@ -24,7 +24,7 @@ import jnr.ffi.byref.IntByReference;
  */
 public final class LibibverbsDevice implements VerbsDevice {
     private static final MemoryIO MEM = MemoryIO.getInstance();
-    /** {@code int (*)(void *, void *, void **)}: post_send, post_recv. */
+    /** {@code int (*)(void *, void *, void **)}: post_send, post_recv, post_srq_recv. */
     private static final CallContext POST = CallContext.getCallContext(Type.SINT,
             new Type[] {Type.POINTER, Type.POINTER, Type.POINTER}, CallingConvention.DEFAULT, false);
     /** {@code int (*)(struct ibv_cq *, int, struct ibv_wc *)}. */
@@ -37,6 +37,7 @@ public final class LibibverbsDevice implements VerbsDevice {
     private final Pointer context;
     private final long postSendFn;
     private final long postRecvFn;
+    private final long postSrqRecvFn;
     private final long pollCqFn;
     /** Scratch for bad_wr, a struct, a GID: one at a time, under the router's monitor. */
     private final Pointer scratch;
@@ -50,6 +51,7 @@ public final class LibibverbsDevice implements VerbsDevice {
         this.pollCqFn = MEM.getLong(ctx + NativeLayout.CTX_POLL_CQ);
         this.postSendFn = MEM.getLong(ctx + NativeLayout.CTX_POST_SEND);
         this.postRecvFn = MEM.getLong(ctx + NativeLayout.CTX_POST_RECV);
+        this.postSrqRecvFn = MEM.getLong(ctx + NativeLayout.CTX_POST_SRQ_RECV);
         this.scratch = Memory.allocateDirect(runtime, 256, true);
     }
 
@@ -170,12 +172,13 @@ public final class LibibverbsDevice implements VerbsDevice {
     }
 
     @Override
-    public Qp createQp(long pd, long sendCq, long recvCq, int type, int maxSendWr, int maxRecvWr, int maxSendSge,
-                       int maxRecvSge, int maxInline, boolean sqSigAll) {
+    public Qp createQp(long pd, long sendCq, long recvCq, long srq, int type, int maxSendWr, int maxRecvWr,
+                       int maxSendSge, int maxRecvSge, int maxInline, boolean sqSigAll) {
         long a = scratch.address();
         MEM.setMemory(a, NativeLayout.INIT_ATTR_SIZE, (byte) 0);
         MEM.putLong(a + NativeLayout.INIT_SEND_CQ, sendCq);
         MEM.putLong(a + NativeLayout.INIT_RECV_CQ, recvCq);
+        MEM.putLong(a + NativeLayout.INIT_SRQ, srq);
         MEM.putInt(a + NativeLayout.INIT_CAP, maxSendWr);
         MEM.putInt(a + NativeLayout.INIT_CAP + 4, maxRecvWr);
         MEM.putInt(a + NativeLayout.INIT_CAP + 8, maxSendSge);
@@ -198,6 +201,41 @@ public final class LibibverbsDevice implements VerbsDevice {
     }
 
     @Override
+    public long createSrq(long pd, int maxWr, int maxSge) {
+        long a = scratch.address();
+        MEM.setMemory(a, NativeLayout.SRQ_INIT_ATTR_SIZE, (byte) 0);
+        MEM.putInt(a + NativeLayout.SRQ_INIT_MAX_WR, maxWr);
+        MEM.putInt(a + NativeLayout.SRQ_INIT_MAX_SGE, maxSge);
+        return pointer(lib.ibv_create_srq(wrap(pd), scratch), "ibv_create_srq");
+    }
+
+    /** IBV_SRQ_MAX_WR of enum ibv_srq_attr_mask. */
+    private static final int SRQ_MAX_WR = 1;
+
+    @Override
+    public void resizeSrq(long srq, int maxWr) {
+        long a = scratch.address();
+        MEM.setMemory(a, NativeLayout.SRQ_ATTR_SIZE, (byte) 0);
+        MEM.putInt(a + NativeLayout.SRQ_ATTR_MAX_WR, maxWr);
+        check(lib.ibv_modify_srq(wrap(srq), scratch, SRQ_MAX_WR), "ibv_modify_srq");
+    }
+
+    @Override
+    public void destroySrq(long srq) {
+        check(lib.ibv_destroy_srq(wrap(srq)), "ibv_destroy_srq");
+    }
+
+    @Override
+    public long createAh(long pd, ByteBuffer attr) {
+        return pointer(lib.ibv_create_ah(wrap(pd), wrap(address(attr))), "ibv_create_ah");
+    }
+
+    @Override
+    public void destroyAh(long ah) {
+        check(lib.ibv_destroy_ah(wrap(ah)), "ibv_destroy_ah");
+    }
+
+    @Override
     public Posted postSend(long qp, ByteBuffer wrs) {
         return post(postSendFn, qp, wrs, NativeLayout.SEND_WR_SIZE);
     }
@@ -205,6 +243,11 @@ public final class LibibverbsDevice implements VerbsDevice {
     @Override
     public Posted postRecv(long qp, ByteBuffer wrs) {
         return post(postRecvFn, qp, wrs, NativeLayout.RECV_WR_SIZE);
+    }
+
+    @Override
+    public Posted postSrqRecv(long srq, ByteBuffer wrs) {
+        return post(postSrqRecvFn, srq, wrs, NativeLayout.RECV_WR_SIZE);
     }
 
     private Posted post(long fn, long qp, ByteBuffer wrs, int stride) {

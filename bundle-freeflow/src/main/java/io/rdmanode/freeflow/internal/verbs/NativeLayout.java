@@ -13,6 +13,7 @@ public final class NativeLayout {
     public static final int CTX_POLL_CQ = 96;
     public static final int CTX_POST_SEND = 208;
     public static final int CTX_POST_RECV = 216;
+    public static final int CTX_POST_SRQ_RECV = 168;
     // struct ibv_qp / ibv_cq / ibv_mr
     public static final int QP_CONTEXT = 0;
     public static final int QP_NUM = 52;
@@ -31,6 +32,10 @@ public final class NativeLayout {
     public static final int WR_IMM = 36;
     public static final int WR_REMOTE_ADDR = 40;
     public static final int WR_RKEY = 48;
+    // a UD QP's WR: the union holds {ah, remote_qpn, remote_qkey}
+    public static final int WR_UD_AH = 40;
+    public static final int WR_UD_REMOTE_QPN = 48;
+    public static final int WR_UD_REMOTE_QKEY = 52;
     // struct ibv_recv_wr (32 bytes): wr_id, next, sg_list, num_sge as above
     public static final int RECV_WR_SIZE = 32;
     // struct ibv_sge (16 bytes)
@@ -59,6 +64,14 @@ public final class NativeLayout {
     public static final int INIT_QP_TYPE = 52;
     public static final int INIT_SQ_SIG_ALL = 56;
 
+    // struct ibv_srq_init_attr (24 bytes): srq_context, then a struct ibv_srq_attr (srq_limit 0: no limit armed)
+    public static final int SRQ_INIT_ATTR_SIZE = 24;
+    public static final int SRQ_INIT_MAX_WR = 8;
+    public static final int SRQ_INIT_MAX_SGE = 12;
+    // struct ibv_srq_attr (12 bytes), ibv_modify_srq's
+    public static final int SRQ_ATTR_SIZE = 12;
+    public static final int SRQ_ATTR_MAX_WR = 0;
+
     // struct ibv_qp_attr (144 bytes)
     public static final int QP_ATTR_SIZE = 144;
     public static final int ATTR_QP_STATE = 0;
@@ -85,6 +98,16 @@ public final class NativeLayout {
     public static final int ATTR_TIMEOUT = 130;
     public static final int ATTR_RETRY_CNT = 131;
     public static final int ATTR_RNR_RETRY = 132;
+
+    // struct ibv_ah_attr (32 bytes): grh {dgid, flow_label, sgid_index, hop_limit, traffic_class}, dlid, sl, ...
+    public static final int AH_ATTR_SIZE = 32;
+    public static final int AH_DGID = 0;
+    public static final int AH_SGID_INDEX = 20;
+    public static final int AH_HOP_LIMIT = 21;
+    public static final int AH_DLID = 24;
+    public static final int AH_SL = 26;
+    public static final int AH_IS_GLOBAL = 29;
+    public static final int AH_PORT_NUM = 30;
 
     // struct _compat_ibv_port_attr, the prefix ibv_query_port@@IBVERBS_1.1 fills (full struct: 52 bytes)
     public static final int PORT_ATTR_SIZE = 64;

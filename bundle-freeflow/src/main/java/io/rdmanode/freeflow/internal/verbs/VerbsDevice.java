@@ -44,8 +44,11 @@ public interface VerbsDevice extends AutoCloseable {
 
     void destroyCq(long cq);
 
-    /** {@code ibv_create_qp}; {@code maxInline} is the client's {@code cap.max_inline_data}, as the genuine router passes it. */
-    Qp createQp(long pd, long sendCq, long recvCq, int type, int maxSendWr, int maxRecvWr, int maxSendSge,
+    /**
+     * {@code ibv_create_qp}; {@code srq} is the device SRQ its receives come from, or 0; {@code maxInline} is the
+     * client's {@code cap.max_inline_data}, as the genuine router passes it.
+     */
+    Qp createQp(long pd, long sendCq, long recvCq, long srq, int type, int maxSendWr, int maxRecvWr, int maxSendSge,
                 int maxRecvSge, int maxInline, boolean sqSigAll);
 
     /** {@code ibv_modify_qp} with {@code attr} (a {@code struct ibv_qp_attr}, {@link NativeLayout#QP_ATTR_SIZE} bytes). */
@@ -53,10 +56,26 @@ public interface VerbsDevice extends AutoCloseable {
 
     void destroyQp(long qp);
 
+    /** {@code ibv_create_srq} for {@code maxWr} receives of up to {@code maxSge} SGEs, with no limit armed. */
+    long createSrq(long pd, int maxWr, int maxSge);
+
+    /** {@code ibv_modify_srq} with {@code IBV_SRQ_MAX_WR}: the SRQ resized to hold {@code maxWr} receives. */
+    void resizeSrq(long srq, int maxWr);
+
+    void destroySrq(long srq);
+
+    /** {@code ibv_create_ah} with {@code attr} (a {@code struct ibv_ah_attr}, {@link NativeLayout#AH_ATTR_SIZE} bytes). */
+    long createAh(long pd, ByteBuffer attr);
+
+    void destroyAh(long ah);
+
     /** {@code ctx->ops.post_send(qp, wrs, &bad)}: {@code wrs} holds a linked list of {@code ibv_send_wr} at 0. */
     Posted postSend(long qp, ByteBuffer wrs);
 
     Posted postRecv(long qp, ByteBuffer wrs);
+
+    /** {@code ctx->ops.post_srq_recv(srq, wrs, &bad)}: {@code wrs} holds a linked list of {@code ibv_recv_wr} at 0. */
+    Posted postSrqRecv(long srq, ByteBuffer wrs);
 
     /** {@code ctx->ops.poll_cq(cq, n, wcs)}: how many completions it wrote, or a negative value on error. */
     int pollCq(long cq, int n, ByteBuffer wcs);

@@ -30,6 +30,8 @@ public final class Func {
     public static final int POST_RECV = 26;
     public static final int CREATE_COMP_CHANNEL = 27;
     public static final int DESTROY_COMP_CHANNEL = 28;
+    public static final int CREATE_AH = 29;
+    public static final int DESTROY_AH = 30;
     public static final int CM_CREATE_EVENT_CHANNEL = 36;
     public static final int SOCKET_SOCKET = 58;
     public static final int SOCKET_CONNECT = 62;

@@ -51,6 +51,7 @@ public record PostRequest(int handle, List<SendWr> sends, List<RecvWr> recvs) {
                     + sgeCount + " SGEs (expected " + expected + ")");
         }
         int sgeAt = base + (int) (HEADER + wrCount * wrSize);
+        int ahAt = sgeAt + (int) (sgeCount * Sge.SIZE);
         int used = 0;
         List<SendWr> sends = send ? new ArrayList<>((int) wrCount) : List.of();
         List<RecvWr> recvs = send ? List.of() : new ArrayList<>((int) wrCount);
@@ -66,7 +67,7 @@ public record PostRequest(int handle, List<SendWr> sends, List<RecvWr> recvs) {
             }
             used += n;
             if (send) {
-                sends.add(SendWr.decode(b, at, sges));
+                sends.add(SendWr.decode(b, at, withAh ? b.getInt(ahAt + i * 4) : 0, sges));
             } else {
                 recvs.add(RecvWr.decode(b, at, sges));
             }

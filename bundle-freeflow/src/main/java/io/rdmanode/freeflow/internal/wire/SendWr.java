@@ -3,8 +3,13 @@ package io.rdmanode.freeflow.internal.wire;
 
 import java.nio.ByteBuffer;
 
-/** One {@code struct ibv_send_wr} of a POST_SEND body, with its SGEs; next/sg_list are client pointers, ignored. */
-public record SendWr(long wrId, int opcode, int sendFlags, int immData, long remoteAddr, int rkey, Sge[] sges) {
+/**
+ * One {@code struct ibv_send_wr} of a POST_SEND body, with its SGEs; next/sg_list (and a UD WR's ah) are client
+ * pointers, ignored. For a UD QP {@code rkey} is the union's remote_qpn, {@code remoteQkey} its remote_qkey and
+ * {@code ah} the AH handle the body carries for the WR after the SGEs (0 for other QPs).
+ */
+public record SendWr(long wrId, int opcode, int sendFlags, int immData, long remoteAddr, int rkey, int remoteQkey,
+                     int ah, Sge[] sges) {
     public static final int OP_RDMA_WRITE = 0;
     public static final int OP_RDMA_WRITE_WITH_IMM = 1;
     public static final int OP_SEND = 2;
@@ -20,14 +25,15 @@ public record SendWr(long wrId, int opcode, int sendFlags, int immData, long rem
     private static final int IMM = L.off("imm_data");
     private static final int REMOTE_ADDR = L.off("remote_addr");
     private static final int RKEY = L.off("rkey");
+    private static final int REMOTE_QKEY = L.off("remote_qkey");
 
     static int numSge(ByteBuffer b, int at) {
         return b.getInt(at + NUM_SGE);
     }
 
-    static SendWr decode(ByteBuffer b, int at, Sge[] sges) {
+    static SendWr decode(ByteBuffer b, int at, int ah, Sge[] sges) {
         return new SendWr(b.getLong(at + WR_ID), b.getInt(at + OPCODE), b.getInt(at + FLAGS), b.getInt(at + IMM),
-                b.getLong(at + REMOTE_ADDR), b.getInt(at + RKEY), sges);
+                b.getLong(at + REMOTE_ADDR), b.getInt(at + RKEY), b.getInt(at + REMOTE_QKEY), ah, sges);
     }
 
     public boolean signaled() {

@@ -38,6 +38,15 @@ final class FakeVerbsDevice implements VerbsDevice {
     final List<Modify> modifies = new ArrayList<>();
     final List<List<NativeWr>> sends = new ArrayList<>();
     final List<List<NativeWr>> recvs = new ArrayList<>();
+    final List<List<NativeWr>> srqRecvs = new ArrayList<>();
+    /** Each send WR's remote_qkey (the UD union's; for RDMA WRs the high half of the rkey word pair). */
+    final List<Integer> qkeys = new ArrayList<>();
+    /** Per device AH: a copy of the ibv_ah_attr it was created with. */
+    final Map<Long, ByteBuffer> ahAttrs = new HashMap<>();
+    /** Per device QP: its SRQ (0 for none), type and receive capacities as created. */
+    final Map<Long, long[]> createdQps = new HashMap<>();
+    /** Per device SRQ: max_wr, max_sge as created, then as resized. */
+    final Map<Long, int[]> srqSizes = new HashMap<>();
     final Map<Long, ArrayDeque<byte[]>> completions = new HashMap<>();
     final Map<Long, Long> cqOfQp = new HashMap<>();
     /** The cap.max_inline_data each QP was created with. */
@@ -125,9 +134,13 @@ final class FakeVerbsDevice implements VerbsDevice {
     }
 
     @Override
-    public Qp createQp(long pd, long sendCq, long recvCq, int type, int maxSendWr, int maxRecvWr, int maxSendSge,
-                       int maxRecvSge, int maxInline, boolean sqSigAll) {
+    public Qp createQp(long pd, long sendCq, long recvCq, long srq, int type, int maxSendWr, int maxRecvWr,
+                       int maxSendSge, int maxRecvSge, int maxInline, boolean sqSigAll) {
+        if (srq != 0 && !"srq".equals(live.get(srq))) {
+            throw new WireException(Errno.EINVAL, "QP on an unknown SRQ " + srq);
+        }
         long h = handle("qp");
+        createdQps.put(h, new long[] {srq, type, maxRecvWr, maxRecvSge});
         inlineOfQp.put(h, maxInline);
         cqOfQp.put(h, sendCq);
         return new Qp(h, nextQpn++);
@@ -143,6 +156,50 @@ final class FakeVerbsDevice implements VerbsDevice {
     @Override
     public void destroyQp(long qp) {
         free(qp, "qp");
+    }
+
+    /** Set: ibv_create_srq fails (ENOMEM). */
+    boolean refuseSrqs;
+
+    @Override
+    public long createSrq(long pd, int maxWr, int maxSge) {
+        if (refuseSrqs) {
+            throw new WireException(Errno.ENOMEM, "no SRQ");
+        }
+        long h = handle("srq");
+        srqSizes.put(h, new int[] {maxWr, maxSge});
+        return h;
+    }
+
+    @Override
+    public void resizeSrq(long srq, int maxWr) {
+        calls.add("resize srq " + maxWr);
+        srqSizes.get(srq)[0] = maxWr;
+    }
+
+    @Override
+    public void destroySrq(long srq) {
+        free(srq, "srq");
+    }
+
+    @Override
+    public long createAh(long pd, ByteBuffer attr) {
+        long h = handle("ah");
+        ByteBuffer copy = ByteBuffer.allocate(NativeLayout.AH_ATTR_SIZE).order(ByteOrder.nativeOrder());
+        copy.put(0, attr, 0, NativeLayout.AH_ATTR_SIZE);
+        ahAttrs.put(h, copy);
+        return h;
+    }
+
+    @Override
+    public void destroyAh(long ah) {
+        free(ah, "ah");
+    }
+
+    @Override
+    public Posted postSrqRecv(long srq, ByteBuffer wrs) {
+        srqRecvs.add(decode(wrs, false));
+        return new Posted(0, 0);
     }
 
     @Override
@@ -169,6 +226,9 @@ final class FakeVerbsDevice implements VerbsDevice {
                 int s = Math.toIntExact(sgl - base) + j * NativeLayout.SGE_SIZE;
                 sges.add(new Sg(b.getLong(s + NativeLayout.SGE_ADDR), b.getInt(s + NativeLayout.SGE_LENGTH),
                         b.getInt(s + NativeLayout.SGE_LKEY)));
+            }
+            if (send) {
+                qkeys.add(b.getInt(o + NativeLayout.WR_UD_REMOTE_QKEY));
             }
             out.add(send ? new NativeWr(b.getLong(o + NativeLayout.WR_ID), b.getInt(o + NativeLayout.WR_OPCODE),
                     b.getInt(o + NativeLayout.WR_SEND_FLAGS), b.getInt(o + NativeLayout.WR_IMM),

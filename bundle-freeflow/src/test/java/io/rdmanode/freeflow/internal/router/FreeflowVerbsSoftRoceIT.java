@@ -22,14 +22,15 @@ import org.junit.jupiter.api.Test;
  * The verbs transport on real Soft-RoCE devices: boots the testbed VM once ({@code ../shared/testbed}), makes rxe0
  * and rxe1 on a veth pair, and runs {@link VerbsVmProbe} there: a router per device in one JVM, a clean-room client
  * on each, RC QPs connected by QPN and GID, 64 KiB SEND/RECV one way, 64 KiB RDMA WRITE the other, 4 KiB
- * WRITE_WITH_IMM and a 64 KiB RDMA READ (remote addresses translated through the routers' MR mapping), bytes compared, and the devices' hw_counters read before and
+ * WRITE_WITH_IMM and a 64 KiB RDMA READ (remote addresses translated through the routers' MR mapping), SENDs into
+ * an SRQ shared by two QPs, a UC SEND and WRITE, a UD SEND through an AH, bytes compared, and the devices' hw_counters read before and
  * after: the packets went through rxe0 and rxe1, not through a copy in the router. Runs only when asked (CI set or
  * {@code -Drdma.testbed.vm=true}); skips, saying why, without the testbed or qemu.
  */
 class FreeflowVerbsSoftRoceIT {
 
     @Test
-    void two_routers_on_rxe0_and_rxe1_move_send_and_write_through_the_devices() throws Exception {
+    void two_routers_on_rxe0_and_rxe1_move_rc_srq_uc_and_ud_traffic_through_the_devices() throws Exception {
         Map<String, String> out = runProbeInTheVm();
 
         assertThat(out).doesNotContainKey("failure");
@@ -49,6 +50,13 @@ class FreeflowVerbsSoftRoceIT {
         assertThat(out).containsEntry("read.ok", "true").containsEntry("read.bytes.equal", "true");
         assertThat(out).as("a WRITE past the remote MR: IBV_WC_REM_ACCESS_ERR from the responder")
                 .containsEntry("badwrite.status", "10");
+        assertThat(out).as("4 SENDs over two RC QPs into one SRQ's receives, in posting order")
+                .containsEntry("srq.ok", "true").containsEntry("srq.bytes.equal", "true");
+        assertThat(out).as("UC: SEND and RDMA WRITE").containsEntry("uc.send.ok", "true")
+                .containsEntry("uc.send.bytes.equal", "true").containsEntry("uc.write.ok", "true")
+                .containsEntry("uc.write.bytes.equal", "true");
+        assertThat(out).as("UD: a 1 KiB SEND through an AH, after B's 40-byte GRH")
+                .containsEntry("ud.ok", "true").containsEntry("ud.bytes.equal", "true");
         assertThat(out).containsEntry("destroyed", "true").containsEntry("bw.messages", "200");
         System.out.printf("FreeflowVerbsSoftRoceIT: 64 KiB SENDs rxe1->rxe0 with perftest %s MB/s, A->B through the"
                 + " routers %s MB/s (figures under the VM's CPU emulation, one vCPU)%n", out.get("bw.perftest.MBps"),
@@ -60,8 +68,10 @@ class FreeflowVerbsSoftRoceIT {
         long rcvd0 = delta(out, "rxe0.rcvd_pkts");
         System.out.printf("FreeflowVerbsSoftRoceIT: rxe0 sent %d rcvd %d packets, rxe1 sent %d rcvd %d%n", sent0, rcvd0,
                 sent1, rcvd1);
-        assertThat(sent0).as("rxe0 sent_pkts: SEND 64 + WRITE_WITH_IMM 4 + READ request 1").isGreaterThanOrEqualTo(69);
-        assertThat(rcvd1).as("rxe1 rcvd_pkts").isGreaterThanOrEqualTo(69);
+        // ... and the SRQ's 4 SENDs and UC's SEND and WRITE, 4 packets each, from rxe0
+        assertThat(sent0).as("rxe0 sent_pkts: SEND 64 + WRITE_WITH_IMM 4 + READ request 1 + SRQ 16 + UC 8")
+                .isGreaterThanOrEqualTo(93);
+        assertThat(rcvd1).as("rxe1 rcvd_pkts").isGreaterThanOrEqualTo(93);
         assertThat(sent1).as("rxe1 sent_pkts: WRITE 64 + READ response 64").isGreaterThanOrEqualTo(128);
         assertThat(rcvd0).as("rxe0 rcvd_pkts").isGreaterThanOrEqualTo(128);
     }

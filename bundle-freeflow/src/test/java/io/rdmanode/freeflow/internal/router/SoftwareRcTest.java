@@ -3,6 +3,8 @@ package io.rdmanode.freeflow.internal.router;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rdmanode.freeflow.internal.wire.Layout;
+import io.rdmanode.freeflow.internal.wire.LayoutTable;
 import io.rdmanode.freeflow.testclient.FfClient;
 import io.rdmanode.freeflow.testclient.FfClient.Cq;
 import io.rdmanode.freeflow.testclient.FfClient.Mr;
@@ -10,6 +12,7 @@ import io.rdmanode.freeflow.testclient.FfClient.Qp;
 import io.rdmanode.freeflow.testclient.FfClient.Sg;
 import io.rdmanode.freeflow.testclient.FfClient.Wc;
 import io.rdmanode.freeflow.testclient.FfClient.Wr;
+import java.nio.ByteBuffer;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -49,6 +52,21 @@ class SoftwareRcTest {
     void connect(int rnrRetry) throws Exception {
         c.connect(a, b.qpn(), ACCESS_ALL, 1, rnrRetry);
         c.connect(b, a.qpn(), ACCESS_ALL, 1, rnrRetry);
+    }
+
+    @Test
+    void query_qp_answers_the_attributes_modify_set() throws Exception {
+        connect(7);
+
+        Layout rs = LayoutTable.struct("query_qp_rsp");
+        ByteBuffer q = c.queryQp(a);
+        assertThat(q.getInt(rs.off("ret_errno"))).isZero();
+        assertThat(q.get(rs.off("qp_state"))).isEqualTo((byte) 3);
+        assertThat(q.get(rs.off("path_mtu"))).isEqualTo((byte) 5);
+        assertThat(q.getInt(rs.off("dest_qp_num"))).isEqualTo(b.qpn());
+        assertThat(q.getInt(rs.off("qp_access_flags"))).isEqualTo(ACCESS_ALL);
+        assertThat(q.get(rs.off("min_rnr_timer"))).isEqualTo((byte) 1);
+        assertThat(q.get(rs.off("rnr_retry"))).isEqualTo((byte) 7);
     }
 
     @Test

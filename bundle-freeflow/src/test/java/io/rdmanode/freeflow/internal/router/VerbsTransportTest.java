@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal.router;
 
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_DGID;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_IS_GLOBAL;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_PORT_NUM;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.AH_SGID_INDEX;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_ACCESS_FLAGS;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_DGID;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_AH_HOP_LIMIT;
@@ -13,6 +17,7 @@ import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_MAX_RD_ATOMI
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_MIN_RNR_TIMER;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_PATH_MTU;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_PORT_NUM;
+import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_QKEY;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_QP_STATE;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_RETRY_CNT;
 import static io.rdmanode.freeflow.internal.verbs.NativeLayout.ATTR_RNR_RETRY;
@@ -21,6 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmanode.freeflow.internal.router.FakeVerbsDevice.NativeWr;
+import io.rdmanode.freeflow.internal.wire.Layout;
+import io.rdmanode.freeflow.internal.wire.LayoutTable;
 import io.rdmanode.freeflow.testclient.FfClient;
 import io.rdmanode.freeflow.testclient.FfClient.Cq;
 import io.rdmanode.freeflow.testclient.FfClient.Mr;
@@ -197,11 +204,130 @@ class VerbsTransportTest {
     }
 
     @Test
-    void uc_and_srq_qps_are_refused_and_leave_nothing_on_the_device() throws Exception {
-        assertThat(c.createQp(pd, cq, cq, 8, 1, 3)).isNull();
-        FfClient.Srq srq = c.createSrq(pd, 8, 1);
-        assertThat(c.createQp(pd, cq, cq, 8, 1, 2, srq)).isNull();
-        assertThat(dev.calls).containsExactly("pd", "cq", "qp", "mr");
+    void query_qp_answers_what_the_device_accepted() throws Exception {
+        c.connect(qp, 0x00b200, ACCESS_ALL, 12, 7, new byte[16]);
+
+        Layout rs = LayoutTable.struct("query_qp_rsp");
+        ByteBuffer q = c.queryQp(qp);
+        assertThat(q.getInt(rs.off("ret_errno"))).isZero();
+        assertThat(q.get(rs.off("qp_state"))).isEqualTo((byte) 3);
+        assertThat(q.get(rs.off("path_mtu"))).as("as capped for the device").isEqualTo((byte) 3);
+        assertThat(q.getInt(rs.off("dest_qp_num"))).isEqualTo(0x00b200);
+        assertThat(q.getInt(rs.off("qp_access_flags"))).isEqualTo(ACCESS_ALL);
+        assertThat(q.get(rs.off("min_rnr_timer"))).isEqualTo((byte) 12);
+        assertThat(q.get(rs.off("rnr_retry"))).isEqualTo((byte) 7);
+    }
+
+    @Test
+    void a_uc_qp_is_a_device_uc_qp_connected_with_the_clients_uc_mask() throws Exception {
+        Qp uc = c.createQp(pd, cq, cq, 8, 1, 3);
+        assertThat(uc).isNotNull();
+        long devQp = dev.live.entrySet().stream().filter(e -> e.getValue().equals("qp")).mapToLong(e -> e.getKey())
+                .max().orElseThrow();
+        assertThat(dev.createdQps.get(devQp)[1]).as("IBV_QPT_UC").isEqualTo(3);
+
+        c.connectUc(uc, 0x00b300, ACCESS_ALL);
+        assertThat(dev.modifies).extracting(FakeVerbsDevice.Modify::mask)
+                .containsExactly(1 | 8 | 16 | 32, 1 | 128 | 256 | 1048576 | 4096, 1 | 65536);
+        assertThat(c.postSend(uc, List.of(Wr.send(5, new Sg(0, 64, mr.lkey()))))).containsExactly(0, 0);
+        assertThat(dev.sends).hasSize(1);
+
+        assertThat(dev.live.values()).containsExactlyInAnyOrder("pd", "cq", "qp", "qp", "mr");
+    }
+
+    @Test
+    void a_ud_send_names_the_device_ah_of_the_wr_and_the_remote_qpn_and_qkey() throws Exception {
+        Qp ud = c.createQp(pd, cq, cq, 8, 1, 4);
+        assertThat(ud).isNotNull();
+        c.connectUd(ud, 0x11111111);
+        assertThat(dev.modifies).extracting(FakeVerbsDevice.Modify::mask).containsExactly(1 | 16 | 32 | 64, 1, 1 | 65536);
+        assertThat(dev.modifies.get(0).attr().getInt(ATTR_QKEY)).isEqualTo(0x11111111);
+        byte[] gid = new byte[16];
+        gid[0] = (byte) 0xfe;
+        gid[15] = 9;
+        int ah = c.createAh(pd, gid);
+        assertThat(ah).isPositive();
+        long devAh = dev.live.entrySet().stream().filter(e -> e.getValue().equals("ah")).mapToLong(e -> e.getKey())
+                .findFirst().orElseThrow();
+        ByteBuffer attr = dev.ahAttrs.get(devAh);
+        byte[] dgid = new byte[16];
+        attr.get(AH_DGID, dgid);
+        assertThat(dgid).isEqualTo(gid);
+        assertThat(attr.get(AH_IS_GLOBAL)).isEqualTo((byte) 1);
+        assertThat(attr.get(AH_SGID_INDEX)).as("the router's GID index").isEqualTo((byte) 1);
+        assertThat(attr.get(AH_PORT_NUM)).isEqualTo((byte) 1);
+        long base = dev.regs.get(0).addr();
+
+        assertThat(c.postSendUd(ud, List.of(new Wr(61, 2, 2, 0, 0, 0x00c400, new Sg(40, 256, mr.lkey()))),
+                new int[] {ah}, 0x11111111)).containsExactly(0, 0);
+        assertThat(dev.sends).singleElement().satisfies(list -> assertThat(list).containsExactly(
+                new NativeWr(61, 2, 2, 0, devAh, 0x00c400, List.of(new FakeVerbsDevice.Sg(base + 40, 256, mr.lkey())))));
+        assertThat(dev.qkeys).containsExactly(0x11111111);
+        assertThat(c.postSendUd(ud, List.of(Wr.send(62, new Sg(0, 8, mr.lkey()))), new int[] {ah + 1}, 1))
+                .as("no such AH").containsExactly(22, 1);
+        assertThat(c.postSendUd(ud, List.of(new Wr(63, 0, 2, 0, 0, 0x00c400, new Sg(0, 8, mr.lkey()))),
+                new int[] {ah}, 1)).as("RDMA WRITE on UD").containsExactly(22, 1);
+        assertThat(dev.sends).hasSize(1);
+
+        assertThat(c.ret(FfClient.DEALLOC_PD, pd)).as("in use").isEqualTo(16);
+        assertThat(c.ret(FfClient.DESTROY_AH, ah)).isZero();
+        assertThat(c.ret(FfClient.DESTROY_AH, ah)).as("twice").isEqualTo(22);
+        assertThat(dev.calls).endsWith("free ah");
+    }
+
+    @Test
+    void the_software_transport_refuses_ahs() throws Exception {
+        try (RouterFixture sw = new RouterFixture()) {
+            FfClient s = sw.client();
+            assertThat(s.createAh(s.allocPd(), new byte[16])).isZero();
+        }
+    }
+
+    @Test
+    void an_srq_is_a_device_srq_whose_qps_take_their_receives_from_it() throws Exception {
+        FfClient.Srq srq = c.createSrq(pd, 8, 2);
+        Qp onSrq = c.createQp(pd, cq, cq, 8, 1, 2, srq);
+        assertThat(onSrq).isNotNull();
+        long devSrq = dev.live.entrySet().stream().filter(e -> e.getValue().equals("srq")).mapToLong(e -> e.getKey())
+                .findFirst().orElseThrow();
+        assertThat(dev.srqSizes.get(devSrq)).containsExactly(8, 2);
+        long devQp = dev.createdQps.entrySet().stream().filter(e -> e.getValue()[0] == devSrq).mapToLong(e -> e.getKey())
+                .findFirst().orElseThrow();
+        assertThat(dev.createdQps.get(devQp)).as("srq, RC, no receive queue of its own").containsExactly(devSrq, 2, 0, 0);
+        long base = dev.regs.get(0).addr();
+
+        assertThat(c.postSrqRecv(srq, 41, new Sg(512, 256, mr.lkey()), new Sg(0, 8, mr.lkey()))).containsExactly(0, 0);
+        assertThat(c.postSrqRecvSlow(srq, 42, new Sg(4096, 64, mr.lkey()))).containsExactly(0, 0);
+        assertThat(dev.srqRecvs).containsExactly(
+                List.of(new NativeWr(41, -1, 0, 0, 0, 0, List.of(new FakeVerbsDevice.Sg(base + 512, 256, mr.lkey()),
+                        new FakeVerbsDevice.Sg(base, 8, mr.lkey())))),
+                List.of(new NativeWr(42, -1, 0, 0, 0, 0, List.of(new FakeVerbsDevice.Sg(base + 4096, 64, mr.lkey())))));
+        assertThat(c.postSrqRecv(srq, 43, new Sg(1 << 16, 8, mr.lkey()))).as("past the MR").containsExactly(22, 1);
+        assertThat(c.postSrqRecv(srq, 44, new Sg(0, 8, mr.lkey()), new Sg(0, 8, mr.lkey()), new Sg(0, 8, mr.lkey())))
+                .as("3 SGEs, max_sge 2").containsExactly(22, 1);
+        assertThat(c.postRecv(onSrq, 45, new Sg(0, 8, mr.lkey()))).as("the QP's own receive queue").containsExactly(22, 1);
+        assertThat(dev.srqRecvs).hasSize(2);
+        assertThat(dev.recvs).isEmpty();
+
+        assertThat(c.modifySrq(srq, 16, 0, 1)).isZero();
+        assertThat(dev.srqSizes.get(devSrq)[0]).isEqualTo(16);
+
+        assertThat(c.ret(FfClient.DESTROY_SRQ, srq.handle())).as("in use").isEqualTo(16);
+        assertThat(c.ret(FfClient.DESTROY_QP, onSrq.handle())).isZero();
+        assertThat(c.ret(FfClient.DESTROY_SRQ, srq.handle())).isZero();
+        assertThat(dev.calls).endsWith("free qp", "free srq");
         assertThat(dev.live.values()).containsExactlyInAnyOrder("pd", "cq", "qp", "mr");
+    }
+
+    @Test
+    void an_srq_the_device_refuses_leaves_no_handle_and_no_pd_behind() throws Exception {
+        c.ret(FfClient.DESTROY_QP, qp.handle());
+        c.ret(FfClient.DEREG_MR, mr.handle());
+        assertThat(dev.live).isEmpty();
+        dev.refuseSrqs = true;
+
+        assertThat(c.createSrq(pd, 8, 1)).isNull();
+        assertThat(dev.live).isEmpty();
+        assertThat(fx.router.tenants()).singleElement().satisfies(t -> assertThat(t.srqs()).isZero());
     }
 }

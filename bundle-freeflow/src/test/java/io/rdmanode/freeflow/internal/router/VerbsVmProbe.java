@@ -25,7 +25,8 @@ import java.util.Optional;
  * each with the inter-host MR mapping towards the other (127.0.0.1 and 127.0.0.2, UDP 11232), and a clean-room
  * client on each. The clients create RC QPs, exchange QPNs and the devices' GIDs, and move 64 KiB with SEND/RECV
  * from A to B, 64 KiB with RDMA WRITE from B into A's MR, 4 KiB with WRITE_WITH_IMM from A into B's, and read 64 KiB
- * of B's MR with RDMA READ from A, then compare bytes. Prints {@code key=value} lines,
+ * of B's MR with RDMA READ from A, then compare bytes; then two QPs of B on one SRQ receive four SENDs of two QPs
+ * of A, a UC QP pair moves a SEND and an RDMA WRITE, and a UD QP pair a 1 KiB SEND through an AH. Prints {@code key=value} lines,
  * the rxe hw_counters before and after among them, and {@code done=true} last; anything unexpected is printed as
  * {@code failure=...}. Behaviour only, never timings (the VM emulates its CPU).
  */
@@ -158,6 +159,9 @@ public final class VerbsVmProbe {
             System.out.println("read.bytes.equal=" + equal(mrB.buf(), 0, mrA.buf(), 2 * SIZE, SIZE));
 
             bandwidth(a, b, qpA, qpB, cqA, cqB, mrA, mrB);
+            srq(a, b, pdA, pdB, cqA, cqB, mrA, mrB);
+            uc(a, b, pdA, pdB, cqA, cqB, mrA, mrB);
+            ud(a, b, pdA, pdB, cqA, cqB, mrA, mrB);
 
             // A WRITE to an address outside the remote MR (last: it moves the QPs to ERR): the responder device refuses it
             check(b.postSend(qpB, List.of(new Wr(41, 0, 2, 0, APP_A + 5 * SIZE, mrA.rkey(),
@@ -177,6 +181,119 @@ public final class VerbsVmProbe {
             mapA.close();
             mapB.close();
         }
+    }
+
+    /**
+     * Two QPs of B on one SRQ, each connected to a QP of A: four 4 KiB SENDs, alternating between the two
+     * connections, one at a time, land in the SRQ's receives in posting order, whichever QP they came in on.
+     */
+    static void srq(FfClient a, FfClient b, int pdA, int pdB, Cq cqA, Cq cqB, Mr mrA, Mr mrB) throws Exception {
+        FfClient.Srq srq = b.createSrq(pdB, 16, 1);
+        check(srq != null, "create SRQ B");
+        Qp[] onSrq = {b.createQp(pdB, cqB, cqB, 16, 1, 2, srq), b.createQp(pdB, cqB, cqB, 16, 1, 2, srq)};
+        Qp[] senders = {a.createQp(pdA, cqA, cqA, 16, 1), a.createQp(pdA, cqA, cqA, 16, 1)};
+        for (int q = 0; q < 2; q++) {
+            check(onSrq[q] != null && senders[q] != null, "create QPs on the SRQ");
+            a.connect(senders[q], onSrq[q].qpn(), ACCESS_ALL, 12, 7, gid("rxe1"));
+            b.connect(onSrq[q], senders[q].qpn(), ACCESS_ALL, 12, 7, gid("rxe0"));
+        }
+        int n = 4;
+        int len = 4096;
+        for (int i = 0; i < n * len; i++) {
+            mrA.buf().put(i, (byte) (i * 11 + 5));
+        }
+        for (int i = 0; i < n; i++) {
+            check(b.postSrqRecv(srq, 100 + i, new Sg((long) i * len, len, mrB.lkey()))[0] == 0, "post SRQ recv B");
+        }
+        boolean ok = true;
+        List<Wc> got = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            check(a.postSend(senders[i % 2], List.of(new Wr(200 + i, 2, 2, 0, 0, 0,
+                    new Sg((long) i * len, len, mrA.lkey()))))[0] == 0, "post send A to the SRQ");
+            List<Wc> sent = await(a, cqA, 1);
+            List<Wc> recv = await(b, cqB, 1);
+            got.addAll(recv);
+            ok &= sent.size() == 1 && sent.get(0).status() == 0 && recv.size() == 1 && recv.get(0).status() == 0
+                    && recv.get(0).wrId() == 100 + i && recv.get(0).byteLen() == len
+                    && recv.get(0).qpNum() == onSrq[i % 2].qpn();
+        }
+        System.out.println("srq.wc=" + got);
+        System.out.println("srq.ok=" + ok);
+        System.out.println("srq.bytes.equal=" + equal(mrA.buf(), 0, mrB.buf(), 0, n * len));
+        for (int q = 0; q < 2; q++) {
+            check(b.ret(FfClient.DESTROY_QP, onSrq[q].handle()) == 0, "destroy QP on the SRQ");
+            check(a.ret(FfClient.DESTROY_QP, senders[q].handle()) == 0, "destroy QP A");
+        }
+        check(b.ret(FfClient.DESTROY_SRQ, srq.handle()) == 0, "destroy SRQ");
+    }
+
+    /** A UC QP on each device: a 4 KiB SEND A to B, and a 4 KiB RDMA WRITE from A into B's MR (no READ on UC). */
+    static void uc(FfClient a, FfClient b, int pdA, int pdB, Cq cqA, Cq cqB, Mr mrA, Mr mrB) throws Exception {
+        Qp ua = a.createQp(pdA, cqA, cqA, 16, 1, 3);
+        Qp ub = b.createQp(pdB, cqB, cqB, 16, 1, 3);
+        check(ua != null && ub != null, "create UC QPs");
+        a.connectUc(ua, ub.qpn(), 1 | 2, gid("rxe1"));
+        b.connectUc(ub, ua.qpn(), 1 | 2, gid("rxe0"));
+        int len = 4096;
+        for (int i = 0; i < 2 * len; i++) {
+            mrA.buf().put(i, (byte) (i * 3 + 9));
+        }
+        check(b.postRecv(ub, 301, new Sg(0, len, mrB.lkey()))[0] == 0, "post UC recv B");
+        check(a.postSend(ua, List.of(Wr.send(311, new Sg(0, len, mrA.lkey()))))[0] == 0, "post UC send A");
+        List<Wc> sent = await(a, cqA, 1);
+        List<Wc> got = await(b, cqB, 1);
+        System.out.println("uc.wc=" + sent + " " + got);
+        System.out.println("uc.send.ok=" + (sent.size() == 1 && sent.get(0).status() == 0 && got.size() == 1
+                && got.get(0).status() == 0 && got.get(0).wrId() == 301 && got.get(0).qpNum() == ub.qpn()
+                && got.get(0).byteLen() == len));
+        System.out.println("uc.send.bytes.equal=" + equal(mrA.buf(), 0, mrB.buf(), 0, len));
+        check(a.postSend(ua, List.of(new Wr(312, 0, 2, 0, APP_B + 2 * len, mrB.rkey(),
+                new Sg(len, len, mrA.lkey()))))[0] == 0, "post UC write A");
+        List<Wc> wrote = await(a, cqA, 1);
+        // UC has no acknowledgement: the requester completes once sent; the bytes land at B's NIC a moment later.
+        boolean same = false;
+        for (int i = 0; i < 2000 && !same; i++) {
+            same = equal(mrA.buf(), len, mrB.buf(), 2 * len, len, false);
+            if (!same) {
+                Thread.sleep(5);
+            }
+        }
+        System.out.println("uc.write.ok=" + (wrote.size() == 1 && wrote.get(0).status() == 0 && wrote.get(0).opcode() == 1));
+        System.out.println("uc.write.bytes.equal=" + same);
+        check(a.ret(FfClient.DESTROY_QP, ua.handle()) == 0, "destroy UC QP A");
+        check(b.ret(FfClient.DESTROY_QP, ub.handle()) == 0, "destroy UC QP B");
+    }
+
+    /**
+     * A UD QP on each device: A sends 1 KiB (the path MTU) through an AH towards rxe1's GID to B's QPN and qkey; B's
+     * receive holds the 40-byte GRH, then the payload.
+     */
+    static void ud(FfClient a, FfClient b, int pdA, int pdB, Cq cqA, Cq cqB, Mr mrA, Mr mrB) throws Exception {
+        int qkey = 0x11111111;
+        Qp ua = a.createQp(pdA, cqA, cqA, 16, 1, 4);
+        Qp ub = b.createQp(pdB, cqB, cqB, 16, 1, 4);
+        check(ua != null && ub != null, "create UD QPs");
+        a.connectUd(ua, qkey);
+        b.connectUd(ub, qkey);
+        int ah = a.createAh(pdA, gid("rxe1"));
+        check(ah != 0, "create AH A");
+        int len = 1024;
+        for (int i = 0; i < len; i++) {
+            mrA.buf().put(i, (byte) (i * 17 + 4));
+        }
+        check(b.postRecv(ub, 401, new Sg(0, 40 + len, mrB.lkey()))[0] == 0, "post UD recv B");
+        check(a.postSendUd(ua, List.of(new Wr(411, 2, 2, 0, 0, ub.qpn(), new Sg(0, len, mrA.lkey()))), new int[] {ah},
+                qkey)[0] == 0, "post UD send A");
+        List<Wc> sent = await(a, cqA, 1);
+        List<Wc> got = await(b, cqB, 1);
+        System.out.println("ud.wc=" + sent + " " + got);
+        System.out.println("ud.ok=" + (sent.size() == 1 && sent.get(0).status() == 0 && got.size() == 1
+                && got.get(0).status() == 0 && got.get(0).wrId() == 401 && got.get(0).byteLen() == 40 + len
+                && got.get(0).srcQp() == ua.qpn()));
+        System.out.println("ud.bytes.equal=" + equal(mrA.buf(), 0, mrB.buf(), 40, len));
+        check(a.ret(FfClient.DESTROY_AH, ah) == 0, "destroy AH A");
+        check(a.ret(FfClient.DESTROY_QP, ua.handle()) == 0, "destroy UD QP A");
+        check(b.ret(FfClient.DESTROY_QP, ub.handle()) == 0, "destroy UD QP B");
     }
 
     /**
@@ -232,9 +349,15 @@ public final class VerbsVmProbe {
     }
 
     static boolean equal(ByteBuffer x, int xAt, ByteBuffer y, int yAt, int n) {
+        return equal(x, xAt, y, yAt, n, true);
+    }
+
+    static boolean equal(ByteBuffer x, int xAt, ByteBuffer y, int yAt, int n, boolean say) {
         for (int i = 0; i < n; i++) {
             if (x.get(xAt + i) != y.get(yAt + i)) {
-                System.out.println("first.difference=" + i);
+                if (say) {
+                    System.out.println("first.difference=" + i);
+                }
                 return false;
             }
         }
