@@ -41,7 +41,8 @@ public final class RdmaCm implements AutoCloseable {
 
     private final Ucma ucma;
     private final IntSupplier maxChannels;
-    private final Map<Integer, CmChannel> channels = new HashMap<>();
+    /** By owner and the channel's number in the owner's requests. */
+    private final Map<Key, CmChannel> channels = new HashMap<>();
     private final int wake;
     private final Thread thread;
     private volatile AddressMap map = AddressMap.EMPTY;
@@ -70,31 +71,45 @@ public final class RdmaCm implements AutoCloseable {
         return map;
     }
 
-    /** CM_CREATE_EVENT_CHANNEL: a new rdma_cm file and the eventfd the client gets (pass {@code number()}). */
+    private record Key(Object owner, int number) {
+    }
+
+    /**
+     * CM_CREATE_EVENT_CHANNEL: a new rdma_cm file and the eventfd the client gets ({@code eventFd()}), numbered
+     * for the client from 1 up, the lowest free number first. Small numbers on purpose: the genuine client's
+     * rdma_destroy_event_channel sends CM_CREATE_EVENT_CHANNEL and reads its 8-byte answer into a 4-byte struct,
+     * so ec.fd lands in the stack word after it; built with gcc 12 that is the answer's length, and a number above
+     * 8 makes it wait for bytes that never come (seen with rping). The genuine router answers its kernel fd number.
+     */
     public CmChannel createChannel(Object owner) {
         int cap = maxChannels.getAsInt();
+        int number = 1;
         synchronized (channels) {
-            long held = channels.values().stream().filter(c -> c.owner == owner).count();
+            long held = channels.keySet().stream().filter(k -> k.owner() == owner).count();
             if (held >= cap) {
                 throw new WireException(Errno.EMFILE, "rdma_cm event channels: " + held + " held, limit " + cap);
             }
+            while (channels.containsKey(new Key(owner, number))) {
+                number++;
+            }
+            channels.put(new Key(owner, number), null);      // reserved while the files open
         }
-        int kernel = ucma.open();
-        int number;
+        int kernel = -1;
+        CmChannel ch;
         try {
-            number = ucma.eventfd();
+            kernel = ucma.open();
+            ch = new CmChannel(owner, number, kernel, ucma.eventfd());
         } catch (RuntimeException e) {
-            ucma.close(kernel);
+            if (kernel >= 0) {
+                ucma.close(kernel);
+            }
+            synchronized (channels) {
+                channels.remove(new Key(owner, number));
+            }
             throw e;
         }
-        if (number >= Wire.MAP_SIZE) {
-            ucma.close(number);
-            ucma.close(kernel);
-            throw new WireException(Errno.ENOMEM, "event channel number " + number + " beyond the client's table");
-        }
-        CmChannel ch = new CmChannel(owner, number, kernel);
         synchronized (channels) {
-            channels.put(number, ch);
+            channels.put(new Key(owner, number), ch);
         }
         ucma.count(wake, 1);
         return ch;
@@ -104,7 +119,7 @@ public final class RdmaCm implements AutoCloseable {
     public void destroyChannel(Object owner, int number) {
         CmChannel ch = channel(owner, number);
         synchronized (channels) {
-            channels.remove(number);
+            channels.remove(new Key(owner, number));
         }
         close(ch);
     }
@@ -120,7 +135,7 @@ public final class RdmaCm implements AutoCloseable {
             parked = new ArrayList<>(ch.waiters);
             ch.waiters.clear();
             ucma.close(ch.kernelFd);                     // the kernel destroys the file's cm_ids
-            ucma.close(ch.number);
+            ucma.close(ch.eventFd);
         }
         for (CmEventWaiter w : parked) {
             if (w.claim()) {
@@ -133,7 +148,7 @@ public final class RdmaCm implements AutoCloseable {
     public int reclaim(Object owner) {
         List<CmChannel> mine = new ArrayList<>();
         synchronized (channels) {
-            channels.values().removeIf(c -> c.owner == owner && mine.add(c));
+            channels.values().removeIf(c -> c != null && c.owner == owner && mine.add(c));
         }
         mine.forEach(this::close);
         return mine.size();
@@ -142,7 +157,7 @@ public final class RdmaCm implements AutoCloseable {
     CmChannel channel(Object owner, int number) {
         CmChannel ch;
         synchronized (channels) {
-            ch = channels.get(number);
+            ch = channels.get(new Key(owner, number));
         }
         if (ch == null || ch.owner != owner) {
             throw new WireException(EBADF, "event channel " + number + " is not this client's");
@@ -250,7 +265,7 @@ public final class RdmaCm implements AutoCloseable {
             }
             ByteBuffer e = ch.events.poll();
             if (e != null) {
-                ucma.count(ch.number, -1);
+                ucma.count(ch.eventFd, -1);
                 return e;
             }
             ch.waiters.add(waiter);
@@ -262,7 +277,7 @@ public final class RdmaCm implements AutoCloseable {
         while (running) {
             List<CmChannel> open;
             synchronized (channels) {
-                open = new ArrayList<>(channels.values());
+                open = channels.values().stream().filter(c -> c != null).toList();
             }
             int[] fds = new int[open.size() + 1];
             fds[0] = wake;
@@ -302,6 +317,8 @@ public final class RdmaCm implements AutoCloseable {
                     }
                     break;
                 }
+                LOG.debug("freeflow rdma_cm channel {}: event {} status {} on cm_id {}", ch.number(), event.getInt(12),
+                        event.getInt(16), event.getInt(8));
                 ByteBuffer answer = Wire.allocate(8 + UcmaCommand.EVENT_SIZE);
                 answer.put(8, event, 0, UcmaCommand.EVENT_SIZE);
                 if (event.getInt(12) == CONNECT_REQUEST) {
@@ -312,7 +329,7 @@ public final class RdmaCm implements AutoCloseable {
                     deliveries.add(Map.entry(w, answer));
                 } else {
                     ch.events.add(answer);
-                    ucma.count(ch.number, 1);
+                    ucma.count(ch.eventFd, 1);
                 }
             }
         }
@@ -330,7 +347,7 @@ public final class RdmaCm implements AutoCloseable {
 
     public int channels() {
         synchronized (channels) {
-            return channels.size();
+            return (int) channels.values().stream().filter(c -> c != null).count();
         }
     }
 
@@ -345,7 +362,7 @@ public final class RdmaCm implements AutoCloseable {
         }
         List<CmChannel> all;
         synchronized (channels) {
-            all = new ArrayList<>(channels.values());
+            all = channels.values().stream().filter(c -> c != null).toList();
             channels.clear();
         }
         all.forEach(this::close);

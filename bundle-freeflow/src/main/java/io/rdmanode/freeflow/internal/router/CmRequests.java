@@ -51,9 +51,10 @@ final class CmRequests {
                     Router.live(t);
                 }
                 CmChannel ch = cm.createChannel(t);
-                c.sendFd(ch.number());                  // the descriptor first, then {ret_errno, ec.fd}
+                c.sendFd(ch.eventFd());                 // the descriptor first, then {ret_errno, ec.fd}
                 ByteBuffer rsp = Wire.allocate(spec.response().size());
                 rsp.putInt(4, ch.number());
+                LOG.debug("freeflow {} CM_CREATE_EVENT_CHANNEL: channel {}", t.id(), ch.number());
                 return rsp;
             }
             case Func.CM_DESTROY_EVENT_CHANNEL -> {
@@ -63,7 +64,9 @@ final class CmRequests {
             case Func.CM_GET_EVENT -> throw new WireException(Errno.EINVAL, "CM_GET_EVENT body of "
                     + b.capacity() + " bytes, 24 expected");
             default -> {
-                return cm.execute(t, qpn -> router.ownsQpn(t, qpn), spec.id(), b, spec.response().size());
+                ByteBuffer rsp = cm.execute(t, qpn -> router.ownsQpn(t, qpn), spec.id(), b, spec.response().size());
+                LOG.debug("freeflow {} {} on channel {}: done", t.id(), spec.name(), b.getInt(0));
+                return rsp;
             }
         }
     }

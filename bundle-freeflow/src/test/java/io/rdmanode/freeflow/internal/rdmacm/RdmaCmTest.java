@@ -56,7 +56,9 @@ class RdmaCmTest {
         CmChannel a = cm.createChannel(alice);
         CmChannel b = cm.createChannel(alice);
         assertThat(a.kernelFd).isNotEqualTo(b.kernelFd);
-        assertThat(a.number()).isNotEqualTo(a.kernelFd);
+        assertThat(a.eventFd()).isNotEqualTo(b.eventFd());
+        assertThat(a.number()).as("numbered from 1 for the client").isEqualTo(1);
+        assertThat(b.number()).isEqualTo(2);
         int id = createId(alice, a);
         assertThat(id).isPositive();
         assertThat(kernel.written.get(kernel.written.size() - 1).fd()).isEqualTo(a.kernelFd);
@@ -74,6 +76,22 @@ class RdmaCmTest {
         assertThat(errno(() -> cm.destroyChannel(mallory, a.number()))).isEqualTo(RdmaCm.EBADF);
         assertThat(errno(() -> call(alice, Func.CM_LISTEN, body(Func.CM_LISTEN, 12345)))).isEqualTo(RdmaCm.EBADF);
         assertThat(kernel.written).hasSize(before);
+        // numbers are per tenant: mallory's own channel 1 is hers, alice's ids are not on it
+        CmChannel m = cm.createChannel(mallory);
+        assertThat(m.number()).isEqualTo(a.number());
+        assertThat(errno(() -> call(mallory, Func.CM_LISTEN, listen))).isEqualTo(Errno.ENOENT);
+        createId(mallory, m);
+        assertThat(kernel.written.get(kernel.written.size() - 1).fd()).isEqualTo(m.kernelFd);
+    }
+
+    @Test
+    void a_destroyed_channels_number_is_given_again_lowest_first() {
+        CmChannel a = cm.createChannel(alice);
+        CmChannel b = cm.createChannel(alice);
+        cm.destroyChannel(alice, a.number());
+        assertThat(cm.createChannel(alice).number()).isEqualTo(1);
+        assertThat(cm.createChannel(alice).number()).isEqualTo(3);
+        assertThat(b.number()).isEqualTo(2);
     }
 
     @Test
@@ -166,10 +184,10 @@ class RdmaCmTest {
 
         kernel.event(a.kernelFd, 0x99, listener, 9);      // nobody waits: queued, the eventfd counts it
         cm.drain(a);
-        assertThat(kernel.counts.get(a.number())).isEqualTo(1);
+        assertThat(kernel.counts.get(a.eventFd())).isEqualTo(1);
         ByteBuffer e = cm.nextEvent(alice, a.number(), new Waiter(got));
         assertThat(e.getInt(20)).isEqualTo(9);
-        assertThat(kernel.counts.get(a.number())).isZero();
+        assertThat(kernel.counts.get(a.eventFd())).isZero();
     }
 
     @Test
@@ -193,7 +211,7 @@ class RdmaCmTest {
         Waiter w = new Waiter(new ArrayList<>());
         cm.nextEvent(alice, a.number(), w);
         assertThat(cm.reclaim(alice)).isEqualTo(1);
-        assertThat(kernel.closed).contains(a.kernelFd, a.number()).doesNotContain(b.kernelFd);
+        assertThat(kernel.closed).contains(a.kernelFd, a.eventFd()).doesNotContain(b.kernelFd, b.eventFd());
         assertThat(w.abandoned).isTrue();
         assertThat(errno(() -> createId(alice, a))).isEqualTo(RdmaCm.EBADF);
         assertThat(cm.channels()).isEqualTo(1);
