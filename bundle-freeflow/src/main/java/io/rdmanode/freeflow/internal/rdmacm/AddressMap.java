@@ -19,8 +19,9 @@ import java.util.regex.Pattern;
  * RESOLVE_ADDR before the command reaches the kernel (freeflow.md §2.7). Entries are {@code overlay=host}: the
  * overlay side an IPv4 address (what containers know each other by), the host side the IPv4 or IPv6 address of
  * the host's RDMA netdev; an IPv6 one may carry a scope ({@code fe80::1%veth0}, or the interface index), needed
- * for link-local addresses. Addresses not in the map go to the kernel unchanged. Literals only: nothing is looked
- * up in DNS.
+ * for link-local addresses. An overlay address also matches written IPv4-mapped ({@code ::ffff:10.44.0.1}), as
+ * getaddrinfo gives it on a host without IPv4 addresses. Addresses not in the map go to the kernel unchanged.
+ * Literals only: nothing is looked up in DNS.
  */
 public final class AddressMap {
     public static final AddressMap EMPTY = new AddressMap(Map.of(), new String[0]);
@@ -123,6 +124,19 @@ public final class AddressMap {
         }
     }
 
+    /**
+     * An IPv4-mapped IPv6 address ({@code ::ffff:a.b.c.d}): what glibc's getaddrinfo gives for an IPv4 literal
+     * on a host without IPv4 addresses (AI_ADDRCONFIG with AI_V4MAPPED, its defaults; rping asks so).
+     */
+    private static boolean v4mapped(ByteBuffer b, int at) {
+        for (int i = 0; i < 10; i++) {
+            if (b.get(at + i) != 0) {
+                return false;
+            }
+        }
+        return b.get(at + 10) == (byte) 0xff && b.get(at + 11) == (byte) 0xff;
+    }
+
     public int size() {
         return map.size();
     }
@@ -138,11 +152,15 @@ public final class AddressMap {
      */
     boolean rewrite(ByteBuffer k, int off, int room, int sizeOff) {
         ByteBuffer b = k.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-        if ((b.getShort(off) & 0xffff) != AF_INET) {
+        byte[] a = new byte[4];
+        int family = b.getShort(off) & 0xffff;
+        if (family == AF_INET) {
+            b.get(off + 4, a);
+        } else if (family == AF_INET6 && room >= 28 && v4mapped(b, off + 8)) {
+            b.get(off + 20, a);                         // ::ffff:a.b.c.d
+        } else {
             return false;
         }
-        byte[] a = new byte[4];
-        b.get(off + 4, a);
         Host h;
         try {
             h = map.get((Inet4Address) InetAddress.getByAddress(a));

@@ -64,6 +64,9 @@ public final class RdmaCm implements AutoCloseable {
 
     /** Replaces the overlay map; requests after this one use it. */
     public void addressMap(AddressMap m) {
+        if (!java.util.Arrays.equals(m.entries(), map.entries())) {
+            LOG.info("freeflow rdma_cm address map: {}", String.join(", ", m.entries()));
+        }
         map = m;
     }
 
@@ -185,7 +188,9 @@ public final class RdmaCm implements AutoCloseable {
         int[] s = cmd.sockaddrs();
         AddressMap m = map;
         for (int i = 0; i < s.length; i += 3) {
-            m.rewrite(k, s[i], s[i + 1], s[i + 2]);
+            boolean mapped = m.rewrite(k, s[i], s[i + 1], s[i + 2]);
+            LOG.debug("freeflow rdma_cm function {}: address family {} at {}{}", func, k.getShort(s[i]), s[i],
+                    mapped ? ", mapped" : "");
         }
         ByteBuffer buffer = cmd.out() > 0 ? Wire.allocate(cmd.out()) : null;
         if (func == Func.CM_SET_OPTION) {

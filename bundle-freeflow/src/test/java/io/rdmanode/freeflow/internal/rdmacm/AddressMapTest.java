@@ -41,6 +41,20 @@ class AddressMapTest {
     }
 
     @Test
+    void an_ipv4_mapped_ipv6_overlay_address_is_mapped_too() {
+        AddressMap m = AddressMap.parse(new String[] {"10.44.0.1=fe80::1%3"});
+        ByteBuffer k = ByteBuffer.allocate(48).order(ByteOrder.LITTLE_ENDIAN).putShort(16, (short) 10)
+                .put(18, (byte) 0x1c).put(19, (byte) 0x07)
+                .put(34, (byte) 0xff).put(35, (byte) 0xff).put(36, new byte[] {10, 44, 0, 1});
+        assertThat(m.rewrite(k, 16, 28, -1)).isTrue();
+        assertThat(HexFormat.of().formatHex(k.array(), 16, 44))
+                .isEqualTo("0a00" + "1c07" + "00000000" + "fe800000000000000000000000000001" + "03000000");
+        ByteBuffer other = ByteBuffer.allocate(28).order(ByteOrder.LITTLE_ENDIAN).putShort(0, (short) 10)
+                .put(10, (byte) 0xff).put(11, (byte) 0xff).put(12, new byte[] {10, 44, 0, 1}).put(0 + 8, (byte) 1);
+        assertThat(m.rewrite(other, 0, 28, -1)).as("not ::ffff:0:0/96").isFalse();
+    }
+
+    @Test
     void addresses_not_in_the_map_and_other_families_pass_unchanged() {
         AddressMap m = AddressMap.parse(new String[] {"10.44.0.1=192.168.2.13"});
         ByteBuffer other = sockaddrIn(0, 28, 1, 10, 44, 0, 2);

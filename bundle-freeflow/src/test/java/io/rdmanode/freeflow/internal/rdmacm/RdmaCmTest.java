@@ -137,6 +137,22 @@ class RdmaCmTest {
     }
 
     @Test
+    void bind_of_an_overlay_address_mapped_to_ipv6_reaches_the_kernel_as_sockaddr_in6() {
+        cm.addressMap(AddressMap.parse(new String[] {"10.44.0.1=fe80::5486:acff:fe31:ad9e%7"}));
+        CmChannel a = cm.createChannel(alice);
+        int id = createId(alice, a);
+        // the genuine rdma_bind_addr2 (AF_IB supported): CM_BIND {id, addr_size 16, sockaddr_in 10.44.0.1:7175}
+        ByteBuffer bind = body(Func.CM_BIND, a.number()).putInt(16, id).putShort(20, (short) 16)
+                .putShort(24, (short) 2).put(26, (byte) 0x1c).put(27, (byte) 0x07).put(28, new byte[] {10, 44, 0, 1});
+        call(alice, Func.CM_BIND, bind);
+        ByteBuffer k = kernel.written.get(kernel.written.size() - 1).buffer();
+        assertThat(k.getShort(12)).as("addr_size").isEqualTo((short) 28);
+        assertThat(k.getShort(16)).as("AF_INET6").isEqualTo((short) 10);
+        assertThat(k.get(24)).isEqualTo((byte) 0xfe);
+        assertThat(k.getInt(40)).as("scope id").isEqualTo(7);
+    }
+
+    @Test
     void kernel_refusals_pass_with_their_errno_and_bad_option_lengths_never_reach_it() {
         CmChannel a = cm.createChannel(alice);
         int id = createId(alice, a);
