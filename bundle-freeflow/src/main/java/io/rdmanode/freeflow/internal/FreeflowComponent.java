@@ -5,6 +5,7 @@ import io.rdmanode.agent.Handover;
 import io.rdmanode.agent.StartupGate;
 import io.rdmanode.freeflow.internal.mapping.MappingSettings;
 import io.rdmanode.freeflow.internal.mapping.MrMappingService;
+import io.rdmanode.freeflow.internal.rdmacm.AddressMap;
 import io.rdmanode.freeflow.internal.router.ControlServer;
 import io.rdmanode.freeflow.internal.router.ControlSettings;
 import io.rdmanode.freeflow.internal.router.Limits;
@@ -179,6 +180,12 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
         @AttributeDefinition(description = "with transport verbs: the index of the GID of the device's port 1 that"
                 + " the router's QPs address peers from (RoCE: 0 is the IPv6 link-local one)", min = "0", max = "255")
         int gidIndex() default 0;
+
+        @AttributeDefinition(description = "with transport verbs: rdma_cm's overlay-to-host address map, entries"
+                + " overlay=host (an IPv4 overlay address; an IPv4 or IPv6 host address, IPv6 with an optional"
+                + " %scope), applied to the addresses of rdma_bind_addr and rdma_resolve_addr as the genuine"
+                + " router's vip_map; addresses not listed pass unchanged. Changes apply in place")
+        String[] addressMap() default {};
     }
 
     static RouterSettings.Backend backend(Config c) {
@@ -265,6 +272,7 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
         }
         this.router = r;
         mapping(mappingSettings(c));
+        r.addressMap(AddressMap.parse(c.addressMap()));
         if (handover != null) {
             offered = handover.offer(Handover.FREEFLOW, address, server.door());
         }
@@ -312,6 +320,7 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
         }
         Tuning t = Tuning.of(c);
         mapping(mappingSettings(c));
+        router.addressMap(AddressMap.parse(c.addressMap()));
         router.limits(t.limits());
         router.poller().settings(t.poller());
         server.settings(t.control());

@@ -3,6 +3,7 @@ package io.rdmanode.freeflow.internal;
 
 import io.rdmanode.agent.ConfigValidator;
 import io.rdmanode.freeflow.internal.mapping.MappingSettings;
+import io.rdmanode.freeflow.internal.rdmacm.AddressMap;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,6 +43,10 @@ public final class FreeflowConfigCheck implements ConfigValidator {
         if (mapping != null) {
             refusals.add(new Refusal(FreeflowComponent.PID, "hosts", mapping));
         }
+        String addressMap = addressMapProblem(strings(p.getOrDefault("addressMap", new String[0])));
+        if (addressMap != null) {
+            refusals.add(new Refusal(FreeflowComponent.PID, "addressMap", addressMap));
+        }
         return refusals;
     }
 
@@ -58,6 +63,10 @@ public final class FreeflowConfigCheck implements ConfigValidator {
             FreeflowComponent.mappingSettings(config);
         } catch (IllegalArgumentException e) {
             problems.add(e.getMessage());
+        }
+        String addressMap = addressMapProblem(config.addressMap());
+        if (addressMap != null) {
+            problems.add("addressMap: " + addressMap);
         }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("freeflow: " + String.join("; ", problems));
@@ -120,6 +129,21 @@ public final class FreeflowConfigCheck implements ConfigValidator {
                             new java.util.TreeSet<>(List.of(present)))) + ")";
         }
         return null;
+    }
+
+    /** rdma_cm's overlay map as the component parses it ({@link AddressMap#parse}); null when fine. */
+    static String addressMapProblem(String[] entries) {
+        try {
+            AddressMap.parse(entries);
+            return null;
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+    }
+
+    private static String[] strings(Object v) {
+        return v instanceof String[] a ? a : v instanceof java.util.Collection<?> c
+                ? c.stream().map(String::valueOf).toArray(String[]::new) : new String[] {String.valueOf(v)};
     }
 
     /** The MR mapping's settings as the component parses them ({@link MappingSettings#of}); null when fine. */

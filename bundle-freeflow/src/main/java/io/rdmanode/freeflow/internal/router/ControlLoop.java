@@ -221,9 +221,10 @@ final class ControlLoop {
                     return false;
                 }
                 cc.body = Wire.allocate((int) cc.request.bodySize());
-                if (cc.request.func() == Func.GET_CQ_EVENT && cc.body.capacity() == 4) {
+                if (cc.request.func() == Func.GET_CQ_EVENT && cc.body.capacity() == 4
+                        || cc.request.func() == Func.CM_GET_EVENT && cc.body.capacity() == 24) {
                     cc.eventMode = true;
-                    if (cc.conn.peek(cc.body) == 4) {
+                    if (cc.conn.peek(cc.body) == cc.body.capacity()) {
                         cc.bodyUnread = true;
                         owner.dispatch(cc);
                         return false;

@@ -88,6 +88,13 @@ final class Dispatcher {
             if (spec.id() == Func.GET_CQ_EVENT && body.capacity() == 4) {
                 return getCqEvent(cc, t, body);
             }
+            if (spec.id() == Func.CM_GET_EVENT && body.capacity() == 24 && router.cm() != null) {
+                return CmRequests.getEvent(router, server, cc, t, body);
+            }
+            if (cc.bodyUnread) {
+                c.skip(body.capacity());                // peeked for a channel wait this router does not serve
+                cc.bodyUnread = false;
+            }
             answer(c, t, spec, body);
             return spec.id() < Func.SOCKET_SOCKET ? Outcome.RESUME : Outcome.CLOSE;
         } catch (IOException e) {
@@ -146,7 +153,7 @@ final class Dispatcher {
     private static boolean send(ControlConnection cc, CqEventResponse event) {
         try {
             if (cc.bodyUnread) {
-                cc.conn.skip(4);
+                cc.conn.skip(cc.body.capacity());
                 cc.bodyUnread = false;
             }
             cc.conn.write(event.encode());
@@ -292,7 +299,12 @@ final class Dispatcher {
             }
             case Func.DESTROY_COMP_CHANNEL -> ok(() -> router.channels().destroy(t, FdRequest.decode(b).fd()));
             case Func.ACK_CQ_EVENT -> router.channels().ack(t, AckCqEventRequest.decode(b)).encode();
-            default -> throw new WireException(Errno.EOPNOTSUPP, spec.name() + " is not implemented by this router");
+            default -> {
+                if (CmRequests.handles(spec.id())) {
+                    yield CmRequests.execute(router, c, t, spec, b);
+                }
+                throw new WireException(Errno.EOPNOTSUPP, spec.name() + " is not implemented by this router");
+            }
         };
     }
 

@@ -53,6 +53,8 @@ public final class Router implements AutoCloseable {
     private final CompletionChannels channels = new CompletionChannels(this);
     private final RefusalLog refusals = new RefusalLog(LOG, Duration.ofMinutes(1));
     final Transport transport;
+    /** rdma_cm, with the verbs transport only (a kernel rdma_cm to replay on); null with the software one. */
+    private final io.rdmanode.freeflow.internal.rdmacm.RdmaCm cm;
     private volatile Limits limits;
     /** The inter-host MR mapping, when {@code freeflow.hosts} lists any host. */
     private volatile Optional<MrMappingService> mapping = Optional.empty();
@@ -81,8 +83,27 @@ public final class Router implements AutoCloseable {
             LOG.info("freeflow router on device {} (verbs transport, GID index {})", device.name(),
                     settings.backend().gidIndex());
         }
+        this.cm = device == null ? null
+                : io.rdmanode.freeflow.internal.rdmacm.RdmaCm.open(() -> limits().maxChannels());
         this.poller = new MailboxPoller(new FastPath(this), settings.poller(), this::tick);
         poller.start();
+    }
+
+    /** rdma_cm (verbs transport), or null. */
+    io.rdmanode.freeflow.internal.rdmacm.RdmaCm cm() {
+        return cm;
+    }
+
+    /** Replaces rdma_cm's overlay-to-host address map (in place; nothing without the verbs transport). */
+    public void addressMap(io.rdmanode.freeflow.internal.rdmacm.AddressMap m) {
+        if (cm != null) {
+            cm.addressMap(m);
+        }
+    }
+
+    /** Whether one of the tenant's QPs has QP number {@code qpn} (what a CONNECT or ACCEPT may name). */
+    synchronized boolean ownsQpn(Tenant t, int qpn) {
+        return t.qps.values().stream().anyMatch(q -> q.qpn == qpn);
     }
 
     public RouterStats stats() {
@@ -194,6 +215,9 @@ public final class Router implements AutoCloseable {
             channels.destroy(t, fd);
         }
         t.pds.clear();
+        if (cm != null) {
+            objects += cm.reclaim(t);
+        }
         t.gone = true;
         t.liveness.close();
         tenants.remove(t);
@@ -531,8 +555,12 @@ public final class Router implements AutoCloseable {
         live(t);
         Limits l = limits;
         pd(t, r.pdHandle());
+        // A caller-named MR (ibv_reg_mr_ff: rping names its buffers "cb.send_mr", ...) gets a file of its own like
+        // any other: the client maps whatever name the answer carries. The genuine router would map one file per
+        // name, shared by every registration (and every tenant) that says that name: not a thing to copy.
         if (!r.shmName().isEmpty()) {
-            throw new WireException(Errno.EINVAL, "caller-named shm '" + r.shmName() + "' refused: the router names MR files");
+            LOG.debug("freeflow {} REG_MR named '{}': a router-named file instead", t.id(),
+                    io.rdmanode.agent.LogText.escape(r.shmName()));
         }
         if ((r.accessFlags() & (MemoryRegion.REMOTE_WRITE)) != 0 && (r.accessFlags() & MemoryRegion.LOCAL_WRITE) == 0) {
             throw new WireException(Errno.EINVAL, "REMOTE_WRITE without LOCAL_WRITE");
@@ -665,6 +693,9 @@ public final class Router implements AutoCloseable {
             }
         }
         poller.drainRetired();
+        if (cm != null) {
+            cm.close();
+        }
         synchronized (this) {
             transport.close();
         }

@@ -33,6 +33,27 @@ public final class Func {
     public static final int CREATE_AH = 29;
     public static final int DESTROY_AH = 30;
     public static final int CM_CREATE_EVENT_CHANNEL = 36;
+    public static final int CM_DESTROY_EVENT_CHANNEL = 37;
+    public static final int CM_CREATE_ID = 38;
+    public static final int CM_BIND_IP = 39;
+    public static final int CM_BIND = 40;
+    public static final int CM_GET_EVENT = 41;
+    public static final int CM_QUERY_ROUTE = 42;
+    public static final int CM_LISTEN = 43;
+    public static final int CM_RESOLVE_IP = 44;
+    public static final int CM_RESOLVE_ADDR = 45;
+    public static final int CM_UCMA_QUERY_ADDR = 46;
+    public static final int CM_UCMA_QUERY_GID = 47;
+    public static final int CM_UCMA_PROCESS_CONN_RESP = 48;
+    public static final int CM_DESTROY_ID = 49;
+    public static final int CM_RESOLVE_ROUTE = 50;
+    public static final int CM_UCMA_QUERY_PATH = 51;
+    public static final int CM_INIT_QP_ATTR = 52;
+    public static final int CM_CONNECT = 53;
+    public static final int CM_ACCEPT = 54;
+    public static final int CM_SET_OPTION = 55;
+    public static final int CM_MIGRATE_ID = 56;
+    public static final int CM_DISCONNECT = 57;
     public static final int SOCKET_SOCKET = 58;
     public static final int SOCKET_CONNECT = 62;
 
