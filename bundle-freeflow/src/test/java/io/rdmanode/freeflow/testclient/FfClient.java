@@ -231,13 +231,19 @@ public final class FfClient {
     /** ... and with max_rd_atomic and max_dest_rd_atomic (RDMA READs in flight; a device needs them for READ). */
     public int modifyQp(Qp qp, int state, int mask, int destQpn, int access, int minRnrTimer, int rnrRetry,
                         byte[] dgid, int rdAtomic) throws IOException {
+        return modifyQp(qp, state, mask, destQpn, access, minRnrTimer, rnrRetry, dgid, rdAtomic, 14, 7);
+    }
+
+    /** ... and with the ack timeout (4.096 µs × 2^timeout) and retry_cnt (rxe retries for ever at 7). */
+    public int modifyQp(Qp qp, int state, int mask, int destQpn, int access, int minRnrTimer, int rnrRetry,
+                        byte[] dgid, int rdAtomic, int timeout, int retryCnt) throws IOException {
         Layout rq = l("modify_qp_req");
         ByteBuffer b = buf(rq.size()).putInt(rq.off("handle"), qp.handle).putInt(rq.off("qp_state"), state)
                 .putInt(rq.off("dest_qp_num"), destQpn).putInt(rq.off("qp_access_flags"), access)
                 .putInt(rq.off("path_mtu"), 5).putInt(rq.off("attr_mask"), mask);
         b.put(rq.off("port_num"), (byte) 1).put(rq.off("min_rnr_timer"), (byte) minRnrTimer)
-                .put(rq.off("rnr_retry"), (byte) rnrRetry).put(rq.off("retry_cnt"), (byte) 7)
-                .put(rq.off("timeout"), (byte) 14);
+                .put(rq.off("rnr_retry"), (byte) rnrRetry).put(rq.off("retry_cnt"), (byte) retryCnt)
+                .put(rq.off("timeout"), (byte) timeout);
         b.put(rq.off("dgid"), dgid);
         b.put(rq.off("max_rd_atomic"), (byte) rdAtomic).put(rq.off("max_dest_rd_atomic"), (byte) rdAtomic);
         return call(MODIFY_QP, b, l("modify_qp_rsp").size()).getInt(0);
@@ -256,6 +262,16 @@ public final class FfClient {
         check(modifyQp(qp, 2, 1 | 128 | 256 | 1048576 | 4096 | 131072 | 32768, destQpn, 0, minRnrTimer, 0, dgid, 1),
                 "RTR");
         check(modifyQp(qp, 3, 1 | 65536 | 512 | 1024 | 2048 | 8192, 0, 0, 0, rnrRetry, dgid, 1), "RTS");
+    }
+
+    /** {@link #connect(Qp, int, int, int, int, byte[])} with the RTS ack timeout and retry_cnt given. */
+    public void connect(Qp qp, int destQpn, int access, int minRnrTimer, int rnrRetry, byte[] dgid, int timeout,
+                        int retryCnt) throws IOException {
+        check(modifyQp(qp, 1, 1 | 8 | 16 | 32, 0, access, 0, 0, dgid, 1), "INIT");
+        check(modifyQp(qp, 2, 1 | 128 | 256 | 1048576 | 4096 | 131072 | 32768, destQpn, 0, minRnrTimer, 0, dgid, 1),
+                "RTR");
+        check(modifyQp(qp, 3, 1 | 65536 | 512 | 1024 | 2048 | 8192, 0, 0, 0, rnrRetry, dgid, 1, timeout, retryCnt),
+                "RTS");
     }
 
     /** RESET→INIT→RTR→RTS of a UC QP with exactly the mask bits uc_pingpong sets (no RC-only attributes). */

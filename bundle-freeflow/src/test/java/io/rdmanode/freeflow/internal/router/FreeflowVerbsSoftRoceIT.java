@@ -24,14 +24,15 @@ import org.junit.jupiter.api.Test;
  * on each, RC QPs connected by QPN and GID, 64 KiB SEND/RECV one way, 64 KiB RDMA WRITE the other, 4 KiB
  * WRITE_WITH_IMM and a 64 KiB RDMA READ (remote addresses translated through the routers' MR mapping), SENDs into
  * an SRQ shared by two QPs, a UC SEND and WRITE, a UD SEND through an AH, bytes compared, and the devices' hw_counters read before and
- * after: the packets went through rxe0 and rxe1, not through a copy in the router. Runs only when asked (CI set or
+ * after: the packets went through rxe0 and rxe1, not through a copy in the router; then a router B in a JVM of its
+ * own is SIGKILLed under client A's SENDs (issue 25's failure case). Runs only when asked (CI set or
  * {@code -Drdma.testbed.vm=true}); skips, saying why, without the testbed or qemu.
  */
 class FreeflowVerbsSoftRoceIT {
 
     @Test
     void two_routers_on_rxe0_and_rxe1_move_rc_srq_uc_and_ud_traffic_through_the_devices() throws Exception {
-        Map<String, String> out = runProbeInTheVm();
+        Map<String, String> out = probeOutput();
 
         assertThat(out).doesNotContainKey("failure");
         assertThat(out).containsEntry("done", "true").containsEntry("transport.a", "VerbsTransport");
@@ -74,6 +75,47 @@ class FreeflowVerbsSoftRoceIT {
         assertThat(rcvd1).as("rxe1 rcvd_pkts").isGreaterThanOrEqualTo(93);
         assertThat(sent1).as("rxe1 sent_pkts: WRITE 64 + READ response 64").isGreaterThanOrEqualTo(128);
         assertThat(rcvd0).as("rxe0 rcvd_pkts").isGreaterThanOrEqualTo(128);
+    }
+
+    /**
+     * Issue 25's failure case, from the same probe run: router B (with client B) in a JVM of its own, SIGKILLed while
+     * client A streams SENDs to it; see {@link VerbsVmProbe#peerLoss}.
+     */
+    @Test
+    void a_peer_router_killed_mid_transfer_gives_error_completions_and_leaves_nothing_on_the_device() throws Exception {
+        Map<String, String> out = probeOutput();
+
+        assertThat(out).doesNotContainKey("failure");
+        assertThat(out).containsEntry("loss.before.ok", "true").containsEntry("loss.peer.killed", "true");
+        System.out.printf("FreeflowVerbsSoftRoceIT: peer router SIGKILLed; client A's first error completion after %s ms"
+                + " (%s), %s SENDs completed after the kill, then %s%n", out.get("loss.error.ms"),
+                out.get("loss.error.wc"), out.get("loss.ok.after.kill"), out.get("loss.after.flushed"));
+        assertThat(out).as("IBV_WC_RETRY_EXC_ERR: rxe0 retransmits to a QP the kernel destroyed with router B")
+                .containsEntry("loss.error.status", "12");
+        assertThat(Long.parseLong(out.get("loss.error.ms"))).as("timeout 14 x retry_cnt 3 is ~0.3 s; not a hang")
+                .isLessThan(10_000);
+        assertThat(out.get("loss.after.flushed")).as("what was still posted flushes: IBV_WC_WR_FLUSH_ERR")
+                .matches("\\[(5(, 5)*)?\\]");
+        assertThat(out).as("client A's calls still answer").containsEntry("loss.after.port.state", "4");
+        assertThat(out).as("QUERY_QP answers, the QP in IBV_QPS_ERR").containsEntry("loss.after.query_qp.ret", "0 state=6");
+        assertThat(Long.parseLong(out.get("loss.after.calls.ms"))).isLessThan(15_000);
+        assertThat(out.get("loss.rxe0.client")).as("client A's PD, CQ, QP and MR counted on rxe0")
+                .isNotEqualTo(out.get("loss.rxe0.before"));
+        assertThat(out).as("rxe0's kernel counts once client A destroyed its objects: as before it came, "
+                + out.get("loss.rxe0.before") + " / " + out.get("loss.rxe0.after"))
+                .containsEntry("loss.rxe0.restored", "true").containsEntry("loss.router.a.objects", "0");
+        assertThat(out).as("the kernel freed router B's objects on rxe1 with its process: " + out.get("loss.rxe1.before"))
+                .containsEntry("loss.rxe1.restored", "true");
+    }
+
+    private static Map<String, String> probed;
+
+    /** One VM boot for both tests. */
+    private static synchronized Map<String, String> probeOutput() throws IOException, InterruptedException {
+        if (probed == null) {
+            probed = runProbeInTheVm();
+        }
+        return probed;
     }
 
     private static long delta(Map<String, String> out, String counter) {

@@ -11,13 +11,22 @@ import io.rdmanode.freeflow.testclient.FfClient.Qp;
 import io.rdmanode.freeflow.testclient.FfClient.Sg;
 import io.rdmanode.freeflow.testclient.FfClient.Wc;
 import io.rdmanode.freeflow.testclient.FfClient.Wr;
+import io.rdmanode.freeflow.internal.wire.Layout;
+import io.rdmanode.freeflow.internal.wire.LayoutTable;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Runs inside the Soft-RoCE VM after {@code rxe-setup} (rxe0 and rxe1 on the two ends of a veth pair), for
@@ -40,8 +49,13 @@ public final class VerbsVmProbe {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("peer")) {
+            peer();
+            return;
+        }
         try {
             run();
+            peerLoss();
             System.out.println("done=true");
         } catch (Throwable t) {
             System.out.println("failure=" + t.toString().replace('\n', ' '));
@@ -181,6 +195,171 @@ public final class VerbsVmProbe {
             mapA.close();
             mapB.close();
         }
+    }
+
+    /**
+     * Issue 25's failure case: router B, with client B, in a JVM of its own (this class with {@code peer}), SIGKILLed
+     * while client A streams 4 KiB SENDs to it over an RC QP on rxe0. The kernel destroys B's QP with the process, so
+     * rxe0 retransmits to a QPN nobody answers: client A must see an error completion (IBV_WC_RETRY_EXC_ERR after
+     * timeout 14 × retry_cnt 3, about 0.3 s; rxe retries for ever at retry_cnt 7, the clients' usual value) and no hang, its calls must keep answering, and once it has destroyed
+     * its objects rxe0's kernel counts ({@code rdma resource show}) must be what they were before it connected, and
+     * rxe1's what they were before router B started.
+     */
+    static void peerLoss() throws Exception {
+        Map<String, String> rxe1Before = rdmaResources("rxe1");
+        String java = ProcessHandle.current().info().command().orElse("java");
+        Process peer = new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-Xmx128m", "-cp",
+                System.getProperty("java.class.path"), VerbsVmProbe.class.getName(), "peer")
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try (RouterFixture ra = new RouterFixture(Limits.defaults(), PollerSettings.defaults(),
+                ControlSettings.defaults(), LibibverbsDevice.open("libibverbs.so.1", "rxe0"), 0)) {
+            Map<String, String> rxe0Before = rdmaResources("rxe0");
+            System.out.println("loss.rxe0.before=" + rxe0Before);
+            BufferedReader fromPeer = new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
+            PrintStream toPeer = new PrintStream(peer.getOutputStream(), true, StandardCharsets.UTF_8);
+            FfClient a = ra.client();
+            int pd = a.allocPd();
+            Cq cq = a.createCq(64);
+            Qp qp = a.createQp(pd, cq, cq, 16, 1);
+            Mr mr = a.regMr(pd, SIZE, ACCESS_ALL);
+            System.out.println("loss.rxe0.client=" + rdmaResources("rxe0"));
+            int qpnB = Integer.parseInt(expect(fromPeer, "qpn="));
+            // timeout 14 (67 ms) and retry_cnt 3: the retry-exceeded error after ~0.3 s (rxe never gives up at 7)
+            a.connect(qp, qpnB, ACCESS_ALL, 12, 7, gid("rxe1"), 14, 3);
+            toPeer.println(qp.qpn());
+            expect(fromPeer, "ready");
+            System.out.println("loss.peer.pid=" + peer.pid());
+
+            // The transfer under way: 4 SENDs completed, 8 more in flight when router B dies.
+            int len = 4096;
+            for (int i = 0; i < 4; i++) {
+                check(a.postSend(qp, List.of(Wr.send(500 + i, new Sg((long) i * len, len, mr.lkey()))))[0] == 0, "loss send");
+            }
+            List<Wc> first = await(a, cq, 4);
+            System.out.println("loss.before.ok=" + (first.size() == 4 && first.stream().allMatch(wc -> wc.status() == 0)));
+            for (int i = 0; i < 8; i++) {
+                check(a.postSend(qp, List.of(Wr.send(600 + i, new Sg((long) i * len, len, mr.lkey()))))[0] == 0, "loss send");
+            }
+            peer.destroyForcibly(); // SIGKILL
+            long killed = System.nanoTime();
+            System.out.println("loss.peer.killed=" + peer.waitFor(10, TimeUnit.SECONDS));
+            // Keep streaming, one SEND per round, until an error completion comes (or 30 s: the test's bound is tighter).
+            Wc error = null;
+            List<Wc> flushed = new ArrayList<>();
+            int ok = 0;
+            int posted = 8;
+            List<Integer> postAnswers = new ArrayList<>();
+            long end = killed + 30_000_000_000L;
+            while (error == null && System.nanoTime() < end) {
+                if (posted < 16) {
+                    postAnswers.add(a.postSend(qp, List.of(Wr.send(600 + posted, new Sg(0, len, mr.lkey()))))[0]);
+                    posted++;
+                }
+                for (Wc wc : a.pollCq(cq, 16)) {
+                    if (error != null) {
+                        flushed.add(wc);
+                    } else if (wc.status() != 0) {
+                        error = wc;
+                    } else {
+                        ok++;
+                    }
+                }
+                Thread.sleep(5);
+            }
+            System.out.printf("loss.error.ms=%d%n", (System.nanoTime() - killed) / 1_000_000);
+            System.out.println("loss.error.status=" + (error == null ? "none" : error.status()));
+            System.out.println("loss.error.wc=" + error);
+            System.out.println("loss.ok.after.kill=" + ok);
+            System.out.println("loss.post.answers=" + postAnswers);
+            // After the error: every call still answers, the rest of the posted WRs flush (IBV_WC_WR_FLUSH_ERR, 5).
+            long answered = System.nanoTime();
+            int afterPost = a.postSend(qp, List.of(Wr.send(700, new Sg(0, len, mr.lkey()))))[0];
+            long quietSince = System.nanoTime();
+            while (System.nanoTime() - quietSince < 300_000_000L) {
+                List<Wc> round = a.pollCq(cq, 16);
+                flushed.addAll(round);
+                if (round.isEmpty()) {
+                    Thread.sleep(20);
+                } else {
+                    quietSince = System.nanoTime();
+                }
+            }
+            ByteBuffer port = a.call(FfClient.QUERY_PORT, FfClient.buf(1).put(0, (byte) 1), 48);
+            Layout rs = LayoutTable.struct("query_qp_rsp");
+            ByteBuffer q = a.queryQp(qp);
+            System.out.println("loss.after.post=" + afterPost);
+            System.out.println("loss.after.flushed=" + flushed.stream().map(Wc::status).toList());
+            System.out.println("loss.after.port.state=" + port.getInt(0));
+            System.out.println("loss.after.query_qp.ret=" + q.getInt(rs.off("ret_errno")) + " state="
+                    + q.get(rs.off("qp_state")));
+            System.out.printf("loss.after.calls.ms=%d%n", (System.nanoTime() - answered) / 1_000_000);
+
+            // Client A leaves: destroys what it made. Router A then holds nothing on rxe0.
+            check(a.ret(FfClient.DESTROY_QP, qp.handle()) == 0, "loss destroy QP");
+            check(a.ret(FfClient.DEREG_MR, mr.handle()) == 0, "loss dereg MR");
+            check(a.ret(FfClient.DESTROY_CQ, cq.handle()) == 0, "loss destroy CQ");
+            check(a.ret(FfClient.DEALLOC_PD, pd) == 0, "loss dealloc PD");
+            Map<String, String> rxe0After = rdmaResources("rxe0");
+            System.out.println("loss.rxe0.after=" + rxe0After);
+            System.out.println("loss.rxe0.restored=" + rxe0After.equals(rxe0Before));
+            System.out.println("loss.router.a.objects=" + ra.router.tenants().stream()
+                    .mapToInt(t -> t.pds() + t.cqs() + t.qps() + t.srqs() + t.mrs() + t.channels()).sum());
+        } finally {
+            peer.destroyForcibly();
+            peer.waitFor(10, TimeUnit.SECONDS);
+        }
+        Map<String, String> rxe1After = rdmaResources("rxe1");
+        System.out.println("loss.rxe1.before=" + rxe1Before + " after=" + rxe1After);
+        System.out.println("loss.rxe1.restored=" + rxe1After.equals(rxe1Before));
+    }
+
+    /** Router B and client B, for {@link #peerLoss}: prints its QPN, reads A's, connects, posts 64 receives, waits. */
+    static void peer() throws Exception {
+        try (RouterFixture rb = new RouterFixture(Limits.defaults(), PollerSettings.defaults(),
+                ControlSettings.defaults(), LibibverbsDevice.open("libibverbs.so.1", "rxe1"), 0)) {
+            FfClient b = rb.client();
+            int pd = b.allocPd();
+            Cq cq = b.createCq(128);
+            Qp qp = b.createQp(pd, cq, cq, 64, 1);
+            Mr mr = b.regMr(pd, SIZE, ACCESS_ALL);
+            System.out.println("qpn=" + qp.qpn());
+            System.out.flush();
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            int qpnA = Integer.parseInt(in.readLine().trim());
+            b.connect(qp, qpnA, ACCESS_ALL, 12, 7, gid("rxe0"));
+            for (int i = 0; i < 64; i++) {
+                check(b.postRecv(qp, i, new Sg(0, 4096, mr.lkey()))[0] == 0, "peer recv");
+            }
+            System.out.println("ready");
+            System.out.flush();
+            while (true) {
+                b.pollCq(cq, 64); // the receives complete here until the SIGKILL
+                Thread.sleep(10);
+            }
+        }
+    }
+
+    private static String expect(BufferedReader in, String prefix) throws Exception {
+        for (String line = in.readLine(); line != null; line = in.readLine()) {
+            if (line.startsWith(prefix)) {
+                return line.substring(prefix.length()).trim();
+            }
+            System.out.println("loss.peer.said=" + line);
+        }
+        throw new IllegalStateException("peer router exited before '" + prefix + "'");
+    }
+
+    /** The kernel's object counts of one device: {@code rdma resource show <dev>} as {pd=1, cq=1, ...}. */
+    static Map<String, String> rdmaResources(String dev) throws Exception {
+        Process p = new ProcessBuilder("rdma", "resource", "show", dev).redirectErrorStream(true).start();
+        String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        p.waitFor(10, TimeUnit.SECONDS);
+        Map<String, String> counts = new TreeMap<>();
+        String[] words = text.substring(text.indexOf(dev + ":") + dev.length() + 1).trim().split("\\s+");
+        for (int i = 0; i + 1 < words.length; i += 2) {
+            counts.put(words[i], words[i + 1]);
+        }
+        return counts;
     }
 
     /**
