@@ -31,7 +31,7 @@ class NetlinkSoftRoceIT {
             try {
                 Path jar = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
                 if (Files.isDirectory(jar)) { // a reactor build may resolve agent-posix to its classes folder
-                    packJar(jar, libs.resolve(c.getPackageName().replace('.', '-') + "-classes.jar"));
+                    SoftRoceVm.packJar(jar, libs.resolve(c.getPackageName().replace('.', '-') + "-classes.jar"));
                     continue;
                 }
                 Files.copy(jar, libs.resolve(jar.getFileName()), StandardCopyOption.REPLACE_EXISTING);
@@ -59,15 +59,5 @@ class NetlinkSoftRoceIT {
         assertThat(out).containsEntry("sysfs.exclusive.pod.sees.rxe0", "false")
                 .containsEntry("sysfs.exclusive.host.sees.rxe0", "true")
                 .containsEntry("sysfs.shared.netns.sees.rxe0", "true");
-    }
-
-    private static void packJar(Path classes, Path jar) throws IOException {
-        try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar)); var walk = Files.walk(classes)) {
-            for (Path f : (Iterable<Path>) walk.filter(Files::isRegularFile)::iterator) {
-                out.putNextEntry(new java.util.jar.JarEntry(classes.relativize(f).toString()));
-                Files.copy(f, out);
-                out.closeEntry();
-            }
-        }
     }
 }

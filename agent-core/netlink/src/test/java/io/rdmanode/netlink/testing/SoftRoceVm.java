@@ -9,6 +9,9 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -74,5 +77,48 @@ public final class SoftRoceVm {
         output.lines().filter(l -> l.matches("[a-z][\\w.-]*=.*"))
                 .forEach(l -> values.putIfAbsent(l.substring(0, l.indexOf('=')), l.substring(l.indexOf('=') + 1)));
         return values;
+    }
+
+    /**
+     * Skips the calling test when qemu is missing and cannot be installed: the testbed installs its host tools
+     * itself, which needs root.
+     */
+    public static void assumeQemu() {
+        boolean qemu = Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
+                .anyMatch(dir -> Files.isExecutable(Path.of(dir, "qemu-system-x86_64")));
+        Assumptions.assumeTrue(qemu || "root".equals(System.getProperty("user.name")), "qemu-system-x86_64 is not"
+                + " installed and the testbed cannot install it without root (apt-get install qemu-system-x86 mmdebstrap)");
+    }
+
+    /**
+     * Builds (or finds cached) the testbed image first, on its own: a Debian mirror or package-install failure is
+     * the infrastructure's, reported as an aborted test with the tail of the log, not as a failure of our code.
+     *
+     * @param runInVm the testbed's {@code run-in-vm.sh} ({@link #runInVm()})
+     */
+    public static void buildImageOrAbort(Path runInVm) throws IOException, InterruptedException {
+        Process build = new ProcessBuilder(runInVm.resolveSibling("build-image.sh").toString())
+                .redirectErrorStream(true).start();
+        String log = new String(build.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        boolean done = build.waitFor(15, TimeUnit.MINUTES);
+        if (!done) {
+            build.destroyForcibly();
+        }
+        String tail = log.lines().skip(Math.max(0, log.lines().count() - 20)).reduce("", (a, b) -> a + b + "\n");
+        Assumptions.assumeTrue(done && build.exitValue() == 0, "the testbed image could not be built:\n" + tail);
+    }
+
+    /**
+     * Packs a classes directory into {@code jar}: a reactor build puts modules' classes in directories outside the
+     * one folder the guest sees ({@code target}), so they go in as jars.
+     */
+    public static void packJar(Path classes, Path jar) throws IOException {
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar)); Stream<Path> walk = Files.walk(classes)) {
+            for (Path f : (Iterable<Path>) walk.filter(Files::isRegularFile)::iterator) {
+                out.putNextEntry(new JarEntry(classes.relativize(f).toString()));
+                Files.copy(f, out);
+                out.closeEntry();
+            }
+        }
     }
 }

@@ -6,16 +6,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rdmanode.netlink.testing.SoftRoceVm;
 import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -124,11 +121,10 @@ class FreeflowVerbsSoftRoceIT {
 
     private static Map<String, String> runProbeInTheVm() throws IOException, InterruptedException {
         Path runInVm = SoftRoceVm.runInVm();
-        Assumptions.assumeTrue(onPath("qemu-system-x86_64") || "root".equals(System.getProperty("user.name")),
-                "qemu-system-x86_64 is not installed and the testbed cannot install it without root");
+        SoftRoceVm.assumeQemu();
         Path target = Path.of("").toAbsolutePath().resolve("target");
         Path libs = vmLibs(target);
-        buildImageOrAbort(runInVm.getParent());
+        SoftRoceVm.buildImageOrAbort(runInVm);
         String java = "java -XX:TieredStopAtLevel=1 -Xmx256m -cp '" + libs + "/*' " + VerbsVmProbe.class.getName();
         List<String> command = List.of(runInVm.toString(), "-s", target.toString(), "-t", "900", "--", "sh", "-c",
                 "rxe-setup >/dev/null && ip link set lo up && { perftest-pair ib_send_bw -s 65536 -n 200"
@@ -139,18 +135,6 @@ class FreeflowVerbsSoftRoceIT {
                 (System.nanoTime() - start) / 1e9);
         return values;
     }
-
-    /** The testbed image first, on its own: a mirror failure aborts the test rather than failing it. */
-    private static void buildImageOrAbort(Path testbed) throws IOException, InterruptedException {
-        Process build = new ProcessBuilder(testbed.resolve("build-image.sh").toString()).redirectErrorStream(true).start();
-        String log = new String(build.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        boolean done = build.waitFor(15, TimeUnit.MINUTES);
-        if (!done) {
-            build.destroyForcibly();
-        }
-        Assumptions.assumeTrue(done && build.exitValue() == 0, "the testbed image could not be built:\n" + log);
-    }
-
     /**
      * This test's class path as jars under {@code target/ffvm-lib}, the one folder the VM sees: jars copied,
      * classes directories (this module's, and the reactor's posix and api modules) packed; test-only tooling left out.
@@ -166,27 +150,12 @@ class FreeflowVerbsSoftRoceIT {
                 continue;
             }
             if (Files.isDirectory(p)) {
-                packJar(p, libs.resolve(String.format("%02d-", n++) + p.getParent().getParent().getFileName() + "-"
+                SoftRoceVm.packJar(p, libs.resolve(String.format("%02d-", n++) + p.getParent().getParent().getFileName() + "-"
                         + p.getFileName() + ".jar"));
             } else {
                 Files.copy(p, libs.resolve(p.getFileName()), StandardCopyOption.REPLACE_EXISTING);
             }
         }
         return libs;
-    }
-
-    private static void packJar(Path classes, Path jar) throws IOException {
-        try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar)); var walk = Files.walk(classes)) {
-            for (Path f : (Iterable<Path>) walk.filter(Files::isRegularFile)::iterator) {
-                out.putNextEntry(new java.util.jar.JarEntry(classes.relativize(f).toString()));
-                Files.copy(f, out);
-                out.closeEntry();
-            }
-        }
-    }
-
-    private static boolean onPath(String program) {
-        return Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
-                .anyMatch(dir -> Files.isExecutable(Path.of(dir, program)));
     }
 }

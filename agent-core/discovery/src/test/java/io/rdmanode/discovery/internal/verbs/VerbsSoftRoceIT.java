@@ -6,15 +6,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rdmanode.netlink.testing.SoftRoceVm;
 import java.io.IOException;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -95,13 +92,12 @@ class VerbsSoftRoceIT {
 
     private static Map<String, String> runProbeInTheVm() throws IOException, InterruptedException {
         Path runInVm = SoftRoceVm.runInVm();
-        Assumptions.assumeTrue(onPath("qemu-system-x86_64") || isRoot(), "qemu-system-x86_64 is not installed and"
-                + " the testbed cannot install it without root (apt-get install qemu-system-x86 mmdebstrap)");
+        SoftRoceVm.assumeQemu();
         Path target = Path.of("").toAbsolutePath().resolve("target");
         Assumptions.assumeTrue(Files.isDirectory(target.resolve("vm-jnr")), "no " + target.resolve("vm-jnr"));
         String classpath = target.resolve("classes") + ":" + target.resolve("test-classes") + ":"
                 + target.resolve("vm-jnr") + "/*:" + vmLibs(target) + "/*";
-        buildImageOrAbort(runInVm.getParent());
+        SoftRoceVm.buildImageOrAbort(runInVm);
         List<String> command = List.of(runInVm.toString(), "-s", target.toString(), "-t", "900", "--",
                 "java", "-XX:TieredStopAtLevel=1", "-Xmx256m", "-cp", classpath, PROBE);
         long start = System.nanoTime();
@@ -109,23 +105,6 @@ class VerbsSoftRoceIT {
         System.out.printf("VerbsSoftRoceIT: VM boot + rxe-setup + probe took %.1f s%n", (System.nanoTime() - start) / 1e9);
         return values;
     }
-
-    /**
-     * Builds (or finds cached) the testbed image first, on its own: a Debian mirror or package-install failure is
-     * the infrastructure's, reported as an aborted test with the tail of the log, not as a verbs failure.
-     */
-    private static void buildImageOrAbort(Path testbed) throws IOException, InterruptedException {
-        Process build = new ProcessBuilder(testbed.resolve("build-image.sh").toString()).redirectErrorStream(true)
-                .start();
-        String log = new String(build.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        boolean done = build.waitFor(15, TimeUnit.MINUTES);
-        if (!done) {
-            build.destroyForcibly();
-        }
-        String tail = log.lines().skip(Math.max(0, log.lines().count() - 20)).reduce("", (a, b) -> a + b + "\n");
-        Assumptions.assumeTrue(done && build.exitValue() == 0, "the testbed image could not be built:\n" + tail);
-    }
-
     /**
      * SLF4J (API and the simple provider), Awaitility (with Hamcrest) and the verbs bundle's classes copied under {@code target}, the one
      * folder the VM sees; jnr and jffi are already there ({@code target/vm-jnr}, copied by the build for this probe).
@@ -141,7 +120,7 @@ class VerbsSoftRoceIT {
             try {
                 Path jar = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
                 if (Files.isDirectory(jar)) {
-                    packJar(jar, libs.resolve(c.getPackageName().replace('.', '-') + "-classes.jar"));
+                    SoftRoceVm.packJar(jar, libs.resolve(c.getPackageName().replace('.', '-') + "-classes.jar"));
                     continue;
                 }
                 Files.copy(jar, libs.resolve(jar.getFileName()), StandardCopyOption.REPLACE_EXISTING);
@@ -150,24 +129,5 @@ class VerbsSoftRoceIT {
             }
         }
         return libs;
-    }
-
-    private static void packJar(Path classes, Path jar) throws IOException {
-        try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar)); var walk = Files.walk(classes)) {
-            for (Path f : (Iterable<Path>) walk.filter(Files::isRegularFile)::iterator) {
-                out.putNextEntry(new java.util.jar.JarEntry(classes.relativize(f).toString()));
-                Files.copy(f, out);
-                out.closeEntry();
-            }
-        }
-    }
-
-    private static boolean onPath(String program) {
-        return Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
-                .anyMatch(dir -> Files.isExecutable(Path.of(dir, program)));
-    }
-
-    private static boolean isRoot() {
-        return "root".equals(System.getProperty("user.name"));
     }
 }
