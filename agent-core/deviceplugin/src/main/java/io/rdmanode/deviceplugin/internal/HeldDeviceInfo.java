@@ -128,6 +128,9 @@ final class HeldDeviceInfo {
     }
 
     private void write(String id, DeviceInfo info) {
+        if (files.current(info)) {
+            return;             // only a stat: Allocates of one VF whose file is in place need no turn
+        }
         synchronized (deviceLocks.computeIfAbsent(info.pciAddress(), k -> new Object())) {
             try {
                 files.write(info);
