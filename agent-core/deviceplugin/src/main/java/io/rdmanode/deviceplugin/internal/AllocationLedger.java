@@ -40,13 +40,21 @@ import org.slf4j.LoggerFactory;
  * does not end in a matching trailer (truncated, edited, corrupt) is not trusted: the ledger starts empty and the
  * next reconciliation rebuilds it. Thread-safe.
  *
+ * <p>Group commit: a change is recorded in memory at once and is written before the call that made it returns
+ * ({@link #allocated}, {@link #forget}, {@link #reconcile}), but the write happens outside the ledger's monitor and
+ * covers every change made until it starts. Allocates that arrive while a write (two fsyncs) is in flight wait
+ * for the next write, which carries all of them: 50 concurrent Allocates cost a few writes, not 50, and each one
+ * still answers only once its record is on disk (kubelet must never hold a device the ledger forgot after a
+ * crash). Locks are taken in one order: the write lock ({@code commit}), the file lock, the monitor.
+ *
  * <p>One writer, passed at a handover (issue 27): a successor started with the same state directory reads the
  * file at start, while its predecessor may still record Allocates kubelet sent it before switching to the
  * successor's sockets. So a ledger follows the file: before it writes, and when it reconciles, it merges what
  * another instance wrote since this one last read or wrote it (entries it lacks are added; a merged entry kubelet
  * does not list goes at the next reconciliation, as any other). The read, merge and write happen under a lock
  * on {@code <file>.lock}, so two instances in the seconds of a handover never lose each other's records. Once
- * {@link #stopWriting} (the predecessor, after the handover) the file is never written again by this instance.
+ * {@link #stopWriting} (the predecessor, after the handover) the file is never written again by this instance
+ * (it waits for a write in flight).
  */
 final class AllocationLedger {
 
@@ -82,8 +90,12 @@ final class AllocationLedger {
     private volatile String problem = "";
     private final String loadProblem;
     private boolean unknown;                                          // guarded by this
-    private Optional<String> fileSeen = Optional.empty();             // identity last read or written; this
+    private Optional<String> fileSeen = Optional.empty();             // identity last read or written; commit
     private boolean writer = true;                                    // guarded by this
+    /** Held while the file is merged or written: one write at a time, taken before the file lock and this. */
+    private final java.util.concurrent.locks.ReentrantLock commit = new java.util.concurrent.locks.ReentrantLock();
+    private long changes;                                             // in-memory changes to write; this
+    private volatile long written;                                    // changes on disk (or not to be written)
 
     private AllocationLedger(Optional<Path> file, Clock clock) {
         this.file = file;
@@ -133,7 +145,20 @@ final class AllocationLedger {
      *
      * @return the IDs newly recorded (to {@link #forget} if the allocation then fails)
      */
-    synchronized List<String> allocated(String resource, Collection<String> deviceIds) {
+    List<String> allocated(String resource, Collection<String> deviceIds) {
+        Recorded r = record(resource, deviceIds);
+        awaitWritten(r);
+        return r.ids();
+    }
+
+    /** What {@link #record} changed in memory, and the change to wait for ({@link #awaitWritten}). */
+    record Recorded(List<String> ids, long change) { }
+
+    /**
+     * {@link #allocated} in memory only: visible to {@link #heldBy} at once, on disk once {@link #awaitWritten}
+     * returns. For a caller that records under its own lock and waits for the write outside it.
+     */
+    synchronized Recorded record(String resource, Collection<String> deviceIds) {
         long now = clock.millis();
         List<String> added = new ArrayList<>();
         for (String id : deviceIds) {
@@ -141,21 +166,23 @@ final class AllocationLedger {
                 added.add(id);
             }
         }
-        if (!added.isEmpty()) {
-            changed();
-        }
-        return added;
+        // Nothing new: still wait for a write in flight, which may carry these IDs for a concurrent Allocate.
+        return new Recorded(added, added.isEmpty() ? (file.isPresent() && writer ? changes : 0) : changed());
     }
 
     /** Drops entries {@link #allocated} just made for an Allocate that then failed. */
-    synchronized void forget(String resource, Collection<String> deviceIds) {
-        boolean any = false;
-        for (String id : deviceIds) {
-            any |= entries.remove(key(resource, id)) != null;
+    void forget(String resource, Collection<String> deviceIds) {
+        long change = 0;
+        synchronized (this) {
+            boolean any = false;
+            for (String id : deviceIds) {
+                any |= entries.remove(key(resource, id)) != null;
+            }
+            if (any) {
+                change = changed();
+            }
         }
-        if (any) {
-            changed();
-        }
+        awaitWritten(new Recorded(List.of(), change));
     }
 
     /**
@@ -164,8 +191,25 @@ final class AllocationLedger {
      * unless kubelet never listed it and it was allocated within {@link #GRACE} (kubelet records an allocation
      * after Allocate returns; a restarted kubelet lists it once it has read its checkpoint).
      */
-    synchronized Change reconcile(Collection<Holding> running) {
+    Change reconcile(Collection<Holding> running) {
         mergeWrittenElsewhere();
+        Reconciled r;
+        long toWrite = 0;
+        synchronized (this) {
+            r = reconcileInMemory(running);
+            if (r.differs()) {
+                toWrite = changed();
+            } else if (r.known()) {
+                publish();
+            }
+        }
+        awaitWritten(new Recorded(List.of(), toWrite));
+        return new Change(r.released(), r.added(), r.known());
+    }
+
+    private record Reconciled(List<Entry> released, List<Entry> added, boolean known, boolean differs) { }
+
+    private Reconciled reconcileInMemory(Collection<Holding> running) {
         long now = clock.millis();
         Map<String, Entry> next = new TreeMap<>();
         List<Entry> added = new ArrayList<>();
@@ -196,23 +240,35 @@ final class AllocationLedger {
         unknown = false;
         entries.clear();
         entries.putAll(next);
-        if (differs) {
-            changed();
-        } else if (known) {
-            publish();
-        }
-        return new Change(List.copyOf(released), List.copyOf(added), known);
+        return new Reconciled(List.copyOf(released), List.copyOf(added), known, differs);
     }
 
     /**
      * This instance handed the state directory to a successor: from now on the ledger changes in memory only
      * (what this instance still answers stays consistent) and the file is the successor's.
      */
-    synchronized void stopWriting() {
-        if (writer) {
-            writer = false;
-            LOG.info("allocation ledger {} handed to the successor: this instance writes it no more",
-                    file.map(Path::toString).orElse("(in memory)"));
+    void stopWriting() {
+        commit.lock();                                 // a write in flight ends first
+        try {
+            synchronized (this) {
+                // What was recorded before the handover goes to the file, for the successor to merge. Under the
+                // monitor (against the lock order: no other thread of this ledger can hold the file lock while
+                // this one holds commit), so that nothing recorded before this point is left in memory only.
+                if (writer && written < changes) {
+                    try {
+                        write();
+                    } catch (UncheckedIOException e) {
+                        LOG.warn("{}: the successor learns the holdings from kubelet", e.getMessage());
+                    }
+                }
+                if (writer) {
+                    writer = false;
+                    LOG.info("allocation ledger {} handed to the successor: this instance writes it no more",
+                            file.map(Path::toString).orElse("(in memory)"));
+                }
+            }
+        } finally {
+            commit.unlock();
         }
     }
 
@@ -224,20 +280,27 @@ final class AllocationLedger {
      * Adds the entries another instance (a predecessor before its handover) wrote to the file since this ledger
      * last read or wrote it. A file that does not read whole is left to the next write and reconciliation.
      */
-    synchronized boolean mergeWrittenElsewhere() {
-        if (file.isEmpty() || !writer || identity(file.get()).equals(fileSeen)) {
-            return false;                            // one stat when nothing changed: no lock file touched
-        }
-        try (FileLock ignored = lock(file.get())) {
-            return merge(file.get()) > 0;
-        } catch (IOException | IllegalArgumentException e) {
-            LOG.warn("allocation ledger {} changed by another instance and not merged: {}", file.get(),
-                    e.getMessage());
-            return false;
+    boolean mergeWrittenElsewhere() {
+        commit.lock();
+        try {
+            if (file.isEmpty() || !writing() || identity(file.get()).equals(fileSeen)) {
+                return false;                        // one stat when nothing changed: no lock file touched
+            }
+            try (FileLock ignored = lock(file.get())) {
+                synchronized (this) {
+                    return merge(file.get()) > 0;
+                }
+            } catch (IOException | IllegalArgumentException e) {
+                LOG.warn("allocation ledger {} changed by another instance and not merged: {}", file.get(),
+                        e.getMessage());
+                return false;
+            }
+        } finally {
+            commit.unlock();
         }
     }
 
-    /** Under the lock: merges the file if it changed since this ledger last saw it. */
+    /** Under {@code commit}, the file lock and this: merges the file if it changed since this ledger saw it. */
     private int merge(Path f) throws IOException {
         Optional<String> now = identity(f);
         if (now.isEmpty() || now.equals(fileSeen)) {
@@ -257,26 +320,60 @@ final class AllocationLedger {
         return added;
     }
 
-    private void changed() {
+    /** Under this: publishes a change and returns its number to wait for, 0 when nothing is to be written. */
+    private long changed() {
         publish();
-        if (!writer) {
+        return file.isPresent() && writer ? ++changes : 0;
+    }
+
+    /**
+     * Returns once {@code r}'s change is on disk: a write in flight may carry it; if not, the next one, made by
+     * the first waiter to get the write lock, carries every change recorded until then.
+     *
+     * @throws UncheckedIOException when the write that should carry it failed (the change stays in memory; the
+     *                              next write carries it again)
+     */
+    void awaitWritten(Recorded r) {
+        if (r.change() == 0 || written >= r.change()) {
             return;
         }
-        file.ifPresent(f -> {
-            try (FileLock ignored = lock(f)) {
+        commit.lock();
+        try {
+            if (written < r.change()) {
+                write();
+            }
+        } finally {
+            commit.unlock();
+        }
+    }
+
+    /** Under {@code commit}: merges what another instance wrote, then writes every change recorded until now. */
+    private void write() {
+        Path f = file.orElseThrow();
+        try (FileLock ignored = lock(f)) {
+            List<Entry> content;
+            long upTo;
+            synchronized (this) {
+                upTo = changes;
+                if (!writer) {
+                    written = upTo;                  // handed over: the file is the successor's
+                    return;
+                }
                 try {
                     merge(f);
                 } catch (IllegalArgumentException notWhole) {
                     LOG.warn("allocation ledger {} not merged before writing: {}", f, notWhole.getMessage());
                 }
-                write(f, entries.values());
-                fileSeen = identity(f);
-                problem = "";
-            } catch (IOException e) {
-                problem = "cannot write allocation ledger " + f + ": " + e.getMessage();
-                throw new UncheckedIOException(problem, e);
+                content = List.copyOf(entries.values());
             }
-        });
+            write(f, content);                       // outside the monitor: Allocates keep recording meanwhile
+            fileSeen = identity(f);
+            written = upTo;
+            problem = "";
+        } catch (IOException e) {
+            problem = "cannot write allocation ledger " + f + ": " + e.getMessage();
+            throw new UncheckedIOException(problem, e);
+        }
     }
 
     private void publish() {

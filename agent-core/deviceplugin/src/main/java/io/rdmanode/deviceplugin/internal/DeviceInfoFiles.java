@@ -92,8 +92,7 @@ final class DeviceInfoFiles {
     Path write(DeviceInfo info) throws IOException {
         String id = info.pciAddress();
         Path target = file(id);
-        Written last = lastWritten.get(id);
-        if (last != null && last.info().equals(info) && last.fileKey().equals(fileKey(target))) {
+        if (current(info)) {
             return target;
         }
         String content = content(info);
@@ -121,6 +120,12 @@ final class DeviceInfoFiles {
             lastWritten.put(id, new Written(info, key));
         }
         return target;
+    }
+
+    /** Whether the file of {@code info} is there as this instance last wrote it, with this content: one stat. */
+    boolean current(DeviceInfo info) {
+        Written last = lastWritten.get(info.pciAddress());
+        return last != null && last.info().equals(info) && last.fileKey().equals(fileKey(file(info.pciAddress())));
     }
 
     /** The file's identity (device and inode), null when it is absent or the file system has none. */

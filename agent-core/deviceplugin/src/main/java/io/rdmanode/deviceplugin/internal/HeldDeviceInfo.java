@@ -14,6 +14,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,7 +26,10 @@ import org.slf4j.LoggerFactory;
  * allocation ledger): written at Allocate, kept while the pod runs whether the pool still has the device or an
  * edit took it out (not a VF gone from the host), written again when missing (the agent restarted), removed once
  * released. {@link #allocated} and {@link #sync} exclude each other, and Allocate writes after the ledger recorded
- * the allocation, so a file Allocate just wrote is never taken for a stale one. Stopping the pool removes nothing
+ * the allocation, so a file Allocate just wrote is never taken for a stale one. Allocates do not exclude each other
+ * (issue #23: with one monitor every Allocate of a pool waited for the others' file stat or write): they share the
+ * read side of {@link #lock}, {@link #sync} takes the write side, and two Allocates of one device take turns on that
+ * device's lock, so one file is written by one call at a time. Stopping the pool removes nothing
  * (the pods read the files while they run, a successor keeps them); a pool retired from the configuration leaves
  * its files to the layer, which removes each as its device is released ({@link DeviceInfoDirs}). No file is
  * removed once a successor owns the state directory.
@@ -34,6 +41,10 @@ final class HeldDeviceInfo {
     private final ResourcePool pool;
     private final HeldDevices held;
     private final DeviceInfoFiles files;
+    /** Read side: an Allocate writing its files. Write side: {@link #sync}, which lists and removes them. */
+    private final ReadWriteLock lock = new ReentrantReadWriteLock();
+    /** File (its PCI address) to the lock Allocates writing it take turns on; only devices the pool has info for. */
+    private final ConcurrentMap<String, Object> deviceLocks = new ConcurrentHashMap<>();
     private volatile String problem = "";
 
     HeldDeviceInfo(ResourcePool pool, HeldDevices held, Path dir) {
@@ -52,7 +63,16 @@ final class HeldDeviceInfo {
      *
      * @param host the snapshot {@code view} comes from; null when unknown (the pool stops)
      */
-    synchronized void sync(PoolView view, HostSnapshot host) {
+    void sync(PoolView view, HostSnapshot host) {
+        lock.writeLock().lock();
+        try {
+            syncExclusively(view, host);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    private void syncExclusively(PoolView view, HostSnapshot host) {
         String mine = pool.resourceName();
         Set<String> mineHeld = new TreeSet<>();
         java.util.Map<String, String> heldBy = held.heldBy();
@@ -93,14 +113,27 @@ final class HeldDeviceInfo {
      *
      * @throws DevicePluginException UNAVAILABLE when a file cannot be written (a full disk: the message says so)
      */
-    synchronized void allocated(PoolView view, List<String> deviceIds) {
-        for (String id : new LinkedHashSet<>(deviceIds)) {
-            Optional<DeviceInfo> info = pool.deviceInfo(view, id);
-            if (info.isEmpty()) {
-                continue;
+    void allocated(PoolView view, List<String> deviceIds) {
+        lock.readLock().lock();
+        try {
+            for (String id : new LinkedHashSet<>(deviceIds)) {
+                Optional<DeviceInfo> info = pool.deviceInfo(view, id);
+                if (info.isPresent()) {
+                    write(id, info.get());
+                }
             }
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    private void write(String id, DeviceInfo info) {
+        if (files.current(info)) {
+            return;             // only a stat: Allocates of one VF whose file is in place need no turn
+        }
+        synchronized (deviceLocks.computeIfAbsent(info.pciAddress(), k -> new Object())) {
             try {
-                files.write(info.get());
+                files.write(info);
             } catch (IOException e) {
                 throw new DevicePluginException(DevicePluginException.Code.UNAVAILABLE, pool.resourceName(),
                         "cannot write device-info file " + files.file(id) + ": " + e.getMessage(), e);

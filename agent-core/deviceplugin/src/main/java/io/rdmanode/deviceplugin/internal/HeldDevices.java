@@ -194,8 +194,22 @@ final class HeldDevices {
      * Allocate), and kubelet chose the IDs from its own book for this resource, so it is served from this
      * instance's view and recorded in memory only: the file is the successor's, which learns the holding from
      * kubelet's PodResources at its next reconciliation (kubelet lists an allocation once Allocate returned).
+     *
+     * <p>Recorded under this object's lock (atomic with {@link #holdOutside}); the wait for the ledger's write is
+     * outside it, so that concurrent Allocates share one write (the ledger's group commit).
      */
-    synchronized List<String> allocated(String resource, Collection<String> deviceIds) {
+    List<String> allocated(String resource, Collection<String> deviceIds) {
+        AllocationLedger.Recorded recorded = record(resource, deviceIds);
+        try {
+            ledger.awaitWritten(recorded);
+            return recorded.ids();
+        } catch (UncheckedIOException e) {
+            LOG.warn("{}: kubelet's PodResources stays the truth after a restart", e.getMessage());
+            return List.copyOf(deviceIds);
+        }
+    }
+
+    private synchronized AllocationLedger.Recorded record(String resource, Collection<String> deviceIds) {
         List<String> outsideHeld = deviceIds.stream().filter(outside::containsKey).toList();
         if (!outsideHeld.isEmpty()) {
             throw new io.rdmanode.kubelet.DevicePluginException(io.rdmanode.kubelet.DevicePluginException.Code.UNAVAILABLE,
@@ -221,12 +235,7 @@ final class HeldDevices {
                     + " file is the successor's; it learns the holding from kubelet)", resource,
                     io.rdmanode.agent.LogText.escape(deviceIds.toString()));
         }
-        try {
-            return ledger.allocated(resource, deviceIds);
-        } catch (UncheckedIOException e) {
-            LOG.warn("{}: kubelet's PodResources stays the truth after a restart", e.getMessage());
-            return List.copyOf(deviceIds);
-        }
+        return ledger.record(resource, deviceIds);
     }
 
     void forget(String resource, Collection<String> deviceIds) {
