@@ -37,6 +37,12 @@ public final class RdmaCm implements AutoCloseable {
     static final int EBADF = 9;
     /** cm_ids a client may create on one channel (connection requests from peers are not refused). */
     static final int MAX_IDS = 1024;
+    /**
+     * Events queued on one channel that its client has not taken. At the bound the channel's file is not read: the
+     * kernel keeps what follows, and its listen backlog refuses further connection requests, so a client that never
+     * asks for its events (or a peer flooding a listener) holds no more router memory than this.
+     */
+    static final int MAX_QUEUED_EVENTS = 256;
     private static final int EAGAIN = 11;
 
     private final Ucma ucma;
@@ -268,9 +274,13 @@ public final class RdmaCm implements AutoCloseable {
             if (ch.closed) {
                 throw new WireException(EBADF, "event channel " + number + " is closed");
             }
+            boolean wasFull = ch.events.size() >= MAX_QUEUED_EVENTS;
             ByteBuffer e = ch.events.poll();
             if (e != null) {
                 ucma.count(ch.eventFd, -1);
+                if (wasFull) {
+                    ucma.count(wake, 1);                 // the poller reads the channel's file again
+                }
                 return e;
             }
             ch.waiters.add(waiter);
@@ -287,7 +297,7 @@ public final class RdmaCm implements AutoCloseable {
             int[] fds = new int[open.size() + 1];
             fds[0] = wake;
             for (int i = 0; i < open.size(); i++) {
-                fds[i + 1] = open.get(i).kernelFd;
+                fds[i + 1] = full(open.get(i)) ? -1 : open.get(i).kernelFd;     // poll(2) skips a negative fd
             }
             short[] ready;
             try {
@@ -311,7 +321,7 @@ public final class RdmaCm implements AutoCloseable {
     void drain(CmChannel ch) {
         List<Map.Entry<CmEventWaiter, ByteBuffer>> deliveries = new ArrayList<>();
         synchronized (ch) {
-            while (!ch.closed) {
+            while (!ch.closed && ch.events.size() < MAX_QUEUED_EVENTS) {
                 ByteBuffer cmd = Wire.allocate(16);
                 cmd.putInt(0, UcmaCommand.GET_EVENT).putShort(4, (short) 8).putShort(6, (short) UcmaCommand.EVENT_SIZE);
                 ByteBuffer event = Wire.allocate(UcmaCommand.EVENT_SIZE);
@@ -339,6 +349,12 @@ public final class RdmaCm implements AutoCloseable {
             }
         }
         deliveries.forEach(d -> d.getKey().deliver(d.getValue()));
+    }
+
+    private static boolean full(CmChannel ch) {
+        synchronized (ch) {
+            return ch.events.size() >= MAX_QUEUED_EVENTS;
+        }
     }
 
     private static CmEventWaiter claimWaiter(CmChannel ch) {

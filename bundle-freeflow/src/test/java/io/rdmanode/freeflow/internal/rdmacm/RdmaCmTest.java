@@ -207,6 +207,28 @@ class RdmaCmTest {
     }
 
     @Test
+    void events_a_client_does_not_take_are_queued_up_to_the_bound_and_the_rest_stay_in_the_kernel() {
+        CmChannel a = cm.createChannel(alice);
+        int listener = createId(alice, a);
+        for (int i = 0; i < RdmaCm.MAX_QUEUED_EVENTS + 10; i++) {
+            kernel.event(a.kernelFd, 0x99, listener, 9);
+        }
+        cm.drain(a);
+        assertThat(a.events).hasSize(RdmaCm.MAX_QUEUED_EVENTS);
+        assertThat(kernel.counts.get(a.eventFd())).isEqualTo(RdmaCm.MAX_QUEUED_EVENTS);
+
+        assertThat(cm.nextEvent(alice, a.number(), new Waiter(new ArrayList<>()))).isNotNull();
+        cm.drain(a);                                      // room for one more: one more fetched
+        assertThat(a.events).hasSize(RdmaCm.MAX_QUEUED_EVENTS);
+        for (int i = 0; i < RdmaCm.MAX_QUEUED_EVENTS + 9; i++) {
+            assertThat(cm.nextEvent(alice, a.number(), new Waiter(new ArrayList<>()))).isNotNull();
+            cm.drain(a);
+        }
+        assertThat(a.events).isEmpty();
+        assertThat(kernel.counts.get(a.eventFd())).isZero();
+    }
+
+    @Test
     void destroying_an_id_does_not_count_events_the_client_never_got() {
         CmChannel a = cm.createChannel(alice);
         int id = createId(alice, a);
