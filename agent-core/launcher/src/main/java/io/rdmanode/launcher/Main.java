@@ -27,6 +27,8 @@ public final class Main {
     private static final int EXIT_FAILURE = ExitCode.FAILURE.code;
     /** How often a started, not yet ready agent asks its own {@code /readyz}: cheap, and only until ready. */
     private static final long READY_POLL_MILLIS = 100;
+    /** How long after its start a not yet ready agent polls at {@link #READY_POLL_MILLIS}. */
+    private static final Duration FAST_READY_POLLS = Duration.ofSeconds(30);
     /** Set when start-up failed: the shutdown hook that then runs must not turn the exit into a success. */
     private static volatile boolean failedStart;
     /** Set when a component's start-up resource was unavailable: the shutdown hook exits with it. */
@@ -239,10 +241,12 @@ public final class Main {
                     System.exit(0);
                 }
                 CdsArchive.makeIfMissing(options.home());
-                // Polled often: a handover soon after readiness must find it noted, or the predecessor would stop
-                // before kubelet has switched to the successor (SuccessorReadiness).
-                if (!ready && probe.awaitReady(Duration.ofDays(3650), READY_POLL_MILLIS, successor::isHandedOver)
-                        .isPresent()) {
+                // Polled often while a kubelet is likely to answer soon (a handover soon after readiness must find
+                // it noted, or the predecessor would stop before kubelet has switched to the successor), then once a
+                // second: an agent no kubelet registers (the demo) does not ask itself ten times a second for ever.
+                if (!ready && (probe.awaitReady(FAST_READY_POLLS, READY_POLL_MILLIS, successor::isHandedOver)
+                        .isPresent() || probe.awaitReady(Duration.ofDays(3650), 1000, successor::isHandedOver)
+                        .isPresent())) {
                     successor.ready();
                     log.info("agent ready: registered with kubelet ({} ms from JVM start)", Instant.now().toEpochMilli()
                             - java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime());
