@@ -32,14 +32,17 @@ import org.junit.jupiter.api.Test;
  * as the DaemonSet passes it), serving an SR-IOV pool of the recorded demo host to the kubelet double: floods of
  * 64 concurrent Allocate calls from 64 connections, at the resource's request limit, at the transport's ceiling
  * and one byte past it. The agent stays up, its resident set stays under the limit (sampled every 2 ms; the
- * figures are printed), a following Allocate through kubelet's admission is answered, and a request one byte over
- * the limit is {@code RESOURCE_EXHAUSTED}.
+ * figures are printed), a following Allocate through kubelet's admission is answered, no call past the limit is
+ * served, and a lone request one byte over the limit, at the ceiling or past it is {@code RESOURCE_EXHAUSTED}.
  */
 class AllocateFloodIT {
 
     static final String RESOURCE = SriovRdmaNode.RESOURCE;
     static final long LIMIT_BYTES = 160L << 20;
     static final int CEILING = 1 << 20;
+    /** What a flood of messages past the request limit may get: every code but OK is a refusal. */
+    static final List<String> REFUSALS =
+            List.of("RESOURCE_EXHAUSTED", "INTERNAL", "CANCELLED", "UNAVAILABLE", "DEADLINE_EXCEEDED");
 
     private SriovRdmaNode node;
     private AgentProcess agent;
@@ -97,6 +100,15 @@ class AllocateFloodIT {
                 sampler.shutdownNow();
                 sampler.awaitTermination(5, TimeUnit.SECONDS);
             }
+            // One call at a time on a fresh connection: the refusal by size, with no flood to race it.
+            String quietAtCeiling;
+            String quietOverCeiling;
+            try (PluginClients clients = PluginClients.dial(socket, 1, 1, "quiet-client", callers)) {
+                quietAtCeiling = clients.allocateOfSize(0, device, CEILING).call();
+            }
+            try (PluginClients clients = PluginClients.dial(socket, 1, 1, "quiet-client", callers)) {
+                quietOverCeiling = clients.allocateOfSize(0, device, CEILING + 1).call();
+            }
             List<String> admitted = kubelet.admit("default", "after-flood", "c", RESOURCE, 1);
             long after = rss(agent.pid());
 
@@ -104,9 +116,16 @@ class AllocateFloodIT {
                     + " request limit %d bytes; codes at limit %s, at ceiling %s, over ceiling %s%n",
                     before / 1048576.0, peak.get() / 1048576.0, after / 1048576.0, LIMIT_BYTES >> 20, limit,
                     counts(atLimit), counts(atCeiling), counts(overCeiling));
-            assertThat(atLimit).containsOnly("OK", "RESOURCE_EXHAUSTED").contains("OK");
-            assertThat(atCeiling).containsOnly("RESOURCE_EXHAUSTED");
-            assertThat(overCeiling).containsOnly("RESOURCE_EXHAUSTED");
+            // At the limit, calls are served or refused by the call bounds (slots, or the handler's deadline on a
+            // starved machine); past it, nothing is ever served. Which refusal a flood's large message gets depends
+            // on timing: trailers RESOURCE_EXHAUSTED when the length prefix is read first, a reset stream or closed
+            // connection (INTERNAL, CANCELLED, UNAVAILABLE) while the client is still sending, the client's deadline
+            // on a starved machine. The quiet calls below pin the size refusal itself to RESOURCE_EXHAUSTED.
+            assertThat(atLimit).isSubsetOf("OK", "RESOURCE_EXHAUSTED", "DEADLINE_EXCEEDED").contains("OK");
+            assertThat(atCeiling).isSubsetOf(REFUSALS);
+            assertThat(overCeiling).isSubsetOf(REFUSALS);
+            assertThat(quietAtCeiling).isEqualTo("RESOURCE_EXHAUSTED");
+            assertThat(quietOverCeiling).isEqualTo("RESOURCE_EXHAUSTED");
             assertThat(admitted).hasSize(1);
             assertThat(peak.get()).isLessThan(LIMIT_BYTES);
             assertThat(AgentProcess.status(base + "/healthz")).isEqualTo(200);
