@@ -183,7 +183,8 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
 
         @AttributeDefinition(description = "what moves the data: software (copies between the MR files of this"
                 + " host's clients) or verbs (RC, UC and UD QPs, SRQs, AHs, CQs, PDs and MRs on the RDMA device"
-                + " named by device; the NIC moves the data, also to other hosts)", options = {
+                + " named by device or chosen by deviceSelectors; the NIC moves the data, also to other hosts)",
+                options = {
                     @Option(label = "software", value = "software"), @Option(label = "verbs", value = "verbs")})
         String transport() default RouterSettings.Backend.SOFTWARE_NAME;
 
