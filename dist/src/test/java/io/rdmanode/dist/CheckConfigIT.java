@@ -65,6 +65,34 @@ class CheckConfigIT {
         assertThat(result.out).contains(file + ":2:30: discovery.rescanIntervall: unknown key (did you mean rescanInterval?)");
     }
 
+    /**
+     * freeflow.deviceSelectors are the pools' selectors: the deviceplugin bundle's check judges their values (the
+     * freeflow bundle imports none of its rules), each at its own line; freeflow's own check refuses them beside a
+     * device.
+     */
+    @Test
+    void freeflowDeviceSelectorsAreJudgedByThePoolsRulesAtTheirLines() throws Exception {
+        Path file = temp.resolve("agent.conf");
+        Files.writeString(file, """
+                freeflow {
+                  transport = verbs
+                  device = rxe0
+                  deviceSelectors { ifNames = [ens1f0]
+                    vendors = [mellanox] }
+                }
+                """);
+
+        Result result = run("check-config", file.toString());
+
+        assertThat(result.exit).as(result.out + result.err).isEqualTo(3);
+        assertThat(result.out.lines()).anySatisfy(l -> assertThat(l).startsWith(file + ":3:").endsWith(
+                "freeflow.device: freeflow.device and freeflow.deviceSelectors exclude each other; name the device or"
+                        + " select it"));
+        assertThat(result.out.lines()).anySatisfy(l -> assertThat(l).startsWith(file + ":5:").endsWith(
+                "freeflow.deviceSelectors.vendors: vendors: 'mellanox' is not a PCI id (hex, e.g. 15b3)"));
+        assertThat(result.out).contains(file + ": invalid (2 error(s), 0 warning(s))");
+    }
+
     @Test
     void syntaxErrorsAndMissingFilesAreReported() throws Exception {
         Path broken = temp.resolve("broken.conf");

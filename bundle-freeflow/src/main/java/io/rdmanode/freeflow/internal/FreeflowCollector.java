@@ -39,6 +39,9 @@ public final class FreeflowCollector implements MultiCollector {
     public MetricSnapshots collect() {
         Router router = figures.router();
         ControlServer server = figures.server();
+        if (router == null || server == null) {
+            return MetricSnapshots.of();        // no router yet: it waits for its device (freeflow.deviceSelectors)
+        }
         RouterStats s = router.stats();
         List<MetricSnapshot> out = new ArrayList<>();
         out.add(counter("rdma_agent_freeflow_control_requests", "Control-socket requests answered, by result",

@@ -2,6 +2,7 @@
 package io.rdmanode.freeflow.internal;
 
 import io.rdmanode.agent.Handover;
+import io.rdmanode.agent.RdmaDeviceChooser;
 import io.rdmanode.agent.StartupGate;
 import io.rdmanode.freeflow.internal.mapping.MappingSettings;
 import io.rdmanode.freeflow.internal.mapping.MrMappingService;
@@ -17,7 +18,11 @@ import io.rdmanode.health.HealthStatus;
 import io.rdmanode.health.StatusSection;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
+import java.util.function.Function;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -25,6 +30,8 @@ import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
@@ -39,6 +46,13 @@ import org.slf4j.LoggerFactory;
  * {@link Identity} (the socket and the shm directory: a change means a new router, which ends every client's
  * resources) and its {@link Tuning} (limits, poller, control server bounds, reap interval), which @Modified applies to the
  * running router in place: the socket stays the same file and connected clients keep their objects.
+ *
+ * <p>With {@code freeflow.deviceSelectors} the verbs transport's device is chosen by the pools' selectors, which the
+ * device-plugin layer owns: it is asked through the platform API's {@link RdmaDeviceChooser}, a dynamic, optional
+ * reference, so this bundle imports no package of the device-plugin or discovery bundles and a hot swap of those
+ * never refreshes it. The chooser is asked only when the router (re)starts; a running router keeps its device
+ * while the chooser goes, comes back or is replaced. Without one the router waits, no socket open, and says why
+ * (health, {@code /status}); the first chooser to come starts it.
  */
 @Component(service = {StatusSection.class, HealthCheck.class, FreeflowFigures.class}, configurationPid = FreeflowComponent.PID,
         configurationPolicy = ConfigurationPolicy.REQUIRE)
@@ -169,13 +183,40 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
 
         @AttributeDefinition(description = "what moves the data: software (copies between the MR files of this"
                 + " host's clients) or verbs (RC, UC and UD QPs, SRQs, AHs, CQs, PDs and MRs on the RDMA device"
-                + " named by device; the NIC moves the data, also to other hosts)", options = {
+                + " named by device or chosen by deviceSelectors; the NIC moves the data, also to other hosts)",
+                options = {
                     @Option(label = "software", value = "software"), @Option(label = "verbs", value = "verbs")})
         String transport() default RouterSettings.Backend.SOFTWARE_NAME;
 
         @AttributeDefinition(description = "with transport verbs: the RDMA device's name (as in"
                 + " /sys/class/infiniband, e.g. mlx5_0 or rxe0)")
         String device() default "";
+
+        @AttributeDefinition(description = "with transport verbs, instead of device: the device chosen by the pools'"
+                + " selectors, the first whole HCA (by RDMA device name) that they take, asked of the device-plugin"
+                + " layer when the router starts; vendors (hex PCI vendor IDs, e.g. 15b3)")
+        String[] deviceSelectors_vendors() default {};
+
+        @AttributeDefinition(description = "deviceSelectors: PCI device IDs (hex, e.g. 1017)")
+        String[] deviceSelectors_devices() default {};
+
+        @AttributeDefinition(description = "deviceSelectors: kernel drivers of the PCI function (mlx5_core)")
+        String[] deviceSelectors_drivers() default {};
+
+        @AttributeDefinition(description = "deviceSelectors: PCI addresses (0000:3b:00.0)")
+        String[] deviceSelectors_pciAddresses() default {};
+
+        @AttributeDefinition(description = "deviceSelectors: network interface names of the device (ens1f0)")
+        String[] deviceSelectors_ifNames() default {};
+
+        @AttributeDefinition(description = "deviceSelectors: PF netdev names, as the SR-IOV pools write them")
+        String[] deviceSelectors_pfNames() default {};
+
+        @AttributeDefinition(description = "deviceSelectors: PF PCI addresses, as the SR-IOV pools write them")
+        String[] deviceSelectors_rootDevices() default {};
+
+        @AttributeDefinition(description = "deviceSelectors: port link types (ether, infiniband)")
+        String[] deviceSelectors_linkTypes() default {};
 
         @AttributeDefinition(description = "with transport verbs: the index of the GID of the device's port 1 that"
                 + " the router's QPs address peers from (RoCE: 0 is the IPv6 link-local one)", min = "0", max = "255")
@@ -198,11 +239,37 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
                 c.mappingAttempts());
     }
 
-    /** What, changed, needs a new router and socket. */
-    record Identity(Path socket, Path shmDir, RouterSettings.Backend backend) {
+    /**
+     * {@code freeflow.deviceSelectors}, kind to entries, only the kinds given (in {@link RdmaDeviceChooser#KINDS}
+     * order); empty when none is.
+     */
+    static Map<String, List<String>> deviceSelectors(Config c) {
+        Map<String, List<String>> m = new LinkedHashMap<>();
+        List<String[]> values = List.of(c.deviceSelectors_vendors(), c.deviceSelectors_devices(),
+                c.deviceSelectors_drivers(), c.deviceSelectors_pciAddresses(), c.deviceSelectors_ifNames(),
+                c.deviceSelectors_pfNames(), c.deviceSelectors_rootDevices(), c.deviceSelectors_linkTypes());
+        for (int i = 0; i < values.size(); i++) {
+            if (values.get(i).length > 0) {
+                m.put(RdmaDeviceChooser.KINDS.get(i), List.of(values.get(i)));
+            }
+        }
+        return m;
+    }
+
+    /**
+     * What, changed, needs a new router and socket. With selectors ({@code deviceSelectors} non-empty only with the
+     * verbs transport) the backend names no device: the selectors are the identity, and the device they chose when
+     * the router started stays until one of these changes.
+     */
+    record Identity(Path socket, Path shmDir, RouterSettings.Backend backend, Map<String, List<String>> selectors) {
         static Identity of(Config c) {
-            return new Identity(Path.of(c.socketDir(), c.routerName()), Path.of(c.shmDir()),
-                    FreeflowComponent.backend(c));
+            RouterSettings.Backend backend = FreeflowComponent.backend(c);
+            return new Identity(Path.of(c.socketDir(), c.routerName()), Path.of(c.shmDir()), backend,
+                    backend.verbs() ? deviceSelectors(c) : Map.of());
+        }
+
+        boolean choosesDevice() {
+            return !selectors.isEmpty();
         }
     }
 
@@ -219,21 +286,37 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
         }
     }
 
-    private Config config;
-    private Identity identity;
+    private volatile Config config;
+    private volatile Identity identity;
+    /** The running router's backend: with selectors, the device they chose; null while there is no router. */
+    private volatile RouterSettings.Backend backend;
     private volatile Router router;
     private volatile ControlServer server;
     private final Handover handover;
+    private final StartupGate startup;
+    /** How a router is made; tests put one on a fake device. */
+    private final Function<RouterSettings, Router> routers;
     private AutoCloseable offered;
     private MrMappingService mapping;
     private volatile String mappingProblem = "";
+    /** The device-plugin layer's chooser, while it is there ({@link #bindChooser}). */
+    private volatile RdmaDeviceChooser chooser;
+    /** Why there is no router (it waits for its device), empty while one runs. */
+    private volatile String waiting = "";
 
     @Activate
     public FreeflowComponent(Config config,
                              @Reference(cardinality = ReferenceCardinality.OPTIONAL) StartupGate startup,
                              @Reference Handover handover)
             throws IOException {
+        this(config, startup, handover, Router::new);
+    }
+
+    FreeflowComponent(Config config, StartupGate startup, Handover handover,
+                      Function<RouterSettings, Router> routers) throws IOException {
         this.handover = handover;
+        this.startup = startup;
+        this.routers = routers;
         FreeflowConfigCheck.require(config);
         try {
             start(config);
@@ -252,16 +335,104 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
     }
 
     FreeflowComponent(Config config) throws IOException {
-        this(config, null, null);
+        this(config, null, null, Router::new);
     }
 
+    /**
+     * The device-plugin layer's chooser came (or replaced another): a router waiting for its device starts now; a
+     * running one keeps its device (its clients keep their objects). Dynamic and greedy, so that the layer's
+     * bundle coming, going or being swapped never reactivates this component.
+     */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+               policyOption = ReferencePolicyOption.GREEDY, unbind = "unbindChooser")
+    synchronized void bindChooser(RdmaDeviceChooser c) {
+        chooser = c;
+        Config c0 = config;
+        if (router == null && c0 != null && identity.choosesDevice()) {
+            startChosen(c0);
+        }
+    }
+
+    /** The chooser went: nothing running changes; only a later (re)start needs one again. */
+    synchronized void unbindChooser(RdmaDeviceChooser c) {
+        if (chooser == c) {
+            chooser = null;
+            if (router == null && identity != null && identity.choosesDevice()) {
+                waiting = NO_CHOOSER;
+            }
+        }
+    }
+
+    /**
+     * DS calls this after the constructor and the bind of a chooser that is there: a router still without a
+     * chooser says so once (the constructor cannot know yet).
+     */
+    @Activate
+    synchronized void activated() {
+        if (router == null && identity.choosesDevice() && chooser == null) {
+            LOG.warn("freeflow router {}", NO_CHOOSER);
+        }
+    }
+
+    static final String NO_CHOOSER = "waiting for the device-plugin layer (bundle deviceplugin) to choose the RDMA"
+            + " device by freeflow.deviceSelectors; no router socket until then (or name freeflow.device instead)";
+
+    /**
+     * Starts the router on the device the chooser picks by the selectors, or leaves it waiting, saying why: no
+     * chooser, selectors that take no device here, or a device that cannot be opened. Never throws: it runs when
+     * the chooser binds, long after activation; while the agent starts, the launcher's gate hears a failure.
+     */
+    private void startChosen(Config c) {
+        RdmaDeviceChooser ch = chooser;
+        if (ch == null) {
+            waiting = NO_CHOOSER;                 // logged by activated(): DS binds the chooser after the constructor
+            return;
+        }
+        String device;
+        try {
+            device = ch.choose(identity.selectors());
+        } catch (RuntimeException e) {
+            unavailable("cannot choose the Freeflow router's RDMA device by freeflow.deviceSelectors "
+                    + identity.selectors() + ": " + e.getMessage() + "; change freeflow.deviceSelectors");
+            return;
+        }
+        LOG.info("freeflow device {} chosen by freeflow.deviceSelectors {}", device, identity.selectors());
+        try {
+            open(c, RouterSettings.Backend.verbs(device, identity.backend().gidIndex()));
+        } catch (IOException e) {
+            unavailable("cannot open the Freeflow router socket " + identity.socket() + ": " + e
+                    + "; change freeflow.socketDir (or remove the freeflow section)");
+        } catch (RuntimeException e) {
+            unavailable("cannot start the Freeflow router on RDMA device " + device + " (chosen by"
+                    + " freeflow.deviceSelectors): " + e.getMessage() + "; change freeflow.deviceSelectors");
+        }
+    }
+
+    private void unavailable(String line) {
+        waiting = line;
+        LOG.error("{}", line);
+        if (startup != null) {
+            startup.unavailable(line);
+        }
+    }
+
+    /** With selectors the device is chosen first ({@link #startChosen}); otherwise the configured backend opens. */
     private void start(Config c) throws IOException {
         Identity id = Identity.of(c);
-        Tuning tuning = Tuning.of(c);
         this.config = c;
         this.identity = id;
-        Router r = new Router(new RouterSettings(id.shmDir(), Long.toHexString(ProcessHandle.current().pid()),
-                tuning.limits(), tuning.poller(), id.backend()));
+        if (id.choosesDevice()) {
+            startChosen(c);
+        } else {
+            open(c, id.backend());
+        }
+    }
+
+    private void open(Config c, RouterSettings.Backend b) throws IOException {
+        Identity id = identity;
+        Tuning tuning = Tuning.of(c);
+        Router r = routers.apply(new RouterSettings(id.shmDir(), Long.toHexString(ProcessHandle.current().pid()),
+                tuning.limits(), tuning.poller(), b));
         String address = id.socket().toString();
         OptionalInt adopted = handover != null ? handover.take(Handover.FREEFLOW, address) : OptionalInt.empty();
         try {
@@ -271,6 +442,8 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
             throw e;
         }
         this.router = r;
+        this.backend = b;
+        this.waiting = "";
         mapping(mappingSettings(c));
         r.addressMap(AddressMap.parse(c.addressMap()));
         if (handover != null) {
@@ -311,11 +484,17 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
      * shm directory means a new router: restart.
      */
     @Modified
-    void modified(Config c) throws IOException {
+    synchronized void modified(Config c) throws IOException {
         if (!Identity.of(c).equals(identity)) {
-            LOG.info("freeflow router restarting for its new socket or shm directory; clients lose their resources");
+            LOG.info("freeflow router restarting for its new socket, shm directory, transport, device or device"
+                    + " selectors; clients lose their resources");
             stop();
             start(c);
+            return;
+        }
+        if (router == null) {                    // still waiting for its device: try again with what is there now
+            config = c;
+            startChosen(c);
             return;
         }
         Tuning t = Tuning.of(c);
@@ -331,8 +510,11 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
 
 
     @Deactivate
-    void stop() {
+    synchronized void stop() {
         withdrawOffer();
+        if (router == null) {
+            return;                               // it waited for its device: nothing was opened
+        }
         if (server.handedOver()) {
             int left = server.drain(config.drainTimeout());
             int holding = router.tenantsHoldingObjects();
@@ -349,6 +531,9 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
             mapping = null;
         }
         router.close();
+        router = null;
+        server = null;
+        backend = null;
     }
 
     private void withdrawOffer() {
@@ -377,28 +562,56 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
         return "freeflow";
     }
 
+    /**
+     * ALIVE while a router runs (a stuck poller means "restart me"); READY while it waits for its device, which
+     * means "do not rely on me yet": a restart would not bring the device-plugin layer or a device the selectors
+     * take, and /readyz (and the launcher's start-up report) says why.
+     */
     @Override
     public Kind kind() {
-        return Kind.ALIVE;
+        return router == null ? Kind.READY : Kind.ALIVE;
     }
 
     @Override
     public HealthStatus check() {
-        long stuck = router.poller().sinceLastBeatNanos();
-        if (!router.poller().alive() || stuck > 5_000_000_000L) {
+        Router r = router;
+        if (r == null) {
+            return HealthStatus.failing("no router: " + waiting);
+        }
+        long stuck = r.poller().sinceLastBeatNanos();
+        if (!r.poller().alive() || stuck > 5_000_000_000L) {
             return HealthStatus.failing("mailbox poller stuck for " + stuck / 1_000_000 + " ms: clients hang");
         }
-        return HealthStatus.ok(router.tenants().size() + " client(s), " + router.poller().mailboxes() + " mailboxes");
+        return HealthStatus.ok(r.tenants().size() + " client(s), " + r.poller().mailboxes() + " mailboxes");
     }
 
     @Override
     public Object status() {
+        Config c = config;
+        Identity id = identity;
+        Router r = router;
+        ControlServer srv = server;
+        RouterSettings.Backend b = backend;
+        if (r == null || srv == null || b == null) {
+            java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+            m.put("socket", c.socketDir() + "/" + c.routerName());
+            m.put("shmDir", c.shmDir());
+            m.put("transport", id.backend().transport());
+            m.put("deviceSelectors", id.selectors());
+            m.put("router", "waiting");
+            m.put("problem", waiting);
+            return m;
+        }
         java.util.Map<String, Object> m = new java.util.LinkedHashMap<>(
-                FreeflowStatus.of(config.socketDir() + "/" + config.routerName(), config.shmDir(), router, server));
-        m.put("transport", identity.backend().transport());
-        if (identity.backend().verbs()) {
-            m.put("device", identity.backend().device());
-            m.put("gidIndex", identity.backend().gidIndex());
+                FreeflowStatus.of(c.socketDir() + "/" + c.routerName(), c.shmDir(), r, srv));
+        m.put("transport", b.transport());
+        if (b.verbs()) {
+            m.put("device", b.device());
+            if (id.choosesDevice()) {
+                m.put("deviceChosenBy", "deviceSelectors");
+                m.put("deviceSelectors", id.selectors());
+            }
+            m.put("gidIndex", b.gidIndex());
         }
         MrMappingService running = mapping;
         if (running != null || !mappingProblem.isEmpty()) {

@@ -33,7 +33,8 @@ public final class FreeflowConfigCheck implements ConfigValidator {
         check(string(p, "socketDir"), string(p, "routerName"), string(p, "shmDir"),
                 (key, message) -> refusals.add(new Refusal(FreeflowComponent.PID,
                         p.containsKey(key) || !key.equals("routerName") ? key : "socketDir", message)));
-        String transport = transportProblem(string(p, "transport"), string(p, "device"), SYS_INFINIBAND);
+        String transport = transportProblem(string(p, "transport"), string(p, "device"), selected(p),
+                SYS_INFINIBAND);
         if (transport != null) {
             int colon = transport.indexOf(": ");          // "key: message": the key goes to the refusal's property
             refusals.add(new Refusal(FreeflowComponent.PID, transport.substring(0, colon),
@@ -55,7 +56,8 @@ public final class FreeflowConfigCheck implements ConfigValidator {
         List<String> problems = new ArrayList<>();
         check(config.socketDir(), config.routerName(), config.shmDir(), (key, message) -> problems.add(key + ": "
                 + message));
-        String transport = transportProblem(config.transport(), config.device(), SYS_INFINIBAND);
+        String transport = transportProblem(config.transport(), config.device(),
+                !FreeflowComponent.deviceSelectors(config).isEmpty(), SYS_INFINIBAND);
         if (transport != null) {
             problems.add(transport);
         }
@@ -108,6 +110,16 @@ public final class FreeflowConfigCheck implements ConfigValidator {
      * failing at start). Null when fine; the message starts with the key it is about.
      */
     static String transportProblem(String transport, String device, java.nio.file.Path sysInfiniband) {
+        return transportProblem(transport, device, false, sysInfiniband);
+    }
+
+    /**
+     * ... or, with {@code selected} ({@code deviceSelectors} given), no device: the two exclude each other. The
+     * selectors' values are the pools' and are judged by the device-plugin bundle's check, which owns their rules
+     * ({@link io.rdmanode.agent.RdmaDeviceChooser}); the device is chosen when the router starts.
+     */
+    static String transportProblem(String transport, String device, boolean selected,
+                                   java.nio.file.Path sysInfiniband) {
         String t = transport == null ? "" : transport.trim();
         if (t.equals(io.rdmanode.freeflow.internal.router.RouterSettings.Backend.SOFTWARE_NAME)) {
             return null;
@@ -116,8 +128,13 @@ public final class FreeflowConfigCheck implements ConfigValidator {
             return "transport: '" + transport + "' is not a transport; software or verbs";
         }
         String d = device == null ? "" : device.trim();
+        if (selected) {
+            return d.isEmpty() ? null : "device: freeflow.device and freeflow.deviceSelectors exclude each other;"
+                    + " name the device or select it";
+        }
         if (d.isEmpty()) {
-            return "device: transport verbs needs the RDMA device's name (freeflow.device, e.g. mlx5_0 or rxe0)";
+            return "device: transport verbs needs the RDMA device's name (freeflow.device, e.g. mlx5_0 or rxe0) or"
+                    + " freeflow.deviceSelectors";
         }
         if (!d.matches("[A-Za-z0-9_.-]{1,63}") || d.equals(".") || d.equals("..")) {
             return "device: '" + device + "' is not an RDMA device name";
@@ -129,6 +146,12 @@ public final class FreeflowConfigCheck implements ConfigValidator {
                             new java.util.TreeSet<>(List.of(present)))) + ")";
         }
         return null;
+    }
+
+    /** Whether the proposal names any device selector ({@code deviceSelectors.<kind>} with an entry). */
+    private static boolean selected(Map<String, Object> p) {
+        return p.entrySet().stream().anyMatch(e -> e.getKey().startsWith(io.rdmanode.agent.RdmaDeviceChooser.PREFIX)
+                && strings(e.getValue()).length > 0);
     }
 
     /** rdma_cm's overlay map as the component parses it ({@link AddressMap#parse}); null when fine. */

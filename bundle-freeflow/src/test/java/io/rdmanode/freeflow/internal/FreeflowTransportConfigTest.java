@@ -3,11 +3,15 @@ package io.rdmanode.freeflow.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.groups.Tuple.tuple;
 
 import io.rdmanode.agent.ConfigValidator;
+import io.rdmanode.agent.testing.Proposals;
+import io.rdmanode.deviceplugin.testing.DevicePluginTesting;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -82,5 +86,62 @@ class FreeflowTransportConfigTest {
         assertThat(new FreeflowConfigCheck().validate(proposal)).isEmpty();
         assertThat(FreeflowComponent.backend(Converters.standardConverter().convert(props)
                 .to(FreeflowComponent.Config.class)).verbs()).isFalse();
+    }
+
+    private static List<ConfigValidator.Refusal> check(ConfigValidator validator, Map<String, Object> props) {
+        return validator.validate(Proposals.of(FreeflowComponent.PID, props));
+    }
+
+    private static FreeflowComponent.Config config(Map<String, Object> props) {
+        return Converters.standardConverter().convert(props).to(FreeflowComponent.Config.class);
+    }
+
+    @Test
+    void device_selectors_replace_the_device_name_and_exclude_it() {
+        Map<String, Object> selected = Map.of("transport", "verbs", "deviceSelectors.vendors", new String[] {"15b3"});
+        assertThat(check(new FreeflowConfigCheck(), selected)).isEmpty();
+        FreeflowConfigCheck.require(config(selected));
+        assertThat(FreeflowComponent.deviceSelectors(config(selected))).isEqualTo(Map.of("vendors", List.of("15b3")));
+
+        Map<String, Object> both = Map.of("transport", "verbs", "device", "rxe0",
+                "deviceSelectors.ifNames", new String[] {"ens1f0"});
+        assertThat(check(new FreeflowConfigCheck(), both)).singleElement().satisfies(r -> {
+            assertThat(r.property()).isEqualTo("device");
+            assertThat(r.message()).isEqualTo("freeflow.device and freeflow.deviceSelectors exclude each other; name"
+                    + " the device or select it");
+        });
+        assertThatThrownBy(() -> FreeflowConfigCheck.require(config(both))).hasMessageContaining("exclude each other");
+
+        assertThat(FreeflowConfigCheck.transportProblem("verbs", "", Path.of("/nonexistent")))
+                .as("neither").endsWith("or freeflow.deviceSelectors");
+        assertThat(FreeflowComponent.Identity.of(config(Map.of("transport", "software",
+                "deviceSelectors.vendors", new String[] {"8086"}))).choosesDevice())
+                .as("selectors mean nothing to the software transport").isFalse();
+    }
+
+    /**
+     * The selectors' values are the pools' and the device-plugin bundle's check judges them, wherever they are: in
+     * the running agent and in check-config every installed bundle's validator sees the freeflow section, so a bad
+     * one is refused at its own key although this bundle imports none of the rules.
+     */
+    @Test
+    void a_bad_or_unknown_selector_is_refused_at_its_own_key_by_the_layers_check() {
+        ConfigValidator layerCheck = DevicePluginTesting.validator();
+        Map<String, Object> bad = Map.of("transport", "verbs", "deviceSelectors.vendors", new String[] {"mellanox"},
+                "deviceSelectors.pciAddresses", new String[] {"3b:00.0"}, "deviceSelectors.ifNames",
+                new String[] {"ens1f0"});
+        assertThat(check(layerCheck, bad)).extracting(ConfigValidator.Refusal::configuration,
+                ConfigValidator.Refusal::property, ConfigValidator.Refusal::message).containsExactlyInAnyOrder(
+                        tuple(FreeflowComponent.PID, "deviceSelectors.vendors",
+                                "vendors: 'mellanox' is not a PCI id (hex, e.g. 15b3)"),
+                        tuple(FreeflowComponent.PID, "deviceSelectors.pciAddresses",
+                                "pciAddresses: '3b:00.0' is not a PCI address (dddd:bb:dd.f)"));
+        assertThat(check(new FreeflowConfigCheck(), bad)).as("this bundle's own check: nothing more").isEmpty();
+
+        assertThat(check(layerCheck, Map.of("transport", "verbs", "deviceSelectors.deviceIDs",
+                new String[] {"1017"}))).singleElement().satisfies(r -> {
+                    assertThat(r.property()).isEqualTo("deviceSelectors.deviceIDs");
+                    assertThat(r.message()).contains("not a selector kind here; one of vendors, devices,");
+                });
     }
 }

@@ -2,6 +2,7 @@
 package io.rdmanode.deviceplugin.internal;
 
 import io.rdmanode.agent.ConfigValidator;
+import io.rdmanode.agent.RdmaDeviceChooser;
 import io.rdmanode.deviceplugin.DeviceOwnership;
 import io.rdmanode.deviceplugin.DevicePluginLayer;
 import io.rdmanode.deviceplugin.Ownership;
@@ -23,6 +24,9 @@ import org.osgi.annotation.bundle.Header;
  * naming both. The ownership part needs the host: it
  * runs when the proposal offers {@link RdmaDiscovery} and {@link DeviceOwnership} (live reload) and is skipped
  * otherwise (offline {@code check-config}). {@link LayerComponent} calls {@link #settingsProblems} on activation.
+ * It also judges {@code deviceSelectors.<kind>} in any component's configuration ({@link RdmaDeviceChooser}): those
+ * are the pools' selectors, asked of this layer by components that import none of its packages (the Freeflow
+ * router), so the rules that parse them here refuse them.
  */
 @Header(name = ConfigValidator.HEADER, value = "${@class}")
 public final class DevicePluginValidator implements ConfigValidator {
@@ -39,6 +43,7 @@ public final class DevicePluginValidator implements ConfigValidator {
                     out.add(new Refusal(DevicePluginLayer.PID, property, msg)));
         }
         out.addAll(resourceClashes(proposal.configurations()));
+        out.addAll(deviceSelectorProblems(proposal.configurations()));
         var discovery = proposal.service(RdmaDiscovery.class);
         var ownership = proposal.service(DeviceOwnership.class);
         if (discovery.isPresent() && ownership.isPresent()) {
@@ -47,6 +52,22 @@ public final class DevicePluginValidator implements ConfigValidator {
                 out.add(new Refusal(c.second().configuration(), "name", c.message()));
             }
         }
+        return out;
+    }
+
+    /** Every configuration's {@code deviceSelectors.<kind>} parsed as {@link RdmaDeviceChooser#choose} will. */
+    static List<Refusal> deviceSelectorProblems(Map<String, Map<String, Object>> configurations) {
+        List<Refusal> out = new ArrayList<>();
+        configurations.forEach((key, properties) -> {
+            // Kind by kind, so that each bad key is refused at its own line.
+            DeviceChoice.of(properties).forEach((kind, entries) -> {
+                try {
+                    DeviceChoice.parse(Map.of(kind, entries));
+                } catch (IllegalArgumentException e) {
+                    out.add(Refusal.of(key, e));
+                }
+            });
+        });
         return out;
     }
 
