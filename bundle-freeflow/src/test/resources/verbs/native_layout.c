@@ -12,6 +12,10 @@ int main(void) {
     P("CTX_POST_SEND", offsetof(struct ibv_context, ops.post_send));
     P("CTX_POST_RECV", offsetof(struct ibv_context, ops.post_recv));
     P("CTX_POST_SRQ_RECV", offsetof(struct ibv_context, ops.post_srq_recv));
+    P("CTX_ASYNC_FD", offsetof(struct ibv_context, async_fd));
+    P("ASYNC_EVENT_SIZE", sizeof(struct ibv_async_event));
+    P("ASYNC_ELEMENT", offsetof(struct ibv_async_event, element));
+    P("ASYNC_EVENT_TYPE", offsetof(struct ibv_async_event, event_type));
     P("QP_CONTEXT", offsetof(struct ibv_qp, context));
     P("QP_NUM", offsetof(struct ibv_qp, qp_num));
     P("CQ_CONTEXT", offsetof(struct ibv_cq, context));
@@ -61,6 +65,7 @@ int main(void) {
     P("SRQ_INIT_MAX_SGE", offsetof(struct ibv_srq_init_attr, attr.max_sge));
     P("SRQ_ATTR_SIZE", sizeof(struct ibv_srq_attr));
     P("SRQ_ATTR_MAX_WR", offsetof(struct ibv_srq_attr, max_wr));
+    P("SRQ_ATTR_LIMIT", offsetof(struct ibv_srq_attr, srq_limit));
     P("QP_ATTR_SIZE", sizeof(struct ibv_qp_attr));
     QA("ATTR_QP_STATE", qp_state);
     QA("ATTR_CUR_QP_STATE", cur_qp_state);

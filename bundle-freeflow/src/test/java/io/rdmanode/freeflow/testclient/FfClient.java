@@ -28,7 +28,8 @@ public final class FfClient {
             CREATE_QP = 7, MODIFY_QP = 8, QUERY_QP = 9, DESTROY_QP = 10, CREATE_CQ = 15, DESTROY_CQ = 16,
             POLL_CQ = 17, REG_MR = 21, REG_MR_MAPPING = 22, DEREG_MR = 23, POST_SEND = 25, POST_RECV = 26,
             CREATE_SRQ = 11, MODIFY_SRQ = 12, POST_SRQ_RECV = 13, DESTROY_SRQ = 14, GET_CQ_EVENT = 18,
-            REQ_NOTIFY_CQ = 20, CREATE_COMP_CHANNEL = 27, CREATE_AH = 29, DESTROY_AH = 30;
+            REQ_NOTIFY_CQ = 20, CREATE_COMP_CHANNEL = 27, CREATE_AH = 29, DESTROY_AH = 30, FFR_GET_ASYNC_FD = 63,
+            FFR_GET_ASYNC_EVENT = 64;
     private static final VarHandle STATE = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final Path socket;
@@ -80,6 +81,34 @@ public final class FfClient {
     public int createCompChannel() throws IOException {
         ByteBuffer r = call(CREATE_COMP_CHANNEL, null, 2 + 4);
         return r.getInt(2);
+    }
+
+    /**
+     * FFR_GET_ASYNC_FD: {ret, the router's number of the tenant's async eventfd} (the passed fd itself is dropped:
+     * this client polls with {@link #asyncEvent} instead).
+     */
+    public int[] asyncFd() throws IOException {
+        ByteBuffer r = call(FFR_GET_ASYNC_FD, null, 2 + 8);
+        return new int[] {r.getInt(2), r.getInt(6)};
+    }
+
+    /** One async event (FFR_GET_ASYNC_EVENT): element, type and ret (11, EAGAIN, when none is queued). */
+    public record AsyncEvent(long element, int type, int ret) {
+    }
+
+    public AsyncEvent asyncEvent() throws IOException {
+        Layout l = l("async_event_rsp");
+        ByteBuffer r = call(FFR_GET_ASYNC_EVENT, null, l.size());
+        return new AsyncEvent(r.getLong(l.off("element")), r.getInt(l.off("event_type")), r.getInt(l.off("ret")));
+    }
+
+    /** Every async event queued now, oldest first. */
+    public List<AsyncEvent> asyncEvents() throws IOException {
+        List<AsyncEvent> all = new ArrayList<>();
+        for (AsyncEvent e; (e = asyncEvent()).ret() == 0; ) {
+            all.add(e);
+        }
+        return all;
     }
 
     /** CREATE_CQ on a completion channel (router fd number). */

@@ -51,6 +51,7 @@ public final class Router implements AutoCloseable {
     private final QpnSpace qpns = new QpnSpace(2 + random.nextInt(0xfff000));
     private final MailboxPoller poller;
     private final CompletionChannels channels = new CompletionChannels(this);
+    private final AsyncEvents asyncEvents = new AsyncEvents(this, stats);
     private final RefusalLog refusals = new RefusalLog(LOG, Duration.ofMinutes(1));
     final Transport transport;
     /** rdma_cm, with the verbs transport only (a kernel rdma_cm to replay on); null with the software one. */
@@ -71,11 +72,11 @@ public final class Router implements AutoCloseable {
         this.shm = new ShmStore(settings.shmDir(), settings.shmPrefix());
         this.limits = settings.limits();
         if (device == null) {
-            this.transport = new SoftwareTransport(qpns, this::limits, channels::completionAdded, stats);
+            this.transport = new SoftwareTransport(qpns, this::limits, channels::completionAdded, stats, this::asyncEvent);
         } else {
             try {
                 this.transport = new VerbsTransport(device, settings.backend().gidIndex(), qpns, this::limits,
-                        channels::completionAdded, stats, this::mapping);
+                        channels::completionAdded, stats, this::mapping, this::asyncEvent);
             } catch (RuntimeException e) {
                 device.close();
                 throw e;
@@ -112,6 +113,43 @@ public final class Router implements AutoCloseable {
 
     CompletionChannels channels() {
         return channels;
+    }
+
+    AsyncEvents asyncEvents() {
+        return asyncEvents;
+    }
+
+    /**
+     * An async event from the transport (the device's event thread, or the software SRQ limit) for the tenant that
+     * owns its object; an object destroyed meanwhile gets nothing (its handle may already name a new one). A port
+     * or device event goes to every tenant.
+     */
+    void asyncEvent(int type, Object owner, int port) {
+        synchronized (this) {
+            if (owner instanceof QueuePair qp) {
+                if (qp.destroyed || qp.tenant.qps.get(qp.handle) != qp) {
+                    return;
+                }
+                if (type == AsyncEvents.QP_FATAL || type == AsyncEvents.QP_REQ_ERR || type == AsyncEvents.QP_ACCESS_ERR) {
+                    qp.state = QueuePair.ERR;            // the device moved it there
+                }
+                asyncEvents.post(qp.tenant, qp.handle, type);
+            } else if (owner instanceof SharedReceiveQueue srq) {
+                if (srq.tenant.srqs.get(srq.handle) != srq) {
+                    return;
+                }
+                if (type == AsyncEvents.SRQ_LIMIT_REACHED) {
+                    srq.limit = 0;                       // one event per arming, as the device disarms it
+                }
+                asyncEvents.post(srq.tenant, srq.handle, type);
+            } else if (owner instanceof CompletionQueue cq) {
+                if (cq.tenant.cqs.get(cq.handle) == cq) {
+                    asyncEvents.post(cq.tenant, cq.handle, type);
+                }
+            } else if (AsyncEvents.element(type) == AsyncEvents.Element.PORT) {
+                asyncEvents.broadcast(tenants.all(), port, type);
+            }
+        }
     }
 
     public MailboxPoller poller() {
@@ -215,6 +253,7 @@ public final class Router implements AutoCloseable {
             channels.destroy(t, fd);
         }
         t.pds.clear();
+        asyncEvents.close(t);
         if (cm != null) {
             objects += cm.reclaim(t);
         }
@@ -478,14 +517,17 @@ public final class Router implements AutoCloseable {
     }
 
     /**
-     * IBV_SRQ_MAX_WR resizes (never below what is posted now); IBV_SRQ_LIMIT is refused: the limit event is an
-     * async event, and the router delivers none, so an armed limit would silently never fire.
+     * IBV_SRQ_MAX_WR resizes (never below what is posted now); IBV_SRQ_LIMIT arms the limit event (SRQ_LIMIT_REACHED,
+     * an async event for the SRQ's tenant), which fires once when fewer receives than the limit are posted; a limit
+     * of 0 disarms it, one beyond max_wr is EINVAL (as ibv_modify_srq).
      */
     synchronized void modifySrq(Tenant t, ModifySrqRequest r) {
         SharedReceiveQueue srq = srq(t, r.handle());
         if ((r.mask() & ModifySrqRequest.LIMIT) != 0) {
-            throw new WireException(Errno.EOPNOTSUPP, "SRQ " + r.handle() + ": the limit event is an async event,"
-                    + " which this router does not deliver");
+            int max = (r.mask() & ModifySrqRequest.MAX_WR) != 0 ? r.maxWr() : srq.maxWr;
+            if (r.srqLimit() < 0 || r.srqLimit() > max) {
+                throw new WireException(Errno.EINVAL, "SRQ " + r.handle() + " limit " + r.srqLimit() + " outside 0.." + max);
+            }
         }
         if ((r.mask() & ModifySrqRequest.MAX_WR) != 0) {
             if (r.maxWr() < Math.max(1, srq.rq.size()) || r.maxWr() > limits.maxQpWr()) {
@@ -494,6 +536,10 @@ public final class Router implements AutoCloseable {
             }
             transport.srqResized(srq, r.maxWr());
             srq.maxWr = r.maxWr();
+        }
+        if ((r.mask() & ModifySrqRequest.LIMIT) != 0) {
+            transport.srqArmed(srq, r.srqLimit());
+            srq.limit = r.srqLimit();
         }
     }
 

@@ -44,6 +44,13 @@ interface Transport {
     default void srqResized(SharedReceiveQueue srq, int maxWr) {
     }
 
+    /**
+     * MODIFY_SRQ's IBV_SRQ_LIMIT: SRQ_LIMIT_REACHED is to fire once fewer than {@code limit} receives are posted
+     * (a device arms its own; the software transport checks {@link SharedReceiveQueue#limit} as it takes one).
+     */
+    default void srqArmed(SharedReceiveQueue srq, int limit) {
+    }
+
     /** The SRQ is gone from the tenant's tables (no QP used it any more). Nothing of it may stay behind. */
     default void srqDestroyed(SharedReceiveQueue srq) {
     }

@@ -117,6 +117,13 @@ final class VerbsTransport implements Transport {
     private final Map<Integer, Registered> byLkey = new HashMap<>();
     private final Map<Integer, Registered> byRkey = new HashMap<>();
     private volatile boolean anyCq;
+    /**
+     * Device pointer -> the router's QP, CQ or SRQ, for the async event thread, which reads it without the monitor.
+     * An entry goes only after its device object is destroyed: that waits for the acknowledgement of every event of
+     * the object, so an event being handled always finds its own object here, never a successor at the same address.
+     */
+    private final java.util.concurrent.ConcurrentHashMap<Long, Object> byPointer = new java.util.concurrent.ConcurrentHashMap<>();
+    private final DeviceAsyncEvents events;
 
     private ByteBuffer wrs = direct(16 * SEND_WR_SIZE);
     private final ByteBuffer wcs = direct(POLL_BATCH * WC_SIZE);
@@ -136,7 +143,7 @@ final class VerbsTransport implements Transport {
     }
 
     VerbsTransport(VerbsDevice device, int gidIndex, QpnSpace qpns, Supplier<Limits> limits, Completions completions,
-                   RouterStats stats, Supplier<Optional<MrMappingService>> mapping) {
+                   RouterStats stats, Supplier<Optional<MrMappingService>> mapping, DeviceAsyncEvents.Sink async) {
         this.device = device;
         this.gidIndex = gidIndex;
         this.port = device.port();
@@ -145,6 +152,12 @@ final class VerbsTransport implements Transport {
         this.completions = completions;
         this.stats = stats;
         this.mapping = mapping;
+        this.events = new DeviceAsyncEvents(device, byPointer::get, async);
+    }
+
+    /** Async events read from the device so far. */
+    long asyncEventsReceived() {
+        return events.received();
     }
 
     private static ByteBuffer direct(int size) {
@@ -192,6 +205,7 @@ final class VerbsTransport implements Transport {
         if (c == null) {
             c = new Counted(device.createCq(Math.max(1, cq.depth)));
             cqs.put(cq, c);
+            byPointer.put(c.handle, cq);
             anyCq = true;
         }
         c.users++;
@@ -205,6 +219,7 @@ final class VerbsTransport implements Transport {
             cqs.remove(cq);
             anyCq = !cqs.isEmpty();
             release(() -> device.destroyCq(c.handle), "CQ " + cq.handle + " of " + cq.tenant.id());
+            byPointer.remove(c.handle);
         }
     }
 
@@ -231,6 +246,7 @@ final class VerbsTransport implements Transport {
                     srq != 0 ? 0 : Math.max(1, qp.maxRecvWr), qp.maxSendSge, srq != 0 ? 0 : qp.maxRecvSge,
                     qp.maxInline, qp.sqSigAll);
             qps.put(qp, q);
+            byPointer.put(q.handle(), qp);
             qp.qpn = q.qpn();
         } catch (RuntimeException e) {
             if (recvRef) {
@@ -251,6 +267,7 @@ final class VerbsTransport implements Transport {
             return;
         }
         release(() -> device.destroyQp(q.handle()), "QP " + qp.qpn + " of " + qp.tenant.id());
+        byPointer.remove(q.handle());
         unrefCq(qp.sendCq);
         unrefCq(qp.recvCq);
         unrefPd(qp.tenant);
@@ -260,7 +277,9 @@ final class VerbsTransport implements Transport {
     public void srqCreated(SharedReceiveQueue srq) {
         long pd = pd(srq.tenant);
         try {
-            srqs.put(srq, device.createSrq(pd, Math.max(1, srq.maxWr), Math.max(1, srq.maxSge)));
+            long s = device.createSrq(pd, Math.max(1, srq.maxWr), Math.max(1, srq.maxSge));
+            srqs.put(srq, s);
+            byPointer.put(s, srq);
         } catch (RuntimeException e) {
             unrefPd(srq.tenant);
             throw e;
@@ -275,6 +294,14 @@ final class VerbsTransport implements Transport {
         }
     }
 
+    @Override
+    public void srqArmed(SharedReceiveQueue srq, int limit) {
+        Long s = srqs.get(srq);
+        if (s != null) {
+            device.armSrq(s, limit);
+        }
+    }
+
     /** After the QPs on it (the router refuses to destroy an SRQ in use), so the device frees it. */
     @Override
     public void srqDestroyed(SharedReceiveQueue srq) {
@@ -283,6 +310,7 @@ final class VerbsTransport implements Transport {
             return;
         }
         release(() -> device.destroySrq(s), "SRQ " + srq.handle + " of " + srq.tenant.id());
+        byPointer.remove(s);
         unrefPd(srq.tenant);
     }
 
@@ -359,8 +387,10 @@ final class VerbsTransport implements Transport {
         unrefPd(r.tenant());
     }
 
+    /** The event thread first: it must not read a closed context. */
     @Override
     public void close() {
+        events.close();
         device.close();
     }
 

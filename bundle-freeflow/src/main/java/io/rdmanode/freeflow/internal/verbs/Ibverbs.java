@@ -59,6 +59,11 @@ public interface Ibverbs {
 
     int ibv_destroy_srq(Pointer srq);
 
+    /** {@code ibv_get_async_event(ctx, struct ibv_async_event *)}: 0, or -1 + errno (EAGAIN on a non-blocking fd). */
+    int ibv_get_async_event(Pointer context, Pointer event);
+
+    void ibv_ack_async_event(Pointer event);
+
     /** {@code ibv_create_ah (pd, struct ibv_ah_attr *)}: NULL + errno on failure. */
     Pointer ibv_create_ah(Pointer pd, Pointer attr);
 

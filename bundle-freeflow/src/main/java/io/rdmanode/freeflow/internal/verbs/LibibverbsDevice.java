@@ -39,6 +39,7 @@ public final class LibibverbsDevice implements VerbsDevice {
     private final long postRecvFn;
     private final long postSrqRecvFn;
     private final long pollCqFn;
+    private final int asyncFd;
     /** Scratch for bad_wr, a struct, a GID: one at a time, under the router's monitor. */
     private final Pointer scratch;
 
@@ -53,6 +54,12 @@ public final class LibibverbsDevice implements VerbsDevice {
         this.postRecvFn = MEM.getLong(ctx + NativeLayout.CTX_POST_RECV);
         this.postSrqRecvFn = MEM.getLong(ctx + NativeLayout.CTX_POST_SRQ_RECV);
         this.scratch = Memory.allocateDirect(runtime, 256, true);
+        this.asyncFd = MEM.getInt(ctx + NativeLayout.CTX_ASYNC_FD);
+        // The event thread drains the fd after poll(2) says it is readable, until EAGAIN: it must never block in
+        // ibv_get_async_event, or closing the router would wait for the device's next event.
+        io.rdmanode.posix.Posix libc = io.rdmanode.posix.Posix.libc();
+        libc.fcntl(asyncFd, io.rdmanode.posix.Posix.F_SETFL,
+                libc.fcntl(asyncFd, io.rdmanode.posix.Posix.F_GETFL, 0) | io.rdmanode.posix.Posix.O_NONBLOCK);
     }
 
     /** The devices libibverbs lists (empty when it lists none); throws when libibverbs cannot be loaded. */
@@ -218,6 +225,45 @@ public final class LibibverbsDevice implements VerbsDevice {
         MEM.setMemory(a, NativeLayout.SRQ_ATTR_SIZE, (byte) 0);
         MEM.putInt(a + NativeLayout.SRQ_ATTR_MAX_WR, maxWr);
         check(lib.ibv_modify_srq(wrap(srq), scratch, SRQ_MAX_WR), "ibv_modify_srq");
+    }
+
+    /** IBV_SRQ_LIMIT of enum ibv_srq_attr_mask. */
+    private static final int SRQ_LIMIT = 2;
+
+    @Override
+    public void armSrq(long srq, int limit) {
+        long a = scratch.address();
+        MEM.setMemory(a, NativeLayout.SRQ_ATTR_SIZE, (byte) 0);
+        MEM.putInt(a + NativeLayout.SRQ_ATTR_LIMIT, limit);
+        check(lib.ibv_modify_srq(wrap(srq), scratch, SRQ_LIMIT), "ibv_modify_srq (IBV_SRQ_LIMIT)");
+    }
+
+    @Override
+    public int asyncFd() {
+        return asyncFd;
+    }
+
+    /** A struct of its own per event (the event thread's, not the monitor's scratch), freed by the ack. */
+    @Override
+    public AsyncEvent getAsyncEvent() {
+        long ev = MEM.allocateMemory(NativeLayout.ASYNC_EVENT_SIZE, true);
+        if (lib.ibv_get_async_event(context, wrap(ev)) != 0) {
+            int errno = runtime.getLastError();
+            MEM.freeMemory(ev);
+            if (errno == Errno.EAGAIN) {
+                return null;
+            }
+            throw new WireException(errno, "ibv_get_async_event on " + name + " failed (errno " + errno + ")");
+        }
+        int type = MEM.getInt(ev + NativeLayout.ASYNC_EVENT_TYPE);
+        long element = MEM.getLong(ev + NativeLayout.ASYNC_ELEMENT);
+        return new AsyncEvent(type, element, ev);
+    }
+
+    @Override
+    public void ackAsyncEvent(AsyncEvent event) {
+        lib.ibv_ack_async_event(wrap(event.nativeEvent()));
+        MEM.freeMemory(event.nativeEvent());
     }
 
     @Override

@@ -14,6 +14,11 @@ public final class NativeLayout {
     public static final int CTX_POST_SEND = 208;
     public static final int CTX_POST_RECV = 216;
     public static final int CTX_POST_SRQ_RECV = 168;
+    public static final int CTX_ASYNC_FD = 268;
+    // struct ibv_async_event (16 bytes): union element {cq, qp, srq, wq pointer; int port_num}, event_type
+    public static final int ASYNC_EVENT_SIZE = 16;
+    public static final int ASYNC_ELEMENT = 0;
+    public static final int ASYNC_EVENT_TYPE = 8;
     // struct ibv_qp / ibv_cq / ibv_mr
     public static final int QP_CONTEXT = 0;
     public static final int QP_NUM = 52;
@@ -71,6 +76,7 @@ public final class NativeLayout {
     // struct ibv_srq_attr (12 bytes), ibv_modify_srq's
     public static final int SRQ_ATTR_SIZE = 12;
     public static final int SRQ_ATTR_MAX_WR = 0;
+    public static final int SRQ_ATTR_LIMIT = 8;
 
     // struct ibv_qp_attr (144 bytes)
     public static final int QP_ATTR_SIZE = 144;

@@ -21,6 +21,13 @@ public interface VerbsDevice extends AutoCloseable {
     record Qp(long handle, int qpn) {
     }
 
+    /**
+     * One {@code struct ibv_async_event} as {@code ibv_get_async_event} gave it, not yet acknowledged: {@code element}
+     * is the device object's pointer (a QP, CQ or SRQ handle of this interface) or the port number, by type.
+     */
+    record AsyncEvent(int type, long element, long nativeEvent) {
+    }
+
     /** What {@code ibv_post_send}/{@code ibv_post_recv} answered: 0, or the errno and the 1-based bad WR. */
     record Posted(int errno, int badWr) {
     }
@@ -62,6 +69,9 @@ public interface VerbsDevice extends AutoCloseable {
     /** {@code ibv_modify_srq} with {@code IBV_SRQ_MAX_WR}: the SRQ resized to hold {@code maxWr} receives. */
     void resizeSrq(long srq, int maxWr);
 
+    /** {@code ibv_modify_srq} with {@code IBV_SRQ_LIMIT}: the SRQ_LIMIT_REACHED event armed at {@code limit}. */
+    void armSrq(long srq, int limit);
+
     void destroySrq(long srq);
 
     /** {@code ibv_create_ah} with {@code attr} (a {@code struct ibv_ah_attr}, {@link NativeLayout#AH_ATTR_SIZE} bytes). */
@@ -79,6 +89,19 @@ public interface VerbsDevice extends AutoCloseable {
 
     /** {@code ctx->ops.poll_cq(cq, n, wcs)}: how many completions it wrote, or a negative value on error. */
     int pollCq(long cq, int n, ByteBuffer wcs);
+
+    /** The context's {@code async_fd}, non-blocking: readable when {@link #getAsyncEvent} has an event. */
+    int asyncFd();
+
+    /**
+     * {@code ibv_get_async_event}, without blocking: the next event, or null when none is there. Called from one
+     * event thread only, without the router's monitor; every event must be given back to {@link #ackAsyncEvent}
+     * (destroying its object waits for that).
+     */
+    AsyncEvent getAsyncEvent();
+
+    /** {@code ibv_ack_async_event}; after it the event's object may be destroyed and its pointer reused. */
+    void ackAsyncEvent(AsyncEvent event);
 
     /** The native address of a direct buffer (what WR lists link through). */
     long address(ByteBuffer direct);

@@ -17,7 +17,8 @@ import java.util.Map;
 /**
  * A device for host tests of the verbs transport: records every call, hands out handles, keys and QPNs, and keeps
  * copies of the native structs the transport built (WR lists are decoded back through their next and sg_list
- * pointers, which must point into the buffer passed). Completions are queued by the test per CQ handle.
+ * pointers, which must point into the buffer passed). Completions are queued by the test per CQ handle; async
+ * events by {@link #raise}, which makes a real pipe readable for the router's event thread.
  */
 final class FakeVerbsDevice implements VerbsDevice {
     record Sg(long addr, int length, int lkey) {
@@ -49,6 +50,8 @@ final class FakeVerbsDevice implements VerbsDevice {
     final Map<Long, int[]> srqSizes = new HashMap<>();
     final Map<Long, ArrayDeque<byte[]>> completions = new HashMap<>();
     final Map<Long, Long> cqOfQp = new HashMap<>();
+    /** QPN -> the device QP (its handle, what an async event names). */
+    final Map<Integer, Long> qpOfQpn = new HashMap<>();
     /** The cap.max_inline_data each QP was created with. */
     final Map<Long, Integer> inlineOfQp = new HashMap<>();
     private final Map<ByteBuffer, Long> addresses = new IdentityHashMap<>();
@@ -143,6 +146,7 @@ final class FakeVerbsDevice implements VerbsDevice {
         createdQps.put(h, new long[] {srq, type, maxRecvWr, maxRecvSge});
         inlineOfQp.put(h, maxInline);
         cqOfQp.put(h, sendCq);
+        qpOfQpn.put(nextQpn, h);
         return new Qp(h, nextQpn++);
     }
 
@@ -266,8 +270,49 @@ final class FakeVerbsDevice implements VerbsDevice {
         return addresses.computeIfAbsent(direct, b -> 0x7f00_0000_0000L + addresses.size() * 0x1000_0000L);
     }
 
+    private final io.rdmanode.posix.Pipe asyncPipe = io.rdmanode.posix.Posix.libc()
+            .pipe2(io.rdmanode.posix.Posix.O_NONBLOCK | io.rdmanode.posix.Posix.O_CLOEXEC);
+    private final ArrayDeque<AsyncEvent> asyncQueue = new ArrayDeque<>();
+    /** Events the router acknowledged, in order; and the armed limit per SRQ handle. */
+    final List<AsyncEvent> acked = java.util.Collections.synchronizedList(new ArrayList<>());
+    final Map<Long, Integer> srqLimits = new HashMap<>();
+    private long nextEvent = 1;
+
+    /** As the device would raise it: {@code element} is the object's handle (pointer) or the port number. */
+    synchronized void raise(int type, long element) {
+        asyncQueue.add(new AsyncEvent(type, element, nextEvent++));
+        io.rdmanode.posix.Posix.libc().write(asyncPipe.writeFd(), new byte[] {1}, 1);
+    }
+
+    @Override
+    public synchronized void armSrq(long srq, int limit) {
+        calls.add("arm srq " + limit);
+        srqLimits.put(srq, limit);
+    }
+
+    @Override
+    public int asyncFd() {
+        return asyncPipe.readFd();
+    }
+
+    @Override
+    public synchronized AsyncEvent getAsyncEvent() {
+        AsyncEvent e = asyncQueue.poll();
+        if (e != null) {
+            io.rdmanode.posix.Posix.libc().read(asyncPipe.readFd(), new byte[1], 1);
+        }
+        return e;
+    }
+
+    @Override
+    public void ackAsyncEvent(AsyncEvent event) {
+        acked.add(event);
+    }
+
     @Override
     public void close() {
         closed = true;
+        io.rdmanode.posix.Posix.libc().close(asyncPipe.readFd());
+        io.rdmanode.posix.Posix.libc().close(asyncPipe.writeFd());
     }
 }
