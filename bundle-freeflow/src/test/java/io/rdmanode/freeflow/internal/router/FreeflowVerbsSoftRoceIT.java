@@ -56,6 +56,17 @@ class FreeflowVerbsSoftRoceIT {
         assertThat(out).as("UD: a 1 KiB SEND through an AH, after B's 40-byte GRH")
                 .containsEntry("ud.ok", "true").containsEntry("ud.bytes.equal", "true");
         assertThat(out).containsEntry("destroyed", "true").containsEntry("bw.messages", "200");
+        // Async events (ibv_get_async_event on each router's device, re-addressed to the owning tenant)
+        assertThat(out).as("IBV_SRQ_LIMIT armed on rxe1").containsEntry("srq.arm.ret", "0");
+        assertThat(out.get("srq.limit.events")).as("SRQ_LIMIT_REACHED once, naming client B's SRQ handle")
+                .isEqualTo("[" + out.get("srq.limit.handle") + "/15]");
+        System.out.println("FreeflowVerbsSoftRoceIT: async events: " + out.get("async.before.ports.a") + ", port down "
+                + out.get("async.down.a") + " / " + out.get("async.down.b") + ", up " + out.get("async.up.a") + " / "
+                + out.get("async.up.b"));
+        for (String t : List.of("a", "b")) {
+            assertThat(out.get("async.down." + t)).as("PORT_ERR of port 1 for client " + t).contains("1/10");
+            assertThat(out.get("async.up." + t)).as("PORT_ACTIVE of port 1 for client " + t).contains("1/9");
+        }
         System.out.printf("FreeflowVerbsSoftRoceIT: 64 KiB SENDs rxe1->rxe0 with perftest %s MB/s, A->B through the"
                 + " routers %s MB/s (figures under the VM's CPU emulation, one vCPU)%n", out.get("bw.perftest.MBps"),
                 out.get("bw.router.MBps"));

@@ -97,6 +97,7 @@ public final class VerbsVmProbe {
             System.out.println("transport.a=" + ra.router.transport.getClass().getSimpleName());
             FfClient a = ra.client();
             FfClient b = rb.client();
+            check(a.asyncFd()[0] == 0 && b.asyncFd()[0] == 0, "FFR_GET_ASYNC_FD");
             ByteBuffer port = a.call(FfClient.QUERY_PORT, FfClient.buf(1).put(0, (byte) 1), 48);
             System.out.println("port.a.state=" + port.getInt(0));
             System.out.println("port.a.active_mtu=" + port.getInt(8));
@@ -191,6 +192,8 @@ public final class VerbsVmProbe {
             check(a.ret(FfClient.DESTROY_CQ, cqA.handle()) == 0, "destroy CQ A");
             check(b.ret(FfClient.DESTROY_CQ, cqB.handle()) == 0, "destroy CQ B");
             System.out.println("destroyed=true");
+            System.out.println("async.before.ports.a=" + events(a) + " async.before.ports.b=" + events(b));
+            portEvents(a, b);
         } finally {
             mapA.close();
             mapB.close();
@@ -384,6 +387,8 @@ public final class VerbsVmProbe {
         for (int i = 0; i < n; i++) {
             check(b.postSrqRecv(srq, 100 + i, new Sg((long) i * len, len, mrB.lkey()))[0] == 0, "post SRQ recv B");
         }
+        // The limit event (ibv_modify_srq IBV_SRQ_LIMIT on rxe1): 4 posted, limit 3: the second SEND leaves 2 < 3.
+        System.out.println("srq.arm.ret=" + b.modifySrq(srq, 0, n - 1, 2));
         boolean ok = true;
         List<Wc> got = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -399,11 +404,53 @@ public final class VerbsVmProbe {
         System.out.println("srq.wc=" + got);
         System.out.println("srq.ok=" + ok);
         System.out.println("srq.bytes.equal=" + equal(mrA.buf(), 0, mrB.buf(), 0, n * len));
+        List<String> limit = awaitEvents(b, e -> e.type() == AsyncEvents.SRQ_LIMIT_REACHED);
+        System.out.println("srq.limit.events=" + limit);
+        System.out.println("srq.limit.handle=" + srq.handle());
         for (int q = 0; q < 2; q++) {
             check(b.ret(FfClient.DESTROY_QP, onSrq[q].handle()) == 0, "destroy QP on the SRQ");
             check(a.ret(FfClient.DESTROY_QP, senders[q].handle()) == 0, "destroy QP A");
         }
         check(b.ret(FfClient.DESTROY_SRQ, srq.handle()) == 0, "destroy SRQ");
+    }
+
+    /**
+     * The devices' port events through the routers' async event threads: {@code ip link set tb1 down}, then up (rxe1's
+     * netdev; its veth peer tb0, rxe0's, loses its carrier with it), each tenant's events listed after each step.
+     */
+    static void portEvents(FfClient a, FfClient b) throws Exception {
+        for (String step : List.of("down", "up")) {
+            Process ip = new ProcessBuilder("ip", "link", "set", "tb1", step).inheritIO().start();
+            check(ip.waitFor() == 0, "ip link set tb1 " + step);
+            int type = step.equals("down") ? AsyncEvents.PORT_ERR : AsyncEvents.PORT_ACTIVE;
+            System.out.println("async." + step + ".b=" + awaitEvents(b, e -> e.type() == type));
+            System.out.println("async." + step + ".a=" + awaitEvents(a, e -> e.type() == type));
+        }
+    }
+
+    /** The tenant's async events as element/type, taken until one matches {@code until} or 20 s passed. */
+    static List<String> awaitEvents(FfClient c, java.util.function.Predicate<FfClient.AsyncEvent> until) throws Exception {
+        List<String> got = new ArrayList<>();
+        long end = System.nanoTime() + 20_000_000_000L;
+        boolean seen = false;
+        while (!seen && System.nanoTime() < end) {
+            for (FfClient.AsyncEvent e : c.asyncEvents()) {
+                got.add(e.element() + "/" + e.type());
+                seen |= until.test(e);
+            }
+            if (!seen) {
+                Thread.sleep(20);
+            }
+        }
+        return got;
+    }
+
+    static List<String> events(FfClient c) throws Exception {
+        List<String> got = new ArrayList<>();
+        for (FfClient.AsyncEvent e : c.asyncEvents()) {
+            got.add(e.element() + "/" + e.type());
+        }
+        return got;
     }
 
     /** A UC QP on each device: a 4 KiB SEND A to B, and a 4 KiB RDMA WRITE from A into B's MR (no READ on UC). */
