@@ -13,6 +13,8 @@ int main(void) {
     P("CTX_POST_RECV", offsetof(struct ibv_context, ops.post_recv));
     P("CTX_POST_SRQ_RECV", offsetof(struct ibv_context, ops.post_srq_recv));
     P("CTX_ASYNC_FD", offsetof(struct ibv_context, async_fd));
+    P("CTX_REQ_NOTIFY_CQ", offsetof(struct ibv_context, ops.req_notify_cq));
+    P("COMP_CHANNEL_FD", offsetof(struct ibv_comp_channel, fd));
     P("ASYNC_EVENT_SIZE", sizeof(struct ibv_async_event));
     P("ASYNC_ELEMENT", offsetof(struct ibv_async_event, element));
     P("ASYNC_EVENT_TYPE", offsetof(struct ibv_async_event, event_type));

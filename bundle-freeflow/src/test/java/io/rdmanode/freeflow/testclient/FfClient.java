@@ -123,7 +123,12 @@ public final class FfClient {
 
     /** REQ_NOTIFY_CQ (not solicited-only); returns ret. */
     public int reqNotifyCq(Cq cq) throws IOException {
-        return call(REQ_NOTIFY_CQ, buf(8).putInt(0, cq.handle), 4).getInt(0);
+        return reqNotifyCq(cq, false);
+    }
+
+    /** REQ_NOTIFY_CQ, solicited-only or not; returns ret. */
+    public int reqNotifyCq(Cq cq, boolean solicitedOnly) throws IOException {
+        return call(REQ_NOTIFY_CQ, buf(8).putInt(0, cq.handle).putInt(4, solicitedOnly ? 1 : 0), 4).getInt(0);
     }
 
     /** A connection kept for a channel's GET_CQ_EVENT requests, as the genuine client keeps one per channel. */

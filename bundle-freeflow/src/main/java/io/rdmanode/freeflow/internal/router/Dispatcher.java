@@ -284,6 +284,7 @@ final class Dispatcher {
                 PollCqRequest r = PollCqRequest.decode(b);
                 synchronized (router) {
                     CompletionQueue cq = Router.cq(t, r.cqHandle());
+                    router.transport.refill(cq, r.ne());
                     int most = Math.min(router.limits().completionsFor(r.ne()), cq.entries.size());
                     ByteBuffer out = Wire.allocate(4 + most * WorkCompletion.SIZE);
                     int n = router.transport.poll(cq, r.ne(), out, 4);

@@ -76,7 +76,17 @@ public final class Router implements AutoCloseable {
         } else {
             try {
                 this.transport = new VerbsTransport(device, settings.backend().gidIndex(), qpns, this::limits,
-                        channels::completionAdded, stats, this::mapping, this::asyncEvent);
+                        channels::completionAdded, stats, this::mapping, new DeviceEvents.Sink() {
+                            @Override
+                            public void event(int type, Object owner, int port) {
+                                asyncEvent(type, owner, port);
+                            }
+
+                            @Override
+                            public void completion(Object cq) {
+                                cqSignalled(cq);
+                            }
+                        });
             } catch (RuntimeException e) {
                 device.close();
                 throw e;
@@ -124,6 +134,15 @@ public final class Router implements AutoCloseable {
      * owns its object; an object destroyed meanwhile gets nothing (its handle may already name a new one). A port
      * or device event goes to every tenant.
      */
+    /** The device signalled a CQ on the router's completion channel (verbs transport, its event thread). */
+    private void cqSignalled(Object cq) {
+        synchronized (this) {
+            if (transport instanceof VerbsTransport v && cq instanceof CompletionQueue q && !q.tenant.gone) {
+                v.signalled(q);
+            }
+        }
+    }
+
     void asyncEvent(int type, Object owner, int port) {
         synchronized (this) {
             if (owner instanceof QueuePair qp) {

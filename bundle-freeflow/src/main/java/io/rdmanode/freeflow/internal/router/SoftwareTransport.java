@@ -38,7 +38,7 @@ final class SoftwareTransport implements Transport {
     private final QpnSpace qpns;
     private final Supplier<Limits> limits;
     private final Transport.Completions completions;
-    private final DeviceAsyncEvents.Sink async;
+    private final DeviceEvents.Sink async;
     private final RouterStats stats;
     private static final PostResponse OK = new PostResponse(0, 0);
     /** QPs whose SQ head waits for an RNR retry. */
@@ -47,7 +47,7 @@ final class SoftwareTransport implements Transport {
     private volatile boolean timersArmed;
 
     SoftwareTransport(QpnSpace qpns, Supplier<Limits> limits, Transport.Completions completions, RouterStats stats,
-                      DeviceAsyncEvents.Sink async) {
+                      DeviceEvents.Sink async) {
         this.async = async;
         this.qpns = qpns;
         this.limits = limits;

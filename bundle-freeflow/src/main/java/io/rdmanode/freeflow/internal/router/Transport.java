@@ -78,8 +78,22 @@ interface Transport {
 
     PostResponse postSrqRecv(SharedReceiveQueue srq, List<RecvWr> wrs);
 
+    /**
+     * A poll for up to ne completions is about to look at the CQ's entries: a device transport moves in what its
+     * device CQ holds first (it polls the device only when asked).
+     */
+    default void refill(CompletionQueue cq, int ne) {
+    }
+
     /** Moves up to ne completions of cq into out at offset at, as ibv_wc-layout entries; returns how many. */
     int poll(CompletionQueue cq, int ne, ByteBuffer out, int at);
+
+    /**
+     * REQ_NOTIFY_CQ armed the CQ ({@link CompletionQueue#armed}, {@link CompletionQueue#solicitedOnly} set): a device
+     * transport arms its own CQ. Lock held.
+     */
+    default void cqArmed(CompletionQueue cq) {
+    }
 
     /** Whether {@link #tick} has work (an RNR retry waiting); asked after every poller scan, without the lock. */
     boolean timersPending();

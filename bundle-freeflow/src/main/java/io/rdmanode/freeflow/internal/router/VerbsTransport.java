@@ -90,9 +90,12 @@ import java.util.function.Supplier;
  * rewritten into {@code ibv_send_wr}/{@code ibv_recv_wr} lists: an SGE's offset in the MR of its lkey becomes the
  * address in the router's mapping; a WRITE or READ's remote address, named in the remote application's space,
  * becomes the remote router's mapping of it (an MR of this router: its application base; another router's:
- * the MR mapping it announced; else unchanged). Completions are taken from the device CQs by the poller's tick
- * (and before a CQ is destroyed) into the router's CQ, never more than its depth, so polls and channel events
- * work as with the software transport. Called with the router's monitor held, {@link #timersPending} aside.
+ * the MR mapping it announced; else unchanged). Completions are taken from a device CQ into the router's CQ (never
+ * more than its depth) when the client polls and finds too few, when the device signals the CQ on the router's
+ * completion channel, and before the CQ is destroyed; so polls and channel events work as with the software
+ * transport, and no thread polls device CQs nobody asked about. A client's REQ_NOTIFY_CQ arms the device CQ
+ * ({@code ibv_req_notify_cq}, solicited-only as asked): its event is answered when the device signals
+ * ({@link DeviceEvents}), not on a timer. Called with the router's monitor held.
  */
 final class VerbsTransport implements Transport {
     private static final PostResponse OK = new PostResponse(0, 0);
@@ -116,14 +119,13 @@ final class VerbsTransport implements Transport {
     /** Registered MRs by the device's keys (unique on the device). */
     private final Map<Integer, Registered> byLkey = new HashMap<>();
     private final Map<Integer, Registered> byRkey = new HashMap<>();
-    private volatile boolean anyCq;
     /**
      * Device pointer -> the router's QP, CQ or SRQ, for the async event thread, which reads it without the monitor.
      * An entry goes only after its device object is destroyed: that waits for the acknowledgement of every event of
      * the object, so an event being handled always finds its own object here, never a successor at the same address.
      */
     private final java.util.concurrent.ConcurrentHashMap<Long, Object> byPointer = new java.util.concurrent.ConcurrentHashMap<>();
-    private final DeviceAsyncEvents events;
+    private final DeviceEvents events;
 
     private ByteBuffer wrs = direct(16 * SEND_WR_SIZE);
     private final ByteBuffer wcs = direct(POLL_BATCH * WC_SIZE);
@@ -143,7 +145,7 @@ final class VerbsTransport implements Transport {
     }
 
     VerbsTransport(VerbsDevice device, int gidIndex, QpnSpace qpns, Supplier<Limits> limits, Completions completions,
-                   RouterStats stats, Supplier<Optional<MrMappingService>> mapping, DeviceAsyncEvents.Sink async) {
+                   RouterStats stats, Supplier<Optional<MrMappingService>> mapping, DeviceEvents.Sink async) {
         this.device = device;
         this.gidIndex = gidIndex;
         this.port = device.port();
@@ -152,7 +154,16 @@ final class VerbsTransport implements Transport {
         this.completions = completions;
         this.stats = stats;
         this.mapping = mapping;
-        this.events = new DeviceAsyncEvents(device, byPointer::get, async);
+        this.events = new DeviceEvents(device, byPointer::get, async);
+    }
+
+    /** Completion events the device signalled, and the acknowledgement calls for them (one per CQ per round). */
+    long cqEvents() {
+        return events.cqEvents();
+    }
+
+    long cqAcks() {
+        return events.cqAcks();
     }
 
     /** Async events read from the device so far. */
@@ -206,7 +217,9 @@ final class VerbsTransport implements Transport {
             c = new Counted(device.createCq(Math.max(1, cq.depth)));
             cqs.put(cq, c);
             byPointer.put(c.handle, cq);
-            anyCq = true;
+            if (cq.armed) {
+                device.reqNotifyCq(c.handle, cq.solicitedOnly);   // armed before its first QP made the device CQ
+            }
         }
         c.users++;
         return c.handle;
@@ -217,7 +230,6 @@ final class VerbsTransport implements Transport {
         if (c != null && --c.users == 0) {
             drain(cq, c);
             cqs.remove(cq);
-            anyCq = !cqs.isEmpty();
             release(() -> device.destroyCq(c.handle), "CQ " + cq.handle + " of " + cq.tenant.id());
             byPointer.remove(c.handle);
         }
@@ -606,6 +618,15 @@ final class VerbsTransport implements Transport {
 
     // ---- completions
 
+    /** Takes the device CQ's completions when the router's CQ holds fewer than the poll may take. */
+    @Override
+    public void refill(CompletionQueue cq, int ne) {
+        Counted c = cqs.get(cq);
+        if (c != null && cq.entries.size() < limits.get().completionsFor(ne)) {
+            drain(cq, c);
+        }
+    }
+
     @Override
     public int poll(CompletionQueue cq, int ne, ByteBuffer out, int at) {
         int max = limits.get().completionsFor(ne);
@@ -621,19 +642,46 @@ final class VerbsTransport implements Transport {
         return n;
     }
 
+    /** Nothing runs on the poller's timer: completions are taken on demand and on the device's signal. */
     @Override
     public boolean timersPending() {
-        return anyCq;
+        return false;
     }
 
-    /** Moves what the device completed into the router's CQs. */
     @Override
     public void tick(long now) {
-        for (Map.Entry<CompletionQueue, Counted> e : cqs.entrySet()) {
-            drain(e.getKey(), e.getValue());
+    }
+
+    /**
+     * REQ_NOTIFY_CQ: arms the device CQ, then takes what it already holds (the device signals only completions after
+     * the arming; the router's arm fires for what it then holds, unless solicited-only).
+     */
+    @Override
+    public void cqArmed(CompletionQueue cq) {
+        Counted c = cqs.get(cq);
+        if (c != null) {
+            device.reqNotifyCq(c.handle, cq.solicitedOnly);
+            drain(cq, c);
         }
     }
 
+    /**
+     * The device signalled the CQ (it was armed): its completions move in and the router's CQ fires, solicited-only or
+     * not, since the device judged that; a CQ destroyed meanwhile is ignored.
+     */
+    void signalled(CompletionQueue cq) {
+        Counted c = cqs.get(cq);
+        if (c == null) {
+            return;
+        }
+        drain(cq, c);
+        completions.added(cq);
+    }
+
+    /**
+     * Moves what the device completed into the router's CQ. An armed CQ fires here only when not solicited-only:
+     * whether a completion is solicited is the device's to say, through its signal ({@link #signalled}).
+     */
     private void drain(CompletionQueue cq, Counted c) {
         boolean added = false;
         for (;;) {
@@ -667,7 +715,7 @@ final class VerbsTransport implements Transport {
                 break;
             }
         }
-        if (added) {
+        if (added && !cq.solicitedOnly) {
             completions.added(cq);
         }
     }

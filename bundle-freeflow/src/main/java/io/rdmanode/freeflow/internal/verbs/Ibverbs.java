@@ -64,6 +64,15 @@ public interface Ibverbs {
 
     void ibv_ack_async_event(Pointer event);
 
+    Pointer ibv_create_comp_channel(Pointer context);
+
+    int ibv_destroy_comp_channel(Pointer channel);
+
+    /** {@code ibv_get_cq_event(channel, struct ibv_cq **cq, void **cq_context)}: 0, or -1 + errno. */
+    int ibv_get_cq_event(Pointer channel, Pointer cq, Pointer cqContext);
+
+    void ibv_ack_cq_events(Pointer cq, int nevents);
+
     /** {@code ibv_create_ah (pd, struct ibv_ah_attr *)}: NULL + errno on failure. */
     Pointer ibv_create_ah(Pointer pd, Pointer attr);
 

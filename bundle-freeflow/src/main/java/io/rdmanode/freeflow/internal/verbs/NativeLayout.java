@@ -15,6 +15,9 @@ public final class NativeLayout {
     public static final int CTX_POST_RECV = 216;
     public static final int CTX_POST_SRQ_RECV = 168;
     public static final int CTX_ASYNC_FD = 268;
+    public static final int CTX_REQ_NOTIFY_CQ = 104;
+    // struct ibv_comp_channel: context, fd, refcnt
+    public static final int COMP_CHANNEL_FD = 8;
     // struct ibv_async_event (16 bytes): union element {cq, qp, srq, wq pointer; int port_num}, event_type
     public static final int ASYNC_EVENT_SIZE = 16;
     public static final int ASYNC_ELEMENT = 0;

@@ -47,7 +47,26 @@ public interface VerbsDevice extends AutoCloseable {
 
     void deregMr(long mr);
 
+    /** {@code ibv_create_cq} on the device's completion channel ({@link #compFd}), vector 0. */
     long createCq(int cqe);
+
+    /**
+     * {@code ibv_req_notify_cq}: the device signals the channel at the CQ's next completion (with
+     * {@code solicitedOnly}, its next solicited one or error), once.
+     */
+    void reqNotifyCq(long cq, boolean solicitedOnly);
+
+    /** The device's one completion channel's fd ({@code ibv_create_comp_channel} at open), non-blocking. */
+    int compFd();
+
+    /**
+     * {@code ibv_get_cq_event}, without blocking: the CQ the device signalled, or 0 when none did. Event thread only;
+     * every event must be acknowledged ({@link #ackCqEvents}) before the CQ can be destroyed.
+     */
+    long getCqEvent();
+
+    /** {@code ibv_ack_cq_events(cq, n)}: one call for the n events of a batch. */
+    void ackCqEvents(long cq, int n);
 
     void destroyCq(long cq);
 

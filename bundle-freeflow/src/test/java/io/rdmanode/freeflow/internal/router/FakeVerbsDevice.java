@@ -251,6 +251,56 @@ final class FakeVerbsDevice implements VerbsDevice {
                 .putInt(NativeLayout.WC_OPCODE, opcode).putInt(NativeLayout.WC_BYTE_LEN, byteLen)
                 .putInt(NativeLayout.WC_QP_NUM, qpNum);
         completions.get(cq).add(wc);
+        Boolean solicitedOnly = armedCqs.get(cq);
+        if (solicitedOnly != null && (!solicitedOnly || solicited || status != 0)) {
+            armedCqs.remove(cq);                         // a device signals once per arming
+            cqEvents.add(cq);
+            io.rdmanode.posix.Posix.libc().write(compPipe.writeFd(), new byte[] {1}, 1);
+        }
+    }
+
+    /** A solicited completion (a SEND with IBV_SEND_SOLICITED), which a solicited-only arming signals. */
+    synchronized void completeSolicited(long cq, long wrId, int byteLen, int qpNum) {
+        solicited = true;
+        try {
+            complete(cq, wrId, 0, 128, byteLen, qpNum);
+        } finally {
+            solicited = false;
+        }
+    }
+
+    private boolean solicited;
+    private final io.rdmanode.posix.Pipe compPipe = io.rdmanode.posix.Posix.libc()
+            .pipe2(io.rdmanode.posix.Posix.O_NONBLOCK | io.rdmanode.posix.Posix.O_CLOEXEC);
+    /** Device CQs armed by ibv_req_notify_cq: handle -> solicited-only. */
+    final Map<Long, Boolean> armedCqs = new HashMap<>();
+    private final ArrayDeque<Long> cqEvents = new ArrayDeque<>();
+    /** ibv_ack_cq_events calls: {cq, n}. */
+    final List<long[]> cqAcks = java.util.Collections.synchronizedList(new ArrayList<>());
+
+    @Override
+    public synchronized void reqNotifyCq(long cq, boolean solicitedOnly) {
+        armedCqs.put(cq, solicitedOnly);
+    }
+
+    @Override
+    public int compFd() {
+        return compPipe.readFd();
+    }
+
+    @Override
+    public synchronized long getCqEvent() {
+        Long cq = cqEvents.poll();
+        if (cq == null) {
+            return 0;
+        }
+        io.rdmanode.posix.Posix.libc().read(compPipe.readFd(), new byte[1], 1);
+        return cq;
+    }
+
+    @Override
+    public void ackCqEvents(long cq, int n) {
+        cqAcks.add(new long[] {cq, n});
     }
 
     @Override
@@ -312,7 +362,9 @@ final class FakeVerbsDevice implements VerbsDevice {
     @Override
     public void close() {
         closed = true;
-        io.rdmanode.posix.Posix.libc().close(asyncPipe.readFd());
-        io.rdmanode.posix.Posix.libc().close(asyncPipe.writeFd());
+        for (io.rdmanode.posix.Pipe p : List.of(asyncPipe, compPipe)) {
+            io.rdmanode.posix.Posix.libc().close(p.readFd());
+            io.rdmanode.posix.Posix.libc().close(p.writeFd());
+        }
     }
 }

@@ -60,7 +60,8 @@ class FreeflowVerbsSoftRoceIT {
         assertThat(out).as("IBV_SRQ_LIMIT armed on rxe1").containsEntry("srq.arm.ret", "0");
         assertThat(out.get("srq.limit.events")).as("SRQ_LIMIT_REACHED once, naming client B's SRQ handle")
                 .isEqualTo("[" + out.get("srq.limit.handle") + "/15]");
-        System.out.println("FreeflowVerbsSoftRoceIT: async events: " + out.get("async.before.ports.a") + ", port down "
+        System.out.println("FreeflowVerbsSoftRoceIT: async events before the port steps: " + out.get("async.before.ports.a")
+                + " / " + out.get("async.before.ports.b") + ", port down "
                 + out.get("async.down.a") + " / " + out.get("async.down.b") + ", up " + out.get("async.up.a") + " / "
                 + out.get("async.up.b"));
         for (String t : List.of("a", "b")) {

@@ -192,7 +192,8 @@ public final class VerbsVmProbe {
             check(a.ret(FfClient.DESTROY_CQ, cqA.handle()) == 0, "destroy CQ A");
             check(b.ret(FfClient.DESTROY_CQ, cqB.handle()) == 0, "destroy CQ B");
             System.out.println("destroyed=true");
-            System.out.println("async.before.ports.a=" + events(a) + " async.before.ports.b=" + events(b));
+            System.out.println("async.before.ports.a=" + events(a));
+            System.out.println("async.before.ports.b=" + events(b));
             portEvents(a, b);
         } finally {
             mapA.close();
