@@ -191,10 +191,21 @@ public final class Router implements AutoCloseable {
         return shm.bytes.get();
     }
 
+    /**
+     * QUERY_DEV's device: the per-tenant limits, each capped by the device's own (the lower of the two) with the verbs
+     * transport; the ids stay the ConnectX-3 ones the genuine client's libmlx4 matches.
+     */
     DeviceLimits device() {
         Limits l = limits;
-        return new DeviceLimits("freeflow-java-1", 0x0002c90300000001L, Integer.MAX_VALUE, l.maxQps(), l.maxQpWr(),
-                l.maxSge(), l.maxCqs(), l.maxCqe(), l.maxMrs(), l.maxPds(), l.maxQps());
+        DeviceLimits own = new DeviceLimits("freeflow-java-1", 0x0002c90300000001L, l.maxMrBytes(), l.maxQps(),
+                l.maxQpWr(), l.maxSge(), l.maxCqs(), l.maxCqe(), l.maxMrs(), l.maxPds(), l.maxQps(), l.maxQpWr(),
+                l.maxSge(), 16);
+        return transport.deviceAttr().map(d -> new DeviceLimits(own.fwVer(), own.nodeGuid(),
+                Math.min(own.maxMrSize(), d.maxMrSize()), Math.min(own.maxQp(), d.maxQp()),
+                Math.min(own.maxQpWr(), d.maxQpWr()), Math.min(own.maxSge(), d.maxSge()), Math.min(own.maxCq(), d.maxCq()),
+                Math.min(own.maxCqe(), d.maxCqe()), Math.min(own.maxMr(), d.maxMr()), Math.min(own.maxPd(), d.maxPd()),
+                Math.min(own.maxSrq(), d.maxSrq()), Math.min(own.maxSrqWr(), d.maxSrqWr()),
+                Math.min(own.maxSrqSge(), d.maxSrqSge()), Math.min(own.maxQpRdAtom(), d.maxQpRdAtom()))).orElse(own);
     }
 
     // ---- tenants

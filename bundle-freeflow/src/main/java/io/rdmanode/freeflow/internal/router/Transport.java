@@ -106,6 +106,11 @@ interface Transport {
         return new PortAttrResponse(PortAttrResponse.PORT_ACTIVE, 0, 1);
     }
 
+    /** The real device's limits (ibv_query_device), which QUERY_DEV's caps with; empty without one. */
+    default java.util.Optional<io.rdmanode.freeflow.internal.verbs.VerbsDevice.Attr> deviceAttr() {
+        return java.util.Optional.empty();
+    }
+
     /** The keys a hardware transport gave an MR: what the client sees as lkey and rkey. */
     record Keys(int lkey, int rkey) {
     }

@@ -105,6 +105,8 @@ final class VerbsTransport implements Transport {
     private final VerbsDevice device;
     private final int gidIndex;
     private final VerbsDevice.Port port;
+    /** The device's limits: they do not change while it is open. */
+    private final VerbsDevice.Attr deviceAttr;
     private final QpnSpace qpns;
     private final Completions completions;
     private final RouterStats stats;
@@ -149,6 +151,7 @@ final class VerbsTransport implements Transport {
         this.device = device;
         this.gidIndex = gidIndex;
         this.port = device.port();
+        this.deviceAttr = device.attr();
         this.qpns = qpns;
         this.limits = limits;
         this.completions = completions;
@@ -183,6 +186,11 @@ final class VerbsTransport implements Transport {
     @Override
     public boolean supports(int qpType) {
         return qpType == QueuePair.TYPE_RC || qpType == QueuePair.TYPE_UC || qpType == QueuePair.TYPE_UD;
+    }
+
+    @Override
+    public Optional<VerbsDevice.Attr> deviceAttr() {
+        return Optional.of(deviceAttr);
     }
 
     @Override

@@ -27,6 +27,9 @@ public interface Ibverbs {
 
     int ibv_close_device(Pointer context);
 
+    /** {@code ibv_query_device(ctx, struct ibv_device_attr *)}: 0 or an errno value. */
+    int ibv_query_device(Pointer context, Pointer attr);
+
     /** {@code ibv_query_port@@IBVERBS_1.1}: fills a {@code struct _compat_ibv_port_attr} (a prefix of the full one). */
     int ibv_query_port(Pointer context, byte portNum, Pointer portAttr);
 

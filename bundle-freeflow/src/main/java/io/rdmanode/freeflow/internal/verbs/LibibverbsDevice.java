@@ -158,6 +158,19 @@ public final class LibibverbsDevice implements VerbsDevice {
     }
 
     @Override
+    public Attr attr() {
+        long a = scratch.address();
+        MEM.setMemory(a, NativeLayout.DEV_ATTR_SIZE, (byte) 0);
+        check(lib.ibv_query_device(context, scratch), "ibv_query_device");
+        return new Attr(MEM.getLong(a + NativeLayout.DEV_MAX_MR_SIZE), MEM.getInt(a + NativeLayout.DEV_MAX_QP),
+                MEM.getInt(a + NativeLayout.DEV_MAX_QP_WR), MEM.getInt(a + NativeLayout.DEV_MAX_SGE),
+                MEM.getInt(a + NativeLayout.DEV_MAX_CQ), MEM.getInt(a + NativeLayout.DEV_MAX_CQE),
+                MEM.getInt(a + NativeLayout.DEV_MAX_MR), MEM.getInt(a + NativeLayout.DEV_MAX_PD),
+                MEM.getInt(a + NativeLayout.DEV_MAX_QP_RD_ATOM), MEM.getInt(a + NativeLayout.DEV_MAX_SRQ),
+                MEM.getInt(a + NativeLayout.DEV_MAX_SRQ_WR), MEM.getInt(a + NativeLayout.DEV_MAX_SRQ_SGE));
+    }
+
+    @Override
     public byte[] gid(int index) {
         if (lib.ibv_query_gid(context, (byte) 1, index, scratch) != 0) {
             throw failure("ibv_query_gid");

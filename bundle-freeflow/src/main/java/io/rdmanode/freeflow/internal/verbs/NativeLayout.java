@@ -118,6 +118,21 @@ public final class NativeLayout {
     public static final int AH_IS_GLOBAL = 29;
     public static final int AH_PORT_NUM = 30;
 
+    // struct ibv_device_attr (232 bytes)
+    public static final int DEV_ATTR_SIZE = 232;
+    public static final int DEV_MAX_MR_SIZE = 80;
+    public static final int DEV_MAX_QP = 108;
+    public static final int DEV_MAX_QP_WR = 112;
+    public static final int DEV_MAX_SGE = 120;
+    public static final int DEV_MAX_CQ = 128;
+    public static final int DEV_MAX_CQE = 132;
+    public static final int DEV_MAX_MR = 136;
+    public static final int DEV_MAX_PD = 140;
+    public static final int DEV_MAX_QP_RD_ATOM = 144;
+    public static final int DEV_MAX_SRQ = 212;
+    public static final int DEV_MAX_SRQ_WR = 216;
+    public static final int DEV_MAX_SRQ_SGE = 220;
+
     // struct _compat_ibv_port_attr, the prefix ibv_query_port@@IBVERBS_1.1 fills (full struct: 52 bytes)
     public static final int PORT_ATTR_SIZE = 64;
     public static final int PORT_STATE = 0;

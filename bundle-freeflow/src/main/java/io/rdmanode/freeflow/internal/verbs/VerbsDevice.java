@@ -15,6 +15,11 @@ public interface VerbsDevice extends AutoCloseable {
     record Port(int state, int maxMtu, int activeMtu, int gidTblLen, int lid, int linkLayer) {
     }
 
+    /** The limits {@code ibv_query_device} reports (what QUERY_DEV caps the router's own limits with). */
+    record Attr(long maxMrSize, int maxQp, int maxQpWr, int maxSge, int maxCq, int maxCqe, int maxMr, int maxPd,
+                int maxQpRdAtom, int maxSrq, int maxSrqWr, int maxSrqSge) {
+    }
+
     record Mr(long handle, int lkey, int rkey) {
     }
 
@@ -35,6 +40,9 @@ public interface VerbsDevice extends AutoCloseable {
     String name();
 
     Port port();
+
+    /** {@code ibv_query_device}'s limits. */
+    Attr attr();
 
     /** {@code ibv_query_gid(ctx, 1, index)}. */
     byte[] gid(int index);

@@ -97,6 +97,14 @@ final class FakeVerbsDevice implements VerbsDevice {
         return port;
     }
 
+    /** What ibv_query_device reports: some limits below the router's defaults, some above. */
+    Attr attr = new Attr(1L << 40, 100, 1 << 20, 8, 1 << 20, 4096, 1 << 20, 1 << 20, 4, 50, 1 << 20, 64);
+
+    @Override
+    public Attr attr() {
+        return attr;
+    }
+
     @Override
     public byte[] gid(int index) {
         return new byte[16];

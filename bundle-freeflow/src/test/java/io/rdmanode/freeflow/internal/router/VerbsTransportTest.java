@@ -182,6 +182,26 @@ class VerbsTransportTest {
     }
 
     @Test
+    void query_dev_answers_the_lower_of_the_routers_limits_and_the_devices() throws Exception {
+        Layout l = LayoutTable.struct("device_attr");
+        ByteBuffer d = c.call(FfClient.QUERY_DEV, null, l.size());
+        Limits own = Limits.defaults();
+
+        assertThat(d.getInt(l.off("max_qp"))).as("device 100 < limit " + own.maxQps()).isEqualTo(100);
+        assertThat(d.getInt(l.off("max_sge"))).as("device 8 < limit " + own.maxSge()).isEqualTo(8);
+        assertThat(d.getInt(l.off("max_cqe"))).as("device 4096 < limit " + own.maxCqe()).isEqualTo(4096);
+        assertThat(d.getInt(l.off("max_srq"))).isEqualTo(50);
+        assertThat(d.getInt(l.off("max_qp_rd_atom"))).isEqualTo(4);
+        assertThat(d.getInt(l.off("max_qp_wr"))).as("the limit, below the device's").isEqualTo(own.maxQpWr());
+        assertThat(d.getInt(l.off("max_srq_wr"))).isEqualTo(own.maxQpWr());
+        assertThat(d.getInt(l.off("max_cq"))).isEqualTo(own.maxCqs());
+        assertThat(d.getInt(l.off("max_mr"))).isEqualTo(own.maxMrs());
+        assertThat(d.getInt(l.off("max_pd"))).isEqualTo(own.maxPds());
+        assertThat(d.getLong(l.off("max_mr_size"))).isEqualTo(own.maxMrBytes());
+        assertThat(d.getInt(l.off("vendor_id"))).as("still the id libmlx4 matches").isEqualTo(0x02c9);
+    }
+
+    @Test
     void a_notify_arms_the_device_cq_and_its_signal_answers_the_parked_get_cq_event() throws Exception {
         int ch = c.createCompChannel();
         Cq evCq = c.createCq(16, ch);

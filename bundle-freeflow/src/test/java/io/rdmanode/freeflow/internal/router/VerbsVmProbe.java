@@ -101,6 +101,16 @@ public final class VerbsVmProbe {
             ByteBuffer port = a.call(FfClient.QUERY_PORT, FfClient.buf(1).put(0, (byte) 1), 48);
             System.out.println("port.a.state=" + port.getInt(0));
             System.out.println("port.a.active_mtu=" + port.getInt(8));
+            Layout dl = LayoutTable.struct("device_attr");
+            ByteBuffer qdev = a.call(FfClient.QUERY_DEV, null, dl.size());
+            io.rdmanode.freeflow.internal.verbs.VerbsDevice.Attr rxe0 = ra.router.transport.deviceAttr().orElseThrow();
+            Limits own = Limits.defaults();
+            System.out.println("qdev.max_cqe=" + qdev.getInt(dl.off("max_cqe")) + " qdev.device.max_cqe=" + rxe0.maxCqe()
+                    + " qdev.limit.max_cqe=" + own.maxCqe());
+            System.out.println("qdev.max_qp.ok=" + (qdev.getInt(dl.off("max_qp")) == Math.min(own.maxQps(), rxe0.maxQp())));
+            System.out.println("qdev.max_cqe.ok=" + (qdev.getInt(dl.off("max_cqe")) == Math.min(own.maxCqe(), rxe0.maxCqe())));
+            System.out.println("qdev.max_srq_wr.ok="
+                    + (qdev.getInt(dl.off("max_srq_wr")) == Math.min(own.maxQpWr(), rxe0.maxSrqWr())));
 
             int pdA = a.allocPd();
             int pdB = b.allocPd();
@@ -177,6 +187,7 @@ public final class VerbsVmProbe {
             srq(a, b, pdA, pdB, cqA, cqB, mrA, mrB);
             uc(a, b, pdA, pdB, cqA, cqB, mrA, mrB);
             ud(a, b, pdA, pdB, cqA, cqB, mrA, mrB);
+            cqEvents(a, b, pdA, pdB, cqA, mrA, mrB);
 
             // A WRITE to an address outside the remote MR (last: it moves the QPs to ERR): the responder device refuses it
             check(b.postSend(qpB, List.of(new Wr(41, 0, 2, 0, APP_A + 5 * SIZE, mrA.rkey(),
@@ -413,6 +424,53 @@ public final class VerbsVmProbe {
             check(a.ret(FfClient.DESTROY_QP, senders[q].handle()) == 0, "destroy QP A");
         }
         check(b.ret(FfClient.DESTROY_SRQ, srq.handle()) == 0, "destroy SRQ");
+    }
+
+    /**
+     * Completion events from rxe1's completion channel: client B's CQ on a completion channel, armed with
+     * REQ_NOTIFY_CQ, its GET_CQ_EVENT parked; a SEND from A completes on rxe1, which signals the router's channel, whose
+     * thread answers the parked request. Then armed solicited-only: a plain SEND's completion is polled without an
+     * event, a SEND with IBV_SEND_SOLICITED is answered (the CQ's second event).
+     */
+    static void cqEvents(FfClient a, FfClient b, int pdA, int pdB, Cq cqA, Mr mrA, Mr mrB) throws Exception {
+        int ch = b.createCompChannel();
+        Cq cqE = b.createCq(16, ch);
+        Qp qb = b.createQp(pdB, cqE, cqE, 16, 1);
+        Qp qa = a.createQp(pdA, cqA, cqA, 16, 1);
+        a.connect(qa, qb.qpn(), ACCESS_ALL, 12, 7, gid("rxe1"));
+        b.connect(qb, qa.qpn(), ACCESS_ALL, 12, 7, gid("rxe0"));
+        java.util.concurrent.ExecutorService reader = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try (java.nio.channels.SocketChannel events = b.open()) {
+            for (int i = 0; i < 3; i++) {
+                check(b.postRecv(qb, 600 + i, new Sg(0, 256, mrB.lkey()))[0] == 0, "post recv B (events)");
+            }
+            check(b.reqNotifyCq(cqE) == 0, "REQ_NOTIFY_CQ");
+            b.sendGetCqEvent(events, ch);
+            java.util.concurrent.Future<int[]> first = reader.submit(() -> FfClient.readCqEvent(events));
+            check(a.postSend(qa, List.of(new Wr(610, 2, 2, 0, 0, 0, new Sg(0, 256, mrA.lkey()))))[0] == 0, "send A");
+            int[] ev = first.get(20, TimeUnit.SECONDS);
+            System.out.println("cqevent.first=" + ev[0] + "/" + ev[1] + " cqevent.cq=" + cqE.handle());
+            System.out.println("cqevent.first.wc=" + await(b, cqE, 1));
+
+            check(b.reqNotifyCq(cqE, true) == 0, "REQ_NOTIFY_CQ solicited-only");
+            b.sendGetCqEvent(events, ch);
+            java.util.concurrent.Future<int[]> second = reader.submit(() -> FfClient.readCqEvent(events));
+            check(a.postSend(qa, List.of(new Wr(611, 2, 2, 0, 0, 0, new Sg(0, 256, mrA.lkey()))))[0] == 0, "send A");
+            System.out.println("cqevent.plain.wc=" + await(b, cqE, 1));
+            System.out.println("cqevent.after.plain=" + (second.isDone() ? "answered" : "waiting"));
+            check(a.postSend(qa, List.of(new Wr(612, 2, 2 | 4, 0, 0, 0, new Sg(0, 256, mrA.lkey()))))[0] == 0,
+                    "solicited send A");
+            ev = second.get(20, TimeUnit.SECONDS);
+            System.out.println("cqevent.solicited=" + ev[0] + "/" + ev[1]);
+            System.out.println("cqevent.solicited.wc=" + await(b, cqE, 1));
+            await(a, cqA, 3);
+        } finally {
+            reader.shutdownNow();
+        }
+        check(a.ret(FfClient.DESTROY_QP, qa.handle()) == 0, "destroy QP A (events)");
+        check(b.ret(FfClient.DESTROY_QP, qb.handle()) == 0, "destroy QP B (events)");
+        check(b.ret(FfClient.DESTROY_CQ, cqE.handle()) == 0, "destroy CQ B (events): every event acknowledged");
+        System.out.println("cqevent.destroyed=true");
     }
 
     /**
