@@ -105,8 +105,8 @@ public final class VerbsVmProbe {
             ByteBuffer qdev = a.call(FfClient.QUERY_DEV, null, dl.size());
             io.rdmanode.freeflow.internal.verbs.VerbsDevice.Attr rxe0 = ra.router.transport.deviceAttr().orElseThrow();
             Limits own = Limits.defaults();
-            System.out.println("qdev.max_cqe=" + qdev.getInt(dl.off("max_cqe")) + " qdev.device.max_cqe=" + rxe0.maxCqe()
-                    + " qdev.limit.max_cqe=" + own.maxCqe());
+            System.out.println("qdev.max_cqe=" + qdev.getInt(dl.off("max_cqe")) + " (rxe0 " + rxe0.maxCqe() + ", limit "
+                    + own.maxCqe() + ")");
             System.out.println("qdev.max_qp.ok=" + (qdev.getInt(dl.off("max_qp")) == Math.min(own.maxQps(), rxe0.maxQp())));
             System.out.println("qdev.max_cqe.ok=" + (qdev.getInt(dl.off("max_cqe")) == Math.min(own.maxCqe(), rxe0.maxCqe())));
             System.out.println("qdev.max_srq_wr.ok="
@@ -449,7 +449,8 @@ public final class VerbsVmProbe {
             java.util.concurrent.Future<int[]> first = reader.submit(() -> FfClient.readCqEvent(events));
             check(a.postSend(qa, List.of(new Wr(610, 2, 2, 0, 0, 0, new Sg(0, 256, mrA.lkey()))))[0] == 0, "send A");
             int[] ev = first.get(20, TimeUnit.SECONDS);
-            System.out.println("cqevent.first=" + ev[0] + "/" + ev[1] + " cqevent.cq=" + cqE.handle());
+            System.out.println("cqevent.first=" + ev[0] + "/" + ev[1]);
+            System.out.println("cqevent.cq=" + cqE.handle());
             System.out.println("cqevent.first.wc=" + await(b, cqE, 1));
 
             check(b.reqNotifyCq(cqE, true) == 0, "REQ_NOTIFY_CQ solicited-only");
