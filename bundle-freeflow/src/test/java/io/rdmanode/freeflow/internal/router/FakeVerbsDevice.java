@@ -139,8 +139,24 @@ final class FakeVerbsDevice implements VerbsDevice {
         return h;
     }
 
+    /** Set: destroying a CQ first signals it and waits for the acknowledgement, as ibv_destroy_cq waits (20 s). */
+    volatile boolean signalDuringDestroy;
+
     @Override
     public void destroyCq(long cq) {
+        if (signalDuringDestroy) {
+            synchronized (this) {
+                cqEvents.add(cq);
+                io.rdmanode.posix.Posix.libc().write(compPipe.writeFd(), new byte[] {1}, 1);
+            }
+            long end = System.nanoTime() + 20_000_000_000L;
+            while (cqAcks.stream().noneMatch(a -> a[0] == cq)) {
+                if (System.nanoTime() > end) {
+                    throw new WireException(Errno.EBUSY, "CQ " + cq + ": its event was never acknowledged");
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+            }
+        }
         free(cq, "cq");
     }
 
@@ -165,8 +181,24 @@ final class FakeVerbsDevice implements VerbsDevice {
         modifies.add(new Modify(qp, copy, mask));
     }
 
+    /**
+     * Set: destroying a QP first raises an event for it and then waits for its acknowledgement, as rdma-core's
+     * ibv_destroy_qp waits for every reported event to be acknowledged (up to 20 s, then it fails the destroy).
+     */
+    volatile boolean eventDuringDestroy;
+
     @Override
     public void destroyQp(long qp) {
+        if (eventDuringDestroy) {
+            raise(16, qp);                              // IBV_EVENT_QP_LAST_WQE_REACHED
+            long end = System.nanoTime() + 20_000_000_000L;
+            while (acked.stream().noneMatch(e -> e.element() == qp)) {
+                if (System.nanoTime() > end) {
+                    throw new WireException(Errno.EBUSY, "QP " + qp + ": its event was never acknowledged");
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+            }
+        }
         free(qp, "qp");
     }
 

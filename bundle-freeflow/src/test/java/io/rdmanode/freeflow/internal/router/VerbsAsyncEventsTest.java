@@ -123,6 +123,26 @@ class VerbsAsyncEventsTest {
     }
 
     @Test
+    void destroying_a_qp_whose_event_is_being_handled_completes_the_event_is_acknowledged_first() throws Exception {
+        dev.eventDuringDestroy = true;           // ibv_destroy_qp waits for the ack while the router's monitor is held
+
+        assertThat(c.ret(FfClient.DESTROY_QP, qp.handle())).as("destroyed, not EBUSY").isZero();
+        assertThat(dev.acked).extracting(io.rdmanode.freeflow.internal.verbs.VerbsDevice.AsyncEvent::type)
+                .containsExactly(AsyncEvents.QP_LAST_WQE_REACHED);
+        assertThat(dev.calls).contains("free qp");
+    }
+
+    @Test
+    void destroying_a_cq_the_device_just_signalled_completes_its_events_are_acknowledged_first() throws Exception {
+        dev.signalDuringDestroy = true;          // ibv_destroy_cq waits for the acks while the router's monitor is held
+        long deviceCq = dev.cqOfQp.get(deviceQp());
+
+        assertThat(c.ret(FfClient.DESTROY_QP, qp.handle())).isZero();
+        assertThat(dev.calls).as("the last QP on it frees the device CQ").contains("free cq");
+        assertThat(dev.cqAcks).singleElement().satisfies(a -> assertThat(a).containsExactly(deviceCq, 1));
+    }
+
+    @Test
     void a_tenant_that_takes_none_has_at_most_256_queued_and_the_rest_counted() throws Exception {
         for (int i = 0; i < AsyncEvents.MAX_QUEUED + 10; i++) {
             dev.raise(AsyncEvents.PORT_ERR, 1);
