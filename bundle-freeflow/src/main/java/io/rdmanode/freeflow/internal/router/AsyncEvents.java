@@ -89,13 +89,45 @@ final class AsyncEvents {
         }
     }
 
+    /**
+     * An event for the tenant that owns its object ({@code owner}: the router's QP, CQ or SRQ, null for a port event
+     * or an object the transport did not know); an object destroyed meanwhile gets nothing (its handle may already
+     * name a new one). QP_FATAL, QP_REQ_ERR and QP_ACCESS_ERR also put the QP in ERR (the device moved it there);
+     * SRQ_LIMIT_REACHED disarms the limit. A port or device event goes to every tenant. Lock held.
+     */
+    void deliver(int type, Object owner, int port, Iterable<Tenant> all) {
+        if (owner instanceof QueuePair qp) {
+            if (qp.destroyed || qp.tenant.qps.get(qp.handle) != qp) {
+                return;
+            }
+            if (type == QP_FATAL || type == QP_REQ_ERR || type == QP_ACCESS_ERR) {
+                qp.state = QueuePair.ERR;
+            }
+            post(qp.tenant, qp.handle, type);
+        } else if (owner instanceof SharedReceiveQueue srq) {
+            if (srq.tenant.srqs.get(srq.handle) != srq) {
+                return;
+            }
+            if (type == SRQ_LIMIT_REACHED) {
+                srq.limit = 0;
+            }
+            post(srq.tenant, srq.handle, type);
+        } else if (owner instanceof CompletionQueue cq) {
+            if (cq.tenant.cqs.get(cq.handle) == cq) {
+                post(cq.tenant, cq.handle, type);
+            }
+        } else if (element(type) == Element.PORT) {
+            broadcast(all, port, type);
+        }
+    }
+
     /** An event of a QP, CQ or SRQ for its owner (lock held); the object must still be the tenant's. */
-    void post(Tenant t, int handle, int type) {
+    private void post(Tenant t, int handle, int type) {
         queue(t, new AsyncEventResponse(Integer.toUnsignedLong(handle), type, 0));
     }
 
     /** A port (or device) event, for every tenant (lock held). */
-    void broadcast(Iterable<Tenant> all, int port, int type) {
+    private void broadcast(Iterable<Tenant> all, int port, int type) {
         for (Tenant t : all) {
             queue(t, new AsyncEventResponse(port, type, 0));
         }

@@ -129,11 +129,6 @@ public final class Router implements AutoCloseable {
         return asyncEvents;
     }
 
-    /**
-     * An async event from the transport (the device's event thread, or the software SRQ limit) for the tenant that
-     * owns its object; an object destroyed meanwhile gets nothing (its handle may already name a new one). A port
-     * or device event goes to every tenant.
-     */
     /** The device signalled a CQ on the router's completion channel (verbs transport, its event thread). */
     private void cqSignalled(Object cq) {
         synchronized (this) {
@@ -143,31 +138,10 @@ public final class Router implements AutoCloseable {
         }
     }
 
+    /** An async event from the transport (its device's event thread, or the software SRQ limit); see AsyncEvents. */
     void asyncEvent(int type, Object owner, int port) {
         synchronized (this) {
-            if (owner instanceof QueuePair qp) {
-                if (qp.destroyed || qp.tenant.qps.get(qp.handle) != qp) {
-                    return;
-                }
-                if (type == AsyncEvents.QP_FATAL || type == AsyncEvents.QP_REQ_ERR || type == AsyncEvents.QP_ACCESS_ERR) {
-                    qp.state = QueuePair.ERR;            // the device moved it there
-                }
-                asyncEvents.post(qp.tenant, qp.handle, type);
-            } else if (owner instanceof SharedReceiveQueue srq) {
-                if (srq.tenant.srqs.get(srq.handle) != srq) {
-                    return;
-                }
-                if (type == AsyncEvents.SRQ_LIMIT_REACHED) {
-                    srq.limit = 0;                       // one event per arming, as the device disarms it
-                }
-                asyncEvents.post(srq.tenant, srq.handle, type);
-            } else if (owner instanceof CompletionQueue cq) {
-                if (cq.tenant.cqs.get(cq.handle) == cq) {
-                    asyncEvents.post(cq.tenant, cq.handle, type);
-                }
-            } else if (AsyncEvents.element(type) == AsyncEvents.Element.PORT) {
-                asyncEvents.broadcast(tenants.all(), port, type);
-            }
+            asyncEvents.deliver(type, owner, port, tenants.all());
         }
     }
 
