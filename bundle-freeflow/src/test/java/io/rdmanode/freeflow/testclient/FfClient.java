@@ -92,6 +92,37 @@ public final class FfClient {
         return new int[] {r.getInt(2), r.getInt(6)};
     }
 
+    /**
+     * FFR_GET_ASYNC_FD as a client that keeps the descriptor: {ret, the router's number, the descriptor received over
+     * SCM_RIGHTS (-1 if none came)}; the caller closes it.
+     */
+    public int[] asyncFdReceived() throws IOException {
+        io.rdmanode.posix.Posix libc = io.rdmanode.posix.Posix.libc();
+        int fd = libc.socket(io.rdmanode.posix.Posix.AF_UNIX, io.rdmanode.posix.Posix.SOCK_STREAM
+                | io.rdmanode.posix.Posix.SOCK_CLOEXEC, 0);
+        try {
+            byte[] p = socket.toString().getBytes(StandardCharsets.UTF_8);
+            byte[] addr = new byte[2 + p.length + 1];
+            addr[0] = io.rdmanode.posix.Posix.AF_UNIX;
+            System.arraycopy(p, 0, addr, 2, p.length);
+            libc.connect(fd, addr);
+            byte[] h = new byte[12];
+            buf(12).putInt(0, clientId).putInt(4, FFR_GET_ASYNC_FD).putInt(8, 0).get(0, h);
+            libc.send(fd, h, 12, 0);
+            ByteBuffer first = ByteBuffer.allocate(2);
+            int[] passed = libc.recvmsg(fd, first, 0).fds();
+            ByteBuffer rsp = buf(8);
+            while (rsp.hasRemaining()) {
+                if (libc.recvmsg(fd, rsp, 0).bytes() == 0) {
+                    throw new IOException("router closed after " + rsp.position() + " of 8 bytes");
+                }
+            }
+            return new int[] {rsp.getInt(0), rsp.getInt(4), passed.length > 0 ? passed[0] : -1};
+        } finally {
+            libc.close(fd);
+        }
+    }
+
     /** One async event (FFR_GET_ASYNC_EVENT): element, type and ret (11, EAGAIN, when none is queued). */
     public record AsyncEvent(long element, int type, int ret) {
     }

@@ -143,6 +143,26 @@ class VerbsAsyncEventsTest {
     }
 
     @Test
+    void the_async_fd_a_client_receives_is_readable_while_an_event_is_queued() throws Exception {
+        int[] got = c.asyncFdReceived();
+        assertThat(got[0]).isZero();
+        int fd = got[2];
+        assertThat(fd).as("a descriptor came with the answer").isNotNegative();
+        io.rdmanode.posix.Posix libc = io.rdmanode.posix.Posix.libc();
+        try {
+            assertThat(libc.poll(new int[] {fd}, io.rdmanode.posix.Posix.POLLIN, 0)[0]).as("nothing queued").isZero();
+
+            dev.raise(AsyncEvents.PORT_ERR, 1);
+
+            assertThat(libc.poll(new int[] {fd}, io.rdmanode.posix.Posix.POLLIN, 20_000)[0]).as("one queued").isNotZero();
+            assertThat(c.asyncEvent()).isEqualTo(new AsyncEvent(1, AsyncEvents.PORT_ERR, 0));
+            assertThat(libc.poll(new int[] {fd}, io.rdmanode.posix.Posix.POLLIN, 0)[0]).as("taken").isZero();
+        } finally {
+            libc.close(fd);
+        }
+    }
+
+    @Test
     void a_tenant_that_takes_none_has_at_most_256_queued_and_the_rest_counted() throws Exception {
         for (int i = 0; i < AsyncEvents.MAX_QUEUED + 10; i++) {
             dev.raise(AsyncEvents.PORT_ERR, 1);
