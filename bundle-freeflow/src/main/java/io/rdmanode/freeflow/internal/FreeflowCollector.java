@@ -63,6 +63,9 @@ public final class FreeflowCollector implements MultiCollector {
         out.add(counter("rdma_agent_freeflow_cq_overflows", "Completions dropped on a full CQ", point(s.cqOverflows())));
         out.add(counter("rdma_agent_freeflow_limit_refusals", "Requests refused by a per-tenant limit",
                 point(s.limitRefusals())));
+        out.add(counter("rdma_agent_freeflow_async_events", "Async events queued for tenants (a port event once per"
+                + " tenant), and those dropped because the tenant had 256 it had not taken",
+                point(s.asyncEvents(), "result", "queued"), point(s.asyncEventsDropped(), "result", "dropped")));
         out.add(counter("rdma_agent_freeflow_reclaimed_tenants", "Client processes whose resources were reclaimed",
                 point(s.tenantsReclaimed())));
         out.add(counter("rdma_agent_freeflow_reclaimed_objects", "QPs, SRQs, CQs, MRs, channels and PDs reclaimed",

@@ -28,7 +28,8 @@ public final class FfClient {
             CREATE_QP = 7, MODIFY_QP = 8, QUERY_QP = 9, DESTROY_QP = 10, CREATE_CQ = 15, DESTROY_CQ = 16,
             POLL_CQ = 17, REG_MR = 21, REG_MR_MAPPING = 22, DEREG_MR = 23, POST_SEND = 25, POST_RECV = 26,
             CREATE_SRQ = 11, MODIFY_SRQ = 12, POST_SRQ_RECV = 13, DESTROY_SRQ = 14, GET_CQ_EVENT = 18,
-            REQ_NOTIFY_CQ = 20, CREATE_COMP_CHANNEL = 27, CREATE_AH = 29, DESTROY_AH = 30;
+            REQ_NOTIFY_CQ = 20, CREATE_COMP_CHANNEL = 27, CREATE_AH = 29, DESTROY_AH = 30, FFR_GET_ASYNC_FD = 63,
+            FFR_GET_ASYNC_EVENT = 64;
     private static final VarHandle STATE = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final Path socket;
@@ -82,6 +83,65 @@ public final class FfClient {
         return r.getInt(2);
     }
 
+    /**
+     * FFR_GET_ASYNC_FD: {ret, the router's number of the tenant's async eventfd} (the passed fd itself is dropped:
+     * this client polls with {@link #asyncEvent} instead).
+     */
+    public int[] asyncFd() throws IOException {
+        ByteBuffer r = call(FFR_GET_ASYNC_FD, null, 2 + 8);
+        return new int[] {r.getInt(2), r.getInt(6)};
+    }
+
+    /**
+     * FFR_GET_ASYNC_FD as a client that keeps the descriptor: {ret, the router's number, the descriptor received over
+     * SCM_RIGHTS (-1 if none came)}; the caller closes it.
+     */
+    public int[] asyncFdReceived() throws IOException {
+        io.rdmanode.posix.Posix libc = io.rdmanode.posix.Posix.libc();
+        int fd = libc.socket(io.rdmanode.posix.Posix.AF_UNIX, io.rdmanode.posix.Posix.SOCK_STREAM
+                | io.rdmanode.posix.Posix.SOCK_CLOEXEC, 0);
+        try {
+            byte[] p = socket.toString().getBytes(StandardCharsets.UTF_8);
+            byte[] addr = new byte[2 + p.length + 1];
+            addr[0] = io.rdmanode.posix.Posix.AF_UNIX;
+            System.arraycopy(p, 0, addr, 2, p.length);
+            libc.connect(fd, addr);
+            byte[] h = new byte[12];
+            buf(12).putInt(0, clientId).putInt(4, FFR_GET_ASYNC_FD).putInt(8, 0).get(0, h);
+            libc.send(fd, h, 12, 0);
+            ByteBuffer first = ByteBuffer.allocate(2);
+            int[] passed = libc.recvmsg(fd, first, 0).fds();
+            ByteBuffer rsp = buf(8);
+            while (rsp.hasRemaining()) {
+                if (libc.recvmsg(fd, rsp, 0).bytes() == 0) {
+                    throw new IOException("router closed after " + rsp.position() + " of 8 bytes");
+                }
+            }
+            return new int[] {rsp.getInt(0), rsp.getInt(4), passed.length > 0 ? passed[0] : -1};
+        } finally {
+            libc.close(fd);
+        }
+    }
+
+    /** One async event (FFR_GET_ASYNC_EVENT): element, type and ret (11, EAGAIN, when none is queued). */
+    public record AsyncEvent(long element, int type, int ret) {
+    }
+
+    public AsyncEvent asyncEvent() throws IOException {
+        Layout l = l("async_event_rsp");
+        ByteBuffer r = call(FFR_GET_ASYNC_EVENT, null, l.size());
+        return new AsyncEvent(r.getLong(l.off("element")), r.getInt(l.off("event_type")), r.getInt(l.off("ret")));
+    }
+
+    /** Every async event queued now, oldest first. */
+    public List<AsyncEvent> asyncEvents() throws IOException {
+        List<AsyncEvent> all = new ArrayList<>();
+        for (AsyncEvent e; (e = asyncEvent()).ret() == 0; ) {
+            all.add(e);
+        }
+        return all;
+    }
+
     /** CREATE_CQ on a completion channel (router fd number). */
     public Cq createCq(int depth, int channelFd) throws IOException {
         Layout rq = l("create_cq_req");
@@ -94,7 +154,12 @@ public final class FfClient {
 
     /** REQ_NOTIFY_CQ (not solicited-only); returns ret. */
     public int reqNotifyCq(Cq cq) throws IOException {
-        return call(REQ_NOTIFY_CQ, buf(8).putInt(0, cq.handle), 4).getInt(0);
+        return reqNotifyCq(cq, false);
+    }
+
+    /** REQ_NOTIFY_CQ, solicited-only or not; returns ret. */
+    public int reqNotifyCq(Cq cq, boolean solicitedOnly) throws IOException {
+        return call(REQ_NOTIFY_CQ, buf(8).putInt(0, cq.handle).putInt(4, solicitedOnly ? 1 : 0), 4).getInt(0);
     }
 
     /** A connection kept for a channel's GET_CQ_EVENT requests, as the genuine client keeps one per channel. */

@@ -35,7 +35,9 @@ final class CompletionChannels {
         synchronized (lock) {
             CompletionQueue cq = Router.cq(t, r.cqHandle());
             cq.armed = true;
-            if (!r.solicitedOnly() && !cq.entries.isEmpty()) {
+            cq.solicitedOnly = r.solicitedOnly();
+            lock.transport.cqArmed(cq);
+            if (cq.armed && !r.solicitedOnly() && !cq.entries.isEmpty()) {
                 completionAdded(cq);
             }
         }

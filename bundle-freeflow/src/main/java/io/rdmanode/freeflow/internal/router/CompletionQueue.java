@@ -14,6 +14,8 @@ final class CompletionQueue {
     final ArrayDeque<WorkCompletion> entries = new ArrayDeque<>();
     int users;
     boolean armed;
+    /** The last REQ_NOTIFY_CQ asked for solicited completions only. */
+    boolean solicitedOnly;
     boolean overflowed;
     int compEvents;
     int ackedEvents;

@@ -96,7 +96,7 @@ final class Dispatcher {
                 cc.bodyUnread = false;
             }
             answer(c, t, spec, body);
-            return spec.id() < Func.SOCKET_SOCKET ? Outcome.RESUME : Outcome.CLOSE;
+            return Func.socketCall(spec.id()) ? Outcome.CLOSE : Outcome.RESUME;
         } catch (IOException e) {
             LOG.debug("freeflow connection of pid {} ended: {}", c.peer().pid(), LogText.escape(e.getMessage()));
             return Outcome.CLOSE;
@@ -284,6 +284,7 @@ final class Dispatcher {
                 PollCqRequest r = PollCqRequest.decode(b);
                 synchronized (router) {
                     CompletionQueue cq = Router.cq(t, r.cqHandle());
+                    router.transport.refill(cq, r.ne());
                     int most = Math.min(router.limits().completionsFor(r.ne()), cq.entries.size());
                     ByteBuffer out = Wire.allocate(4 + most * WorkCompletion.SIZE);
                     int n = router.transport.poll(cq, r.ne(), out, 4);
@@ -299,6 +300,12 @@ final class Dispatcher {
             }
             case Func.DESTROY_COMP_CHANNEL -> ok(() -> router.channels().destroy(t, FdRequest.decode(b).fd()));
             case Func.ACK_CQ_EVENT -> router.channels().ack(t, AckCqEventRequest.decode(b)).encode();
+            case Func.FFR_GET_ASYNC_FD -> {
+                int fd = router.asyncEvents().fd(t);
+                c.sendFd(fd);                           // the client gets its own duplicate, as a channel's
+                yield Wire.allocate(8).putInt(0, 0).putInt(4, fd);
+            }
+            case Func.FFR_GET_ASYNC_EVENT -> router.asyncEvents().next(t).encode();
             default -> {
                 if (CmRequests.handles(spec.id())) {
                     yield CmRequests.execute(router, c, t, spec, b);

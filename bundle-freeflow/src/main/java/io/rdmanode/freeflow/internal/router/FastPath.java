@@ -118,6 +118,7 @@ final class FastPath {
                 throw new WireException(Errno.EINVAL, "CQ " + mb.handle + " destroyed");
             }
             mb.tenant.requests++;
+            router.transport.refill(cq, req.ne());
             n = cq.entries.isEmpty() ? 0 : router.transport.poll(cq, req.ne(), mb.buf, RSP_BODY);
         }
         mb.buf.putInt(Mailbox.RSP, n * WorkCompletion.SIZE);

@@ -51,6 +51,7 @@ public final class Router implements AutoCloseable {
     private final QpnSpace qpns = new QpnSpace(2 + random.nextInt(0xfff000));
     private final MailboxPoller poller;
     private final CompletionChannels channels = new CompletionChannels(this);
+    private final AsyncEvents asyncEvents = new AsyncEvents(this, stats);
     private final RefusalLog refusals = new RefusalLog(LOG, Duration.ofMinutes(1));
     final Transport transport;
     /** rdma_cm, with the verbs transport only (a kernel rdma_cm to replay on); null with the software one. */
@@ -71,11 +72,21 @@ public final class Router implements AutoCloseable {
         this.shm = new ShmStore(settings.shmDir(), settings.shmPrefix());
         this.limits = settings.limits();
         if (device == null) {
-            this.transport = new SoftwareTransport(qpns, this::limits, channels::completionAdded, stats);
+            this.transport = new SoftwareTransport(qpns, this::limits, channels::completionAdded, stats, this::asyncEvent);
         } else {
             try {
                 this.transport = new VerbsTransport(device, settings.backend().gidIndex(), qpns, this::limits,
-                        channels::completionAdded, stats, this::mapping);
+                        channels::completionAdded, stats, this::mapping, new DeviceEvents.Sink() {
+                            @Override
+                            public void event(int type, Object owner, int port) {
+                                asyncEvent(type, owner, port);
+                            }
+
+                            @Override
+                            public void completion(Object cq) {
+                                cqSignalled(cq);
+                            }
+                        });
             } catch (RuntimeException e) {
                 device.close();
                 throw e;
@@ -114,6 +125,26 @@ public final class Router implements AutoCloseable {
         return channels;
     }
 
+    AsyncEvents asyncEvents() {
+        return asyncEvents;
+    }
+
+    /** The device signalled a CQ on the router's completion channel (verbs transport, its event thread). */
+    private void cqSignalled(Object cq) {
+        synchronized (this) {
+            if (transport instanceof VerbsTransport v && cq instanceof CompletionQueue q && !q.tenant.gone) {
+                v.signalled(q);
+            }
+        }
+    }
+
+    /** An async event from the transport (its device's event thread, or the software SRQ limit); see AsyncEvents. */
+    void asyncEvent(int type, Object owner, int port) {
+        synchronized (this) {
+            asyncEvents.deliver(type, owner, port, tenants.all());
+        }
+    }
+
     public MailboxPoller poller() {
         return poller;
     }
@@ -134,10 +165,21 @@ public final class Router implements AutoCloseable {
         return shm.bytes.get();
     }
 
+    /**
+     * QUERY_DEV's device: the per-tenant limits, each capped by the device's own (the lower of the two) with the verbs
+     * transport; the ids stay the ConnectX-3 ones the genuine client's libmlx4 matches.
+     */
     DeviceLimits device() {
         Limits l = limits;
-        return new DeviceLimits("freeflow-java-1", 0x0002c90300000001L, Integer.MAX_VALUE, l.maxQps(), l.maxQpWr(),
-                l.maxSge(), l.maxCqs(), l.maxCqe(), l.maxMrs(), l.maxPds(), l.maxQps());
+        DeviceLimits own = new DeviceLimits("freeflow-java-1", 0x0002c90300000001L, l.maxMrBytes(), l.maxQps(),
+                l.maxQpWr(), l.maxSge(), l.maxCqs(), l.maxCqe(), l.maxMrs(), l.maxPds(), l.maxQps(), l.maxQpWr(),
+                l.maxSge(), 16);
+        return transport.deviceAttr().map(d -> new DeviceLimits(own.fwVer(), own.nodeGuid(),
+                Math.min(own.maxMrSize(), d.maxMrSize()), Math.min(own.maxQp(), d.maxQp()),
+                Math.min(own.maxQpWr(), d.maxQpWr()), Math.min(own.maxSge(), d.maxSge()), Math.min(own.maxCq(), d.maxCq()),
+                Math.min(own.maxCqe(), d.maxCqe()), Math.min(own.maxMr(), d.maxMr()), Math.min(own.maxPd(), d.maxPd()),
+                Math.min(own.maxSrq(), d.maxSrq()), Math.min(own.maxSrqWr(), d.maxSrqWr()),
+                Math.min(own.maxSrqSge(), d.maxSrqSge()), Math.min(own.maxQpRdAtom(), d.maxQpRdAtom()))).orElse(own);
     }
 
     // ---- tenants
@@ -215,6 +257,7 @@ public final class Router implements AutoCloseable {
             channels.destroy(t, fd);
         }
         t.pds.clear();
+        asyncEvents.close(t);
         if (cm != null) {
             objects += cm.reclaim(t);
         }
@@ -478,14 +521,17 @@ public final class Router implements AutoCloseable {
     }
 
     /**
-     * IBV_SRQ_MAX_WR resizes (never below what is posted now); IBV_SRQ_LIMIT is refused: the limit event is an
-     * async event, and the router delivers none, so an armed limit would silently never fire.
+     * IBV_SRQ_MAX_WR resizes (never below what is posted now); IBV_SRQ_LIMIT arms the limit event (SRQ_LIMIT_REACHED,
+     * an async event for the SRQ's tenant), which fires once when fewer receives than the limit are posted; a limit
+     * of 0 disarms it, one beyond max_wr is EINVAL (as ibv_modify_srq).
      */
     synchronized void modifySrq(Tenant t, ModifySrqRequest r) {
         SharedReceiveQueue srq = srq(t, r.handle());
         if ((r.mask() & ModifySrqRequest.LIMIT) != 0) {
-            throw new WireException(Errno.EOPNOTSUPP, "SRQ " + r.handle() + ": the limit event is an async event,"
-                    + " which this router does not deliver");
+            int max = (r.mask() & ModifySrqRequest.MAX_WR) != 0 ? r.maxWr() : srq.maxWr;
+            if (r.srqLimit() < 0 || r.srqLimit() > max) {
+                throw new WireException(Errno.EINVAL, "SRQ " + r.handle() + " limit " + r.srqLimit() + " outside 0.." + max);
+            }
         }
         if ((r.mask() & ModifySrqRequest.MAX_WR) != 0) {
             if (r.maxWr() < Math.max(1, srq.rq.size()) || r.maxWr() > limits.maxQpWr()) {
@@ -494,6 +540,10 @@ public final class Router implements AutoCloseable {
             }
             transport.srqResized(srq, r.maxWr());
             srq.maxWr = r.maxWr();
+        }
+        if ((r.mask() & ModifySrqRequest.LIMIT) != 0) {
+            transport.srqArmed(srq, r.srqLimit());
+            srq.limit = r.srqLimit();
         }
     }
 

@@ -21,6 +21,8 @@ public final class RouterStats {
     final LongAdder tenantsReclaimed = new LongAdder();
     final LongAdder objectsReclaimed = new LongAdder();
     final LongAdder limitRefusals = new LongAdder();
+    final LongAdder asyncEvents = new LongAdder();
+    final LongAdder asyncEventsDropped = new LongAdder();
 
     public long controlRequests() { return controlRequests.sum(); }
     public long controlErrors() { return controlErrors.sum(); }
@@ -38,4 +40,8 @@ public final class RouterStats {
     public long tenantsReclaimed() { return tenantsReclaimed.sum(); }
     public long objectsReclaimed() { return objectsReclaimed.sum(); }
     public long limitRefusals() { return limitRefusals.sum(); }
+    /** Async events queued for a tenant (one per tenant an event reached). */
+    public long asyncEvents() { return asyncEvents.sum(); }
+    /** Async events not queued: the tenant had {@link AsyncEvents#MAX_QUEUED} it had not taken. */
+    public long asyncEventsDropped() { return asyncEventsDropped.sum(); }
 }

@@ -17,6 +17,8 @@ final class SharedReceiveQueue {
     final Mailbox mailbox;
     final ArrayDeque<RecvWr> rq = new ArrayDeque<>();
     int maxWr;
+    /** The armed limit (MODIFY_SRQ's IBV_SRQ_LIMIT), 0 when not armed: one SRQ_LIMIT_REACHED disarms it. */
+    int limit;
     /** QPs created with this SRQ; it cannot be destroyed while any exists. */
     int users;
 

@@ -38,6 +38,7 @@ final class SoftwareTransport implements Transport {
     private final QpnSpace qpns;
     private final Supplier<Limits> limits;
     private final Transport.Completions completions;
+    private final DeviceEvents.Sink async;
     private final RouterStats stats;
     private static final PostResponse OK = new PostResponse(0, 0);
     /** QPs whose SQ head waits for an RNR retry. */
@@ -45,11 +46,26 @@ final class SoftwareTransport implements Transport {
     /** rnrWaiting is not empty; read by the poller thread without the router lock, after every scan. */
     private volatile boolean timersArmed;
 
-    SoftwareTransport(QpnSpace qpns, Supplier<Limits> limits, Transport.Completions completions, RouterStats stats) {
+    SoftwareTransport(QpnSpace qpns, Supplier<Limits> limits, Transport.Completions completions, RouterStats stats,
+                      DeviceEvents.Sink async) {
+        this.async = async;
         this.qpns = qpns;
         this.limits = limits;
         this.completions = completions;
         this.stats = stats;
+    }
+
+    /**
+     * Takes the receive an incoming message consumes; from an SRQ armed with a limit, one that leaves fewer than the
+     * limit posted fires SRQ_LIMIT_REACHED for its tenant (once: the router disarms it), as a device does.
+     */
+    private RecvWr take(QueuePair qp) {
+        RecvWr r = qp.receives().poll();
+        SharedReceiveQueue srq = qp.srq;
+        if (srq != null && srq.limit > 0 && srq.rq.size() < srq.limit) {
+            async.event(AsyncEvents.SRQ_LIMIT_REACHED, srq, 0);
+        }
+        return r;
     }
 
     /** RC and UC: the software transport has no datagram QPs. */
@@ -266,7 +282,7 @@ final class SoftwareTransport implements Transport {
                 for (int i = 0; i < remote.length; i++) {
                     remote[i] = lookup(peer, recv.sges()[i], MemoryRegion.LOCAL_WRITE);
                     if (remote[i] == null) {
-                        peer.receives().poll();
+                        take(peer);
                         complete(peer.recvCq, recv.wrId(), LOC_PROT_ERR, WorkCompletion.WC_RECV, 0, 0, peer, qp.qpn, 0);
                         toError(peer);
                         return qp.reliable() ? fail(qp, wr, WorkCompletion.REM_OP_ERR, 0) : dropped(qp, wr, total);
@@ -274,13 +290,13 @@ final class SoftwareTransport implements Transport {
                     room += recv.sges()[i].len();
                 }
                 if (room < total) {
-                    peer.receives().poll();
+                    take(peer);
                     complete(peer.recvCq, recv.wrId(), LOC_LEN_ERR, WorkCompletion.WC_RECV, 0, 0, peer, qp.qpn, 0);
                     toError(peer);
                     return qp.reliable() ? fail(qp, wr, REM_INV_REQ_ERR, 0) : dropped(qp, wr, total);
                 }
                 scatter(wr.sges(), local, recv.sges(), remote, total);
-                peer.receives().poll();
+                take(peer);
                 boolean imm = wr.opcode() == SendWr.OP_SEND_WITH_IMM;
                 complete(peer.recvCq, recv.wrId(), SUCCESS, WorkCompletion.WC_RECV, (int) total, wr.immData(), peer,
                         qp.qpn, imm ? WorkCompletion.WITH_IMM : 0);
@@ -303,7 +319,7 @@ final class SoftwareTransport implements Transport {
                     off += s.len();
                 }
                 if (imm) {
-                    RecvWr recv = peer.receives().poll();
+                    RecvWr recv = take(peer);
                     complete(peer.recvCq, recv.wrId(), SUCCESS, WorkCompletion.WC_RECV_RDMA_WITH_IMM, (int) total,
                             wr.immData(), peer, qp.qpn, WorkCompletion.WITH_IMM);
                 }

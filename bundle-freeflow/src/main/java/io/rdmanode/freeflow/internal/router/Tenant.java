@@ -38,6 +38,10 @@ final class Tenant {
     /** Refusals by a per-tenant cap, indexed by {@link Resource#ordinal}. */
     final long[] refusals = new long[Resource.values().length];
     boolean gone;
+    /** The eventfd of FFR_GET_ASYNC_FD, -1 until asked: only a tenant that asked gets async events queued. */
+    int asyncFd = -1;
+    final java.util.ArrayDeque<io.rdmanode.freeflow.internal.wire.AsyncEventResponse> asyncEvents =
+            new java.util.ArrayDeque<>();
 
     Tenant(PeerCred cred, Pidfd liveness, int label) {
         this.cred = cred;

@@ -44,6 +44,13 @@ interface Transport {
     default void srqResized(SharedReceiveQueue srq, int maxWr) {
     }
 
+    /**
+     * MODIFY_SRQ's IBV_SRQ_LIMIT: SRQ_LIMIT_REACHED is to fire once fewer than {@code limit} receives are posted
+     * (a device arms its own; the software transport checks {@link SharedReceiveQueue#limit} as it takes one).
+     */
+    default void srqArmed(SharedReceiveQueue srq, int limit) {
+    }
+
     /** The SRQ is gone from the tenant's tables (no QP used it any more). Nothing of it may stay behind. */
     default void srqDestroyed(SharedReceiveQueue srq) {
     }
@@ -71,8 +78,22 @@ interface Transport {
 
     PostResponse postSrqRecv(SharedReceiveQueue srq, List<RecvWr> wrs);
 
+    /**
+     * A poll for up to ne completions is about to look at the CQ's entries: a device transport moves in what its
+     * device CQ holds first (it polls the device only when asked).
+     */
+    default void refill(CompletionQueue cq, int ne) {
+    }
+
     /** Moves up to ne completions of cq into out at offset at, as ibv_wc-layout entries; returns how many. */
     int poll(CompletionQueue cq, int ne, ByteBuffer out, int at);
+
+    /**
+     * REQ_NOTIFY_CQ armed the CQ ({@link CompletionQueue#armed}, {@link CompletionQueue#solicitedOnly} set): a device
+     * transport arms its own CQ. Lock held.
+     */
+    default void cqArmed(CompletionQueue cq) {
+    }
 
     /** Whether {@link #tick} has work (an RNR retry waiting); asked after every poller scan, without the lock. */
     boolean timersPending();
@@ -83,6 +104,11 @@ interface Transport {
     /** QUERY_PORT of port 1. */
     default PortAttrResponse port() {
         return new PortAttrResponse(PortAttrResponse.PORT_ACTIVE, 0, 1);
+    }
+
+    /** The real device's limits (ibv_query_device), which QUERY_DEV's caps with; empty without one. */
+    default java.util.Optional<io.rdmanode.freeflow.internal.verbs.VerbsDevice.Attr> deviceAttr() {
+        return java.util.Optional.empty();
     }
 
     /** The keys a hardware transport gave an MR: what the client sees as lkey and rkey. */

@@ -90,9 +90,12 @@ import java.util.function.Supplier;
  * rewritten into {@code ibv_send_wr}/{@code ibv_recv_wr} lists: an SGE's offset in the MR of its lkey becomes the
  * address in the router's mapping; a WRITE or READ's remote address, named in the remote application's space,
  * becomes the remote router's mapping of it (an MR of this router: its application base; another router's:
- * the MR mapping it announced; else unchanged). Completions are taken from the device CQs by the poller's tick
- * (and before a CQ is destroyed) into the router's CQ, never more than its depth, so polls and channel events
- * work as with the software transport. Called with the router's monitor held, {@link #timersPending} aside.
+ * the MR mapping it announced; else unchanged). Completions are taken from a device CQ into the router's CQ (never
+ * more than its depth) when the client polls and finds too few, when the device signals the CQ on the router's
+ * completion channel, and before the CQ is destroyed; so polls and channel events work as with the software
+ * transport, and no thread polls device CQs nobody asked about. A client's REQ_NOTIFY_CQ arms the device CQ
+ * ({@code ibv_req_notify_cq}, solicited-only as asked): its event is answered when the device signals
+ * ({@link DeviceEvents}), not on a timer. Called with the router's monitor held.
  */
 final class VerbsTransport implements Transport {
     private static final PostResponse OK = new PostResponse(0, 0);
@@ -102,6 +105,8 @@ final class VerbsTransport implements Transport {
     private final VerbsDevice device;
     private final int gidIndex;
     private final VerbsDevice.Port port;
+    /** The device's limits: they do not change while it is open. */
+    private final VerbsDevice.Attr deviceAttr;
     private final QpnSpace qpns;
     private final Completions completions;
     private final RouterStats stats;
@@ -116,7 +121,13 @@ final class VerbsTransport implements Transport {
     /** Registered MRs by the device's keys (unique on the device). */
     private final Map<Integer, Registered> byLkey = new HashMap<>();
     private final Map<Integer, Registered> byRkey = new HashMap<>();
-    private volatile boolean anyCq;
+    /**
+     * Device pointer -> the router's QP, CQ or SRQ, for the async event thread, which reads it without the monitor.
+     * An entry goes only after its device object is destroyed: that waits for the acknowledgement of every event of
+     * the object, so an event being handled always finds its own object here, never a successor at the same address.
+     */
+    private final java.util.concurrent.ConcurrentHashMap<Long, Object> byPointer = new java.util.concurrent.ConcurrentHashMap<>();
+    private final DeviceEvents events;
 
     private ByteBuffer wrs = direct(16 * SEND_WR_SIZE);
     private final ByteBuffer wcs = direct(POLL_BATCH * WC_SIZE);
@@ -136,15 +147,31 @@ final class VerbsTransport implements Transport {
     }
 
     VerbsTransport(VerbsDevice device, int gidIndex, QpnSpace qpns, Supplier<Limits> limits, Completions completions,
-                   RouterStats stats, Supplier<Optional<MrMappingService>> mapping) {
+                   RouterStats stats, Supplier<Optional<MrMappingService>> mapping, DeviceEvents.Sink async) {
         this.device = device;
         this.gidIndex = gidIndex;
         this.port = device.port();
+        this.deviceAttr = device.attr();
         this.qpns = qpns;
         this.limits = limits;
         this.completions = completions;
         this.stats = stats;
         this.mapping = mapping;
+        this.events = new DeviceEvents(device, byPointer::get, async);
+    }
+
+    /** Completion events the device signalled, and the acknowledgement calls for them (one per CQ per round). */
+    long cqEvents() {
+        return events.cqEvents();
+    }
+
+    long cqAcks() {
+        return events.cqAcks();
+    }
+
+    /** Async events read from the device so far. */
+    long asyncEventsReceived() {
+        return events.received();
     }
 
     private static ByteBuffer direct(int size) {
@@ -159,6 +186,11 @@ final class VerbsTransport implements Transport {
     @Override
     public boolean supports(int qpType) {
         return qpType == QueuePair.TYPE_RC || qpType == QueuePair.TYPE_UC || qpType == QueuePair.TYPE_UD;
+    }
+
+    @Override
+    public Optional<VerbsDevice.Attr> deviceAttr() {
+        return Optional.of(deviceAttr);
     }
 
     @Override
@@ -192,7 +224,10 @@ final class VerbsTransport implements Transport {
         if (c == null) {
             c = new Counted(device.createCq(Math.max(1, cq.depth)));
             cqs.put(cq, c);
-            anyCq = true;
+            byPointer.put(c.handle, cq);
+            if (cq.armed) {
+                device.reqNotifyCq(c.handle, cq.solicitedOnly);   // armed before its first QP made the device CQ
+            }
         }
         c.users++;
         return c.handle;
@@ -203,8 +238,8 @@ final class VerbsTransport implements Transport {
         if (c != null && --c.users == 0) {
             drain(cq, c);
             cqs.remove(cq);
-            anyCq = !cqs.isEmpty();
             release(() -> device.destroyCq(c.handle), "CQ " + cq.handle + " of " + cq.tenant.id());
+            byPointer.remove(c.handle);
         }
     }
 
@@ -231,6 +266,7 @@ final class VerbsTransport implements Transport {
                     srq != 0 ? 0 : Math.max(1, qp.maxRecvWr), qp.maxSendSge, srq != 0 ? 0 : qp.maxRecvSge,
                     qp.maxInline, qp.sqSigAll);
             qps.put(qp, q);
+            byPointer.put(q.handle(), qp);
             qp.qpn = q.qpn();
         } catch (RuntimeException e) {
             if (recvRef) {
@@ -251,6 +287,7 @@ final class VerbsTransport implements Transport {
             return;
         }
         release(() -> device.destroyQp(q.handle()), "QP " + qp.qpn + " of " + qp.tenant.id());
+        byPointer.remove(q.handle());
         unrefCq(qp.sendCq);
         unrefCq(qp.recvCq);
         unrefPd(qp.tenant);
@@ -260,7 +297,9 @@ final class VerbsTransport implements Transport {
     public void srqCreated(SharedReceiveQueue srq) {
         long pd = pd(srq.tenant);
         try {
-            srqs.put(srq, device.createSrq(pd, Math.max(1, srq.maxWr), Math.max(1, srq.maxSge)));
+            long s = device.createSrq(pd, Math.max(1, srq.maxWr), Math.max(1, srq.maxSge));
+            srqs.put(srq, s);
+            byPointer.put(s, srq);
         } catch (RuntimeException e) {
             unrefPd(srq.tenant);
             throw e;
@@ -275,6 +314,14 @@ final class VerbsTransport implements Transport {
         }
     }
 
+    @Override
+    public void srqArmed(SharedReceiveQueue srq, int limit) {
+        Long s = srqs.get(srq);
+        if (s != null) {
+            device.armSrq(s, limit);
+        }
+    }
+
     /** After the QPs on it (the router refuses to destroy an SRQ in use), so the device frees it. */
     @Override
     public void srqDestroyed(SharedReceiveQueue srq) {
@@ -283,6 +330,7 @@ final class VerbsTransport implements Transport {
             return;
         }
         release(() -> device.destroySrq(s), "SRQ " + srq.handle + " of " + srq.tenant.id());
+        byPointer.remove(s);
         unrefPd(srq.tenant);
     }
 
@@ -359,8 +407,10 @@ final class VerbsTransport implements Transport {
         unrefPd(r.tenant());
     }
 
+    /** The event thread first: it must not read a closed context. */
     @Override
     public void close() {
+        events.close();
         device.close();
     }
 
@@ -576,6 +626,15 @@ final class VerbsTransport implements Transport {
 
     // ---- completions
 
+    /** Takes the device CQ's completions when the router's CQ holds fewer than the poll may take. */
+    @Override
+    public void refill(CompletionQueue cq, int ne) {
+        Counted c = cqs.get(cq);
+        if (c != null && cq.entries.size() < limits.get().completionsFor(ne)) {
+            drain(cq, c);
+        }
+    }
+
     @Override
     public int poll(CompletionQueue cq, int ne, ByteBuffer out, int at) {
         int max = limits.get().completionsFor(ne);
@@ -591,19 +650,46 @@ final class VerbsTransport implements Transport {
         return n;
     }
 
+    /** Nothing runs on the poller's timer: completions are taken on demand and on the device's signal. */
     @Override
     public boolean timersPending() {
-        return anyCq;
+        return false;
     }
 
-    /** Moves what the device completed into the router's CQs. */
     @Override
     public void tick(long now) {
-        for (Map.Entry<CompletionQueue, Counted> e : cqs.entrySet()) {
-            drain(e.getKey(), e.getValue());
+    }
+
+    /**
+     * REQ_NOTIFY_CQ: arms the device CQ, then takes what it already holds (the device signals only completions after
+     * the arming; the router's arm fires for what it then holds, unless solicited-only).
+     */
+    @Override
+    public void cqArmed(CompletionQueue cq) {
+        Counted c = cqs.get(cq);
+        if (c != null) {
+            device.reqNotifyCq(c.handle, cq.solicitedOnly);
+            drain(cq, c);
         }
     }
 
+    /**
+     * The device signalled the CQ (it was armed): its completions move in and the router's CQ fires, solicited-only or
+     * not, since the device judged that; a CQ destroyed meanwhile is ignored.
+     */
+    void signalled(CompletionQueue cq) {
+        Counted c = cqs.get(cq);
+        if (c == null) {
+            return;
+        }
+        drain(cq, c);
+        completions.added(cq);
+    }
+
+    /**
+     * Moves what the device completed into the router's CQ. An armed CQ fires here only when not solicited-only:
+     * whether a completion is solicited is the device's to say, through its signal ({@link #signalled}).
+     */
     private void drain(CompletionQueue cq, Counted c) {
         boolean added = false;
         for (;;) {
@@ -637,7 +723,7 @@ final class VerbsTransport implements Transport {
                 break;
             }
         }
-        if (added) {
+        if (added && !cq.solicitedOnly) {
             completions.added(cq);
         }
     }

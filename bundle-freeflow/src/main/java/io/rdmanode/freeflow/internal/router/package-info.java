@@ -17,11 +17,12 @@
  *   <li>{@code TenantTable}: the client processes by peer pid, each a {@code Tenant} with its handle tables;
  *       {@code QpnSpace}: the QP numbers shared by every tenant, where a transport finds a QP's peer;
  *       {@code ShmStore}: the MR files and mailboxes in the shm directory; {@code CompletionChannels}: the
- *       completion channels (eventfds) and CQ events, fired when a transport reports a completion.</li>
+ *       completion channels (eventfds) and CQ events, fired when a transport reports a completion;
+ *       {@code AsyncEvents}: each tenant's async events (port, QP, CQ, SRQ), only ever its own objects'.</li>
  *   <li>{@code Transport}: what moves the data and owns QP state and completions. {@code SoftwareTransport}
- *       (RC and UC inside one host, one copy between MR files, RNR retries on the poller's timer) is the one
- *       implementation today; a verbs transport (real PD/CQ/QP/SRQ/MR over the tenant's shm) is meant as a
- *       second one behind the same interface.</li>
+ *       (RC and UC inside one host, one copy between MR files, RNR retries on the poller's timer) and
+ *       {@code VerbsTransport} (real PD/CQ/QP/SRQ/AH/MR over the tenant's shm on an RDMA device, its completion
+ *       channel and async events read by one {@code DeviceEvents} thread per device).</li>
  *   <li>{@link io.rdmanode.freeflow.internal.router.MailboxPoller} and {@code FastPath}: the one router thread
  *       that serves POST_SEND/POST_RECV/POLL_CQ from shm mailboxes, with back-off settings
  *       ({@link io.rdmanode.freeflow.internal.router.PollerSettings}) that change while it runs.</li>

@@ -27,6 +27,9 @@ public interface Ibverbs {
 
     int ibv_close_device(Pointer context);
 
+    /** {@code ibv_query_device(ctx, struct ibv_device_attr *)}: 0 or an errno value. */
+    int ibv_query_device(Pointer context, Pointer attr);
+
     /** {@code ibv_query_port@@IBVERBS_1.1}: fills a {@code struct _compat_ibv_port_attr} (a prefix of the full one). */
     int ibv_query_port(Pointer context, byte portNum, Pointer portAttr);
 
@@ -58,6 +61,20 @@ public interface Ibverbs {
     int ibv_modify_srq(Pointer srq, Pointer attr, int attrMask);
 
     int ibv_destroy_srq(Pointer srq);
+
+    /** {@code ibv_get_async_event(ctx, struct ibv_async_event *)}: 0, or -1 + errno (EAGAIN on a non-blocking fd). */
+    int ibv_get_async_event(Pointer context, Pointer event);
+
+    void ibv_ack_async_event(Pointer event);
+
+    Pointer ibv_create_comp_channel(Pointer context);
+
+    int ibv_destroy_comp_channel(Pointer channel);
+
+    /** {@code ibv_get_cq_event(channel, struct ibv_cq **cq, void **cq_context)}: 0, or -1 + errno. */
+    int ibv_get_cq_event(Pointer channel, Pointer cq, Pointer cqContext);
+
+    void ibv_ack_cq_events(Pointer cq, int nevents);
 
     /** {@code ibv_create_ah (pd, struct ibv_ah_attr *)}: NULL + errno on failure. */
     Pointer ibv_create_ah(Pointer pd, Pointer attr);

@@ -27,6 +27,9 @@ public final class LibibverbsDevice implements VerbsDevice {
     /** {@code int (*)(void *, void *, void **)}: post_send, post_recv, post_srq_recv. */
     private static final CallContext POST = CallContext.getCallContext(Type.SINT,
             new Type[] {Type.POINTER, Type.POINTER, Type.POINTER}, CallingConvention.DEFAULT, false);
+    /** {@code int (*)(struct ibv_cq *, int)}: req_notify_cq. */
+    private static final CallContext NOTIFY = CallContext.getCallContext(Type.SINT,
+            new Type[] {Type.POINTER, Type.SINT}, CallingConvention.DEFAULT, false);
     /** {@code int (*)(struct ibv_cq *, int, struct ibv_wc *)}. */
     private static final CallContext POLL = CallContext.getCallContext(Type.SINT,
             new Type[] {Type.POINTER, Type.SINT, Type.POINTER}, CallingConvention.DEFAULT, false);
@@ -39,6 +42,12 @@ public final class LibibverbsDevice implements VerbsDevice {
     private final long postRecvFn;
     private final long postSrqRecvFn;
     private final long pollCqFn;
+    private final long reqNotifyCqFn;
+    private final Pointer channel;
+    private final int compFd;
+    /** The event thread's out-parameters of ibv_get_cq_event (cq, cq_context). */
+    private final Pointer cqEventOut;
+    private final int asyncFd;
     /** Scratch for bad_wr, a struct, a GID: one at a time, under the router's monitor. */
     private final Pointer scratch;
 
@@ -53,6 +62,24 @@ public final class LibibverbsDevice implements VerbsDevice {
         this.postRecvFn = MEM.getLong(ctx + NativeLayout.CTX_POST_RECV);
         this.postSrqRecvFn = MEM.getLong(ctx + NativeLayout.CTX_POST_SRQ_RECV);
         this.scratch = Memory.allocateDirect(runtime, 256, true);
+        this.cqEventOut = Memory.allocateDirect(runtime, 16, true);
+        this.reqNotifyCqFn = MEM.getLong(ctx + NativeLayout.CTX_REQ_NOTIFY_CQ);
+        this.asyncFd = MEM.getInt(ctx + NativeLayout.CTX_ASYNC_FD);
+        this.channel = lib.ibv_create_comp_channel(context);
+        if (channel == null || channel.address() == 0) {
+            int errno = runtime.getLastError();
+            lib.ibv_close_device(context);
+            throw new IllegalArgumentException("freeflow.device " + name + ": ibv_create_comp_channel failed (errno "
+                    + errno + ")");
+        }
+        this.compFd = MEM.getInt(channel.address() + NativeLayout.COMP_CHANNEL_FD);
+        // The event thread drains the fd after poll(2) says it is readable, until EAGAIN: it must never block in
+        // ibv_get_async_event, or closing the router would wait for the device's next event.
+        io.rdmanode.posix.Posix libc = io.rdmanode.posix.Posix.libc();
+        for (int fd : new int[] {asyncFd, compFd}) {
+            libc.fcntl(fd, io.rdmanode.posix.Posix.F_SETFL,
+                    libc.fcntl(fd, io.rdmanode.posix.Posix.F_GETFL, 0) | io.rdmanode.posix.Posix.O_NONBLOCK);
+        }
     }
 
     /** The devices libibverbs lists (empty when it lists none); throws when libibverbs cannot be loaded. */
@@ -131,6 +158,19 @@ public final class LibibverbsDevice implements VerbsDevice {
     }
 
     @Override
+    public Attr attr() {
+        long a = scratch.address();
+        MEM.setMemory(a, NativeLayout.DEV_ATTR_SIZE, (byte) 0);
+        check(lib.ibv_query_device(context, scratch), "ibv_query_device");
+        return new Attr(MEM.getLong(a + NativeLayout.DEV_MAX_MR_SIZE), MEM.getInt(a + NativeLayout.DEV_MAX_QP),
+                MEM.getInt(a + NativeLayout.DEV_MAX_QP_WR), MEM.getInt(a + NativeLayout.DEV_MAX_SGE),
+                MEM.getInt(a + NativeLayout.DEV_MAX_CQ), MEM.getInt(a + NativeLayout.DEV_MAX_CQE),
+                MEM.getInt(a + NativeLayout.DEV_MAX_MR), MEM.getInt(a + NativeLayout.DEV_MAX_PD),
+                MEM.getInt(a + NativeLayout.DEV_MAX_QP_RD_ATOM), MEM.getInt(a + NativeLayout.DEV_MAX_SRQ),
+                MEM.getInt(a + NativeLayout.DEV_MAX_SRQ_WR), MEM.getInt(a + NativeLayout.DEV_MAX_SRQ_SGE));
+    }
+
+    @Override
     public byte[] gid(int index) {
         if (lib.ibv_query_gid(context, (byte) 1, index, scratch) != 0) {
             throw failure("ibv_query_gid");
@@ -163,7 +203,35 @@ public final class LibibverbsDevice implements VerbsDevice {
 
     @Override
     public long createCq(int cqe) {
-        return pointer(lib.ibv_create_cq(context, cqe, null, null, 0), "ibv_create_cq");
+        return pointer(lib.ibv_create_cq(context, cqe, null, channel, 0), "ibv_create_cq");
+    }
+
+    @Override
+    public void reqNotifyCq(long cq, boolean solicitedOnly) {
+        int ret = (int) Invoker.getInstance().invokeN2(NOTIFY, reqNotifyCqFn, cq, solicitedOnly ? 1 : 0);
+        check(ret, "ibv_req_notify_cq");
+    }
+
+    @Override
+    public int compFd() {
+        return compFd;
+    }
+
+    @Override
+    public long getCqEvent() {
+        if (lib.ibv_get_cq_event(channel, cqEventOut, wrap(cqEventOut.address() + 8)) != 0) {
+            int errno = runtime.getLastError();
+            if (errno == Errno.EAGAIN) {
+                return 0;
+            }
+            throw new WireException(errno, "ibv_get_cq_event on " + name + " failed (errno " + errno + ")");
+        }
+        return cqEventOut.getLong(0);
+    }
+
+    @Override
+    public void ackCqEvents(long cq, int n) {
+        lib.ibv_ack_cq_events(wrap(cq), n);
     }
 
     @Override
@@ -220,6 +288,45 @@ public final class LibibverbsDevice implements VerbsDevice {
         check(lib.ibv_modify_srq(wrap(srq), scratch, SRQ_MAX_WR), "ibv_modify_srq");
     }
 
+    /** IBV_SRQ_LIMIT of enum ibv_srq_attr_mask. */
+    private static final int SRQ_LIMIT = 2;
+
+    @Override
+    public void armSrq(long srq, int limit) {
+        long a = scratch.address();
+        MEM.setMemory(a, NativeLayout.SRQ_ATTR_SIZE, (byte) 0);
+        MEM.putInt(a + NativeLayout.SRQ_ATTR_LIMIT, limit);
+        check(lib.ibv_modify_srq(wrap(srq), scratch, SRQ_LIMIT), "ibv_modify_srq (IBV_SRQ_LIMIT)");
+    }
+
+    @Override
+    public int asyncFd() {
+        return asyncFd;
+    }
+
+    /** A struct of its own per event (the event thread's, not the monitor's scratch), freed by the ack. */
+    @Override
+    public AsyncEvent getAsyncEvent() {
+        long ev = MEM.allocateMemory(NativeLayout.ASYNC_EVENT_SIZE, true);
+        if (lib.ibv_get_async_event(context, wrap(ev)) != 0) {
+            int errno = runtime.getLastError();
+            MEM.freeMemory(ev);
+            if (errno == Errno.EAGAIN) {
+                return null;
+            }
+            throw new WireException(errno, "ibv_get_async_event on " + name + " failed (errno " + errno + ")");
+        }
+        int type = MEM.getInt(ev + NativeLayout.ASYNC_EVENT_TYPE);
+        long element = MEM.getLong(ev + NativeLayout.ASYNC_ELEMENT);
+        return new AsyncEvent(type, element, ev);
+    }
+
+    @Override
+    public void ackAsyncEvent(AsyncEvent event) {
+        lib.ibv_ack_async_event(wrap(event.nativeEvent()));
+        MEM.freeMemory(event.nativeEvent());
+    }
+
     @Override
     public void destroySrq(long srq) {
         check(lib.ibv_destroy_srq(wrap(srq)), "ibv_destroy_srq");
@@ -273,8 +380,10 @@ public final class LibibverbsDevice implements VerbsDevice {
         return MEM.getDirectBufferAddress(direct);
     }
 
+    /** After every CQ is destroyed (the channel refuses to go before them). */
     @Override
     public void close() {
+        lib.ibv_destroy_comp_channel(channel);
         lib.ibv_close_device(context);
     }
 

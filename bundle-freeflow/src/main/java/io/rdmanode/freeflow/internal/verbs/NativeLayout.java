@@ -14,6 +14,14 @@ public final class NativeLayout {
     public static final int CTX_POST_SEND = 208;
     public static final int CTX_POST_RECV = 216;
     public static final int CTX_POST_SRQ_RECV = 168;
+    public static final int CTX_ASYNC_FD = 268;
+    public static final int CTX_REQ_NOTIFY_CQ = 104;
+    // struct ibv_comp_channel: context, fd, refcnt
+    public static final int COMP_CHANNEL_FD = 8;
+    // struct ibv_async_event (16 bytes): union element {cq, qp, srq, wq pointer; int port_num}, event_type
+    public static final int ASYNC_EVENT_SIZE = 16;
+    public static final int ASYNC_ELEMENT = 0;
+    public static final int ASYNC_EVENT_TYPE = 8;
     // struct ibv_qp / ibv_cq / ibv_mr
     public static final int QP_CONTEXT = 0;
     public static final int QP_NUM = 52;
@@ -71,6 +79,7 @@ public final class NativeLayout {
     // struct ibv_srq_attr (12 bytes), ibv_modify_srq's
     public static final int SRQ_ATTR_SIZE = 12;
     public static final int SRQ_ATTR_MAX_WR = 0;
+    public static final int SRQ_ATTR_LIMIT = 8;
 
     // struct ibv_qp_attr (144 bytes)
     public static final int QP_ATTR_SIZE = 144;
@@ -108,6 +117,21 @@ public final class NativeLayout {
     public static final int AH_SL = 26;
     public static final int AH_IS_GLOBAL = 29;
     public static final int AH_PORT_NUM = 30;
+
+    // struct ibv_device_attr (232 bytes)
+    public static final int DEV_ATTR_SIZE = 232;
+    public static final int DEV_MAX_MR_SIZE = 80;
+    public static final int DEV_MAX_QP = 108;
+    public static final int DEV_MAX_QP_WR = 112;
+    public static final int DEV_MAX_SGE = 120;
+    public static final int DEV_MAX_CQ = 128;
+    public static final int DEV_MAX_CQE = 132;
+    public static final int DEV_MAX_MR = 136;
+    public static final int DEV_MAX_PD = 140;
+    public static final int DEV_MAX_QP_RD_ATOM = 144;
+    public static final int DEV_MAX_SRQ = 212;
+    public static final int DEV_MAX_SRQ_WR = 216;
+    public static final int DEV_MAX_SRQ_SGE = 220;
 
     // struct _compat_ibv_port_attr, the prefix ibv_query_port@@IBVERBS_1.1 fills (full struct: 52 bytes)
     public static final int PORT_ATTR_SIZE = 64;

@@ -15,10 +15,22 @@ public interface VerbsDevice extends AutoCloseable {
     record Port(int state, int maxMtu, int activeMtu, int gidTblLen, int lid, int linkLayer) {
     }
 
+    /** The limits {@code ibv_query_device} reports (what QUERY_DEV caps the router's own limits with). */
+    record Attr(long maxMrSize, int maxQp, int maxQpWr, int maxSge, int maxCq, int maxCqe, int maxMr, int maxPd,
+                int maxQpRdAtom, int maxSrq, int maxSrqWr, int maxSrqSge) {
+    }
+
     record Mr(long handle, int lkey, int rkey) {
     }
 
     record Qp(long handle, int qpn) {
+    }
+
+    /**
+     * One {@code struct ibv_async_event} as {@code ibv_get_async_event} gave it, not yet acknowledged: {@code element}
+     * is the device object's pointer (a QP, CQ or SRQ handle of this interface) or the port number, by type.
+     */
+    record AsyncEvent(int type, long element, long nativeEvent) {
     }
 
     /** What {@code ibv_post_send}/{@code ibv_post_recv} answered: 0, or the errno and the 1-based bad WR. */
@@ -28,6 +40,9 @@ public interface VerbsDevice extends AutoCloseable {
     String name();
 
     Port port();
+
+    /** {@code ibv_query_device}'s limits. */
+    Attr attr();
 
     /** {@code ibv_query_gid(ctx, 1, index)}. */
     byte[] gid(int index);
@@ -40,7 +55,26 @@ public interface VerbsDevice extends AutoCloseable {
 
     void deregMr(long mr);
 
+    /** {@code ibv_create_cq} on the device's completion channel ({@link #compFd}), vector 0. */
     long createCq(int cqe);
+
+    /**
+     * {@code ibv_req_notify_cq}: the device signals the channel at the CQ's next completion (with
+     * {@code solicitedOnly}, its next solicited one or error), once.
+     */
+    void reqNotifyCq(long cq, boolean solicitedOnly);
+
+    /** The device's one completion channel's fd ({@code ibv_create_comp_channel} at open), non-blocking. */
+    int compFd();
+
+    /**
+     * {@code ibv_get_cq_event}, without blocking: the CQ the device signalled, or 0 when none did. Event thread only;
+     * every event must be acknowledged ({@link #ackCqEvents}) before the CQ can be destroyed.
+     */
+    long getCqEvent();
+
+    /** {@code ibv_ack_cq_events(cq, n)}: one call for the n events of a batch. */
+    void ackCqEvents(long cq, int n);
 
     void destroyCq(long cq);
 
@@ -62,6 +96,9 @@ public interface VerbsDevice extends AutoCloseable {
     /** {@code ibv_modify_srq} with {@code IBV_SRQ_MAX_WR}: the SRQ resized to hold {@code maxWr} receives. */
     void resizeSrq(long srq, int maxWr);
 
+    /** {@code ibv_modify_srq} with {@code IBV_SRQ_LIMIT}: the SRQ_LIMIT_REACHED event armed at {@code limit}. */
+    void armSrq(long srq, int limit);
+
     void destroySrq(long srq);
 
     /** {@code ibv_create_ah} with {@code attr} (a {@code struct ibv_ah_attr}, {@link NativeLayout#AH_ATTR_SIZE} bytes). */
@@ -79,6 +116,19 @@ public interface VerbsDevice extends AutoCloseable {
 
     /** {@code ctx->ops.poll_cq(cq, n, wcs)}: how many completions it wrote, or a negative value on error. */
     int pollCq(long cq, int n, ByteBuffer wcs);
+
+    /** The context's {@code async_fd}, non-blocking: readable when {@link #getAsyncEvent} has an event. */
+    int asyncFd();
+
+    /**
+     * {@code ibv_get_async_event}, without blocking: the next event, or null when none is there. Called from one
+     * event thread only, without the router's monitor; every event must be given back to {@link #ackAsyncEvent}
+     * (destroying its object waits for that).
+     */
+    AsyncEvent getAsyncEvent();
+
+    /** {@code ibv_ack_async_event}; after it the event's object may be destroyed and its pointer reused. */
+    void ackAsyncEvent(AsyncEvent event);
 
     /** The native address of a direct buffer (what WR lists link through). */
     long address(ByteBuffer direct);

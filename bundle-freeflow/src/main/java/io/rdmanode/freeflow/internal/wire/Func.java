@@ -56,6 +56,13 @@ public final class Func {
     public static final int CM_DISCONNECT = 57;
     public static final int SOCKET_SOCKET = 58;
     public static final int SOCKET_CONNECT = 62;
+    /**
+     * This router's extension for async events (layouts.txt): the tenant's async event fd, then its events one at a
+     * time. The genuine client never asks (its GET_CONTEXT takes a bare fd number it cannot use), so nothing is
+     * queued for it.
+     */
+    public static final int FFR_GET_ASYNC_FD = 63;
+    public static final int FFR_GET_ASYNC_EVENT = 64;
 
     private Func() {
     }
@@ -72,6 +79,11 @@ public final class Func {
      * descriptor) or the client's recvmsg eats the start of the answer and it blocks for the rest forever.
      */
     public static boolean passesFdFirst(int func) {
-        return func == CREATE_COMP_CHANNEL || func == CM_CREATE_EVENT_CHANNEL;
+        return func == CREATE_COMP_CHANNEL || func == CM_CREATE_EVENT_CHANNEL || func == FFR_GET_ASYNC_FD;
+    }
+
+    /** The TCP-mode calls, after which the genuine libfsocket closes its connection. */
+    public static boolean socketCall(int func) {
+        return func >= SOCKET_SOCKET && func <= SOCKET_CONNECT;
     }
 }

@@ -17,7 +17,8 @@ import java.util.Map;
 /**
  * A device for host tests of the verbs transport: records every call, hands out handles, keys and QPNs, and keeps
  * copies of the native structs the transport built (WR lists are decoded back through their next and sg_list
- * pointers, which must point into the buffer passed). Completions are queued by the test per CQ handle.
+ * pointers, which must point into the buffer passed). Completions are queued by the test per CQ handle; async
+ * events by {@link #raise}, which makes a real pipe readable for the router's event thread.
  */
 final class FakeVerbsDevice implements VerbsDevice {
     record Sg(long addr, int length, int lkey) {
@@ -49,6 +50,8 @@ final class FakeVerbsDevice implements VerbsDevice {
     final Map<Long, int[]> srqSizes = new HashMap<>();
     final Map<Long, ArrayDeque<byte[]>> completions = new HashMap<>();
     final Map<Long, Long> cqOfQp = new HashMap<>();
+    /** QPN -> the device QP (its handle, what an async event names). */
+    final Map<Integer, Long> qpOfQpn = new HashMap<>();
     /** The cap.max_inline_data each QP was created with. */
     final Map<Long, Integer> inlineOfQp = new HashMap<>();
     private final Map<ByteBuffer, Long> addresses = new IdentityHashMap<>();
@@ -94,6 +97,14 @@ final class FakeVerbsDevice implements VerbsDevice {
         return port;
     }
 
+    /** What ibv_query_device reports: some limits below the router's defaults, some above. */
+    Attr attr = new Attr(1L << 40, 100, 1 << 20, 8, 1 << 20, 4096, 1 << 20, 1 << 20, 4, 50, 1 << 20, 64);
+
+    @Override
+    public Attr attr() {
+        return attr;
+    }
+
     @Override
     public byte[] gid(int index) {
         return new byte[16];
@@ -128,8 +139,24 @@ final class FakeVerbsDevice implements VerbsDevice {
         return h;
     }
 
+    /** Set: destroying a CQ first signals it and waits for the acknowledgement, as ibv_destroy_cq waits (20 s). */
+    volatile boolean signalDuringDestroy;
+
     @Override
     public void destroyCq(long cq) {
+        if (signalDuringDestroy) {
+            synchronized (this) {
+                cqEvents.add(cq);
+                io.rdmanode.posix.Posix.libc().write(compPipe.writeFd(), new byte[] {1}, 1);
+            }
+            long end = System.nanoTime() + 20_000_000_000L;
+            while (cqAcks.stream().noneMatch(a -> a[0] == cq)) {
+                if (System.nanoTime() > end) {
+                    throw new WireException(Errno.EBUSY, "CQ " + cq + ": its event was never acknowledged");
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+            }
+        }
         free(cq, "cq");
     }
 
@@ -143,6 +170,7 @@ final class FakeVerbsDevice implements VerbsDevice {
         createdQps.put(h, new long[] {srq, type, maxRecvWr, maxRecvSge});
         inlineOfQp.put(h, maxInline);
         cqOfQp.put(h, sendCq);
+        qpOfQpn.put(nextQpn, h);
         return new Qp(h, nextQpn++);
     }
 
@@ -153,8 +181,24 @@ final class FakeVerbsDevice implements VerbsDevice {
         modifies.add(new Modify(qp, copy, mask));
     }
 
+    /**
+     * Set: destroying a QP first raises an event for it and then waits for its acknowledgement, as rdma-core's
+     * ibv_destroy_qp waits for every reported event to be acknowledged (up to 20 s, then it fails the destroy).
+     */
+    volatile boolean eventDuringDestroy;
+
     @Override
     public void destroyQp(long qp) {
+        if (eventDuringDestroy) {
+            raise(16, qp);                              // IBV_EVENT_QP_LAST_WQE_REACHED
+            long end = System.nanoTime() + 20_000_000_000L;
+            while (acked.stream().noneMatch(e -> e.element() == qp)) {
+                if (System.nanoTime() > end) {
+                    throw new WireException(Errno.EBUSY, "QP " + qp + ": its event was never acknowledged");
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+            }
+        }
         free(qp, "qp");
     }
 
@@ -247,6 +291,56 @@ final class FakeVerbsDevice implements VerbsDevice {
                 .putInt(NativeLayout.WC_OPCODE, opcode).putInt(NativeLayout.WC_BYTE_LEN, byteLen)
                 .putInt(NativeLayout.WC_QP_NUM, qpNum);
         completions.get(cq).add(wc);
+        Boolean solicitedOnly = armedCqs.get(cq);
+        if (solicitedOnly != null && (!solicitedOnly || solicited || status != 0)) {
+            armedCqs.remove(cq);                         // a device signals once per arming
+            cqEvents.add(cq);
+            io.rdmanode.posix.Posix.libc().write(compPipe.writeFd(), new byte[] {1}, 1);
+        }
+    }
+
+    /** A solicited completion (a SEND with IBV_SEND_SOLICITED), which a solicited-only arming signals. */
+    synchronized void completeSolicited(long cq, long wrId, int byteLen, int qpNum) {
+        solicited = true;
+        try {
+            complete(cq, wrId, 0, 128, byteLen, qpNum);
+        } finally {
+            solicited = false;
+        }
+    }
+
+    private boolean solicited;
+    private final io.rdmanode.posix.Pipe compPipe = io.rdmanode.posix.Posix.libc()
+            .pipe2(io.rdmanode.posix.Posix.O_NONBLOCK | io.rdmanode.posix.Posix.O_CLOEXEC);
+    /** Device CQs armed by ibv_req_notify_cq: handle -> solicited-only. */
+    final Map<Long, Boolean> armedCqs = new HashMap<>();
+    private final ArrayDeque<Long> cqEvents = new ArrayDeque<>();
+    /** ibv_ack_cq_events calls: {cq, n}. */
+    final List<long[]> cqAcks = java.util.Collections.synchronizedList(new ArrayList<>());
+
+    @Override
+    public synchronized void reqNotifyCq(long cq, boolean solicitedOnly) {
+        armedCqs.put(cq, solicitedOnly);
+    }
+
+    @Override
+    public int compFd() {
+        return compPipe.readFd();
+    }
+
+    @Override
+    public synchronized long getCqEvent() {
+        Long cq = cqEvents.poll();
+        if (cq == null) {
+            return 0;
+        }
+        io.rdmanode.posix.Posix.libc().read(compPipe.readFd(), new byte[1], 1);
+        return cq;
+    }
+
+    @Override
+    public void ackCqEvents(long cq, int n) {
+        cqAcks.add(new long[] {cq, n});
     }
 
     @Override
@@ -266,8 +360,51 @@ final class FakeVerbsDevice implements VerbsDevice {
         return addresses.computeIfAbsent(direct, b -> 0x7f00_0000_0000L + addresses.size() * 0x1000_0000L);
     }
 
+    private final io.rdmanode.posix.Pipe asyncPipe = io.rdmanode.posix.Posix.libc()
+            .pipe2(io.rdmanode.posix.Posix.O_NONBLOCK | io.rdmanode.posix.Posix.O_CLOEXEC);
+    private final ArrayDeque<AsyncEvent> asyncQueue = new ArrayDeque<>();
+    /** Events the router acknowledged, in order; and the armed limit per SRQ handle. */
+    final List<AsyncEvent> acked = java.util.Collections.synchronizedList(new ArrayList<>());
+    final Map<Long, Integer> srqLimits = new HashMap<>();
+    private long nextEvent = 1;
+
+    /** As the device would raise it: {@code element} is the object's handle (pointer) or the port number. */
+    synchronized void raise(int type, long element) {
+        asyncQueue.add(new AsyncEvent(type, element, nextEvent++));
+        io.rdmanode.posix.Posix.libc().write(asyncPipe.writeFd(), new byte[] {1}, 1);
+    }
+
+    @Override
+    public synchronized void armSrq(long srq, int limit) {
+        calls.add("arm srq " + limit);
+        srqLimits.put(srq, limit);
+    }
+
+    @Override
+    public int asyncFd() {
+        return asyncPipe.readFd();
+    }
+
+    @Override
+    public synchronized AsyncEvent getAsyncEvent() {
+        AsyncEvent e = asyncQueue.poll();
+        if (e != null) {
+            io.rdmanode.posix.Posix.libc().read(asyncPipe.readFd(), new byte[1], 1);
+        }
+        return e;
+    }
+
+    @Override
+    public void ackAsyncEvent(AsyncEvent event) {
+        acked.add(event);
+    }
+
     @Override
     public void close() {
         closed = true;
+        for (io.rdmanode.posix.Pipe p : List.of(asyncPipe, compPipe)) {
+            io.rdmanode.posix.Posix.libc().close(p.readFd());
+            io.rdmanode.posix.Posix.libc().close(p.writeFd());
+        }
     }
 }

@@ -39,6 +39,10 @@ class FreeflowVerbsSoftRoceIT {
         assertThat(Integer.parseInt(out.get("qpn.b"))).isBetween(17, 0xffffff);
         assertThat(out).as("port 1 of rxe0 on a 1500-byte veth: IBV_MTU_1024").containsEntry("port.a.active_mtu", "3");
         assertThat(out).containsEntry("mr.keys.equal", "true");
+        System.out.println("FreeflowVerbsSoftRoceIT: QUERY_DEV max_cqe " + out.get("qdev.max_cqe"));
+        assertThat(out).as("QUERY_DEV: the lower of the router's limits and rxe0's (ibv_query_device)")
+                .containsEntry("qdev.max_qp.ok", "true").containsEntry("qdev.max_cqe.ok", "true")
+                .containsEntry("qdev.max_srq_wr.ok", "true");
         assertThat(out).containsEntry("mapping.a.knows.b", "true").containsEntry("mapping.b.knows.a", "true");
         assertThat(out).containsEntry("connected", "true");
         assertThat(out).containsEntry("send.ok", "true").containsEntry("recv.ok", "true")
@@ -56,6 +60,30 @@ class FreeflowVerbsSoftRoceIT {
         assertThat(out).as("UD: a 1 KiB SEND through an AH, after B's 40-byte GRH")
                 .containsEntry("ud.ok", "true").containsEntry("ud.bytes.equal", "true");
         assertThat(out).containsEntry("destroyed", "true").containsEntry("bw.messages", "200");
+        // Completion events from the device's completion channel (ibv_req_notify_cq, ibv_get_cq_event)
+        String cq = out.get("cqevent.cq");
+        assertThat(out.get("cqevent.first")).as("the parked GET_CQ_EVENT answered: CQ " + cq + ", its first event")
+                .isEqualTo(cq + "/1");
+        assertThat(out.get("cqevent.first.wc")).contains("wrId=600, status=0");
+        assertThat(out).as("solicited-only: the plain SEND's completion polled, no event")
+                .containsEntry("cqevent.after.plain", "waiting");
+        assertThat(out.get("cqevent.plain.wc")).contains("wrId=601, status=0");
+        assertThat(out.get("cqevent.solicited")).as("answered by the solicited SEND: the CQ's second event")
+                .isEqualTo(cq + "/2");
+        assertThat(out.get("cqevent.solicited.wc")).contains("wrId=602, status=0");
+        assertThat(out).as("ibv_destroy_cq returned: every event was acknowledged").containsEntry("cqevent.destroyed", "true");
+        // Async events (ibv_get_async_event on each router's device, re-addressed to the owning tenant)
+        assertThat(out).as("IBV_SRQ_LIMIT armed on rxe1").containsEntry("srq.arm.ret", "0");
+        assertThat(out.get("srq.limit.events")).as("SRQ_LIMIT_REACHED once, naming client B's SRQ handle")
+                .isEqualTo("[" + out.get("srq.limit.handle") + "/15]");
+        System.out.println("FreeflowVerbsSoftRoceIT: async events before the port steps: " + out.get("async.before.ports.a")
+                + " / " + out.get("async.before.ports.b") + ", port down "
+                + out.get("async.down.a") + " / " + out.get("async.down.b") + ", up " + out.get("async.up.a") + " / "
+                + out.get("async.up.b"));
+        for (String t : List.of("a", "b")) {
+            assertThat(out.get("async.down." + t)).as("PORT_ERR of port 1 for client " + t).contains("1/10");
+            assertThat(out.get("async.up." + t)).as("PORT_ACTIVE of port 1 for client " + t).contains("1/9");
+        }
         System.out.printf("FreeflowVerbsSoftRoceIT: 64 KiB SENDs rxe1->rxe0 with perftest %s MB/s, A->B through the"
                 + " routers %s MB/s (figures under the VM's CPU emulation, one vCPU)%n", out.get("bw.perftest.MBps"),
                 out.get("bw.router.MBps"));

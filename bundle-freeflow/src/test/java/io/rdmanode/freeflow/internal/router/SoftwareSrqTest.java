@@ -120,17 +120,39 @@ class SoftwareSrqTest {
     }
 
     @Test
-    void modify_resizes_but_refuses_the_limit_event_it_could_never_deliver() throws Exception {
+    void modify_resizes_and_checks_the_limit_against_max_wr() throws Exception {
         c.postSrqRecv(srq, 1, new Sg(0, 8, mr.lkey()));
         c.postSrqRecv(srq, 2, new Sg(0, 8, mr.lkey()));
 
         assertThat(c.modifySrq(srq, 16, 0, 1)).isZero();
         assertThat(c.modifySrq(srq, 1, 0, 1)).as("below the 2 posted").isEqualTo(EINVAL);
-        assertThat(c.modifySrq(srq, 0, 4, 2)).as("IBV_SRQ_LIMIT").isEqualTo(95);               // EOPNOTSUPP
+        assertThat(c.modifySrq(srq, 0, 17, 2)).as("IBV_SRQ_LIMIT beyond max_wr").isEqualTo(EINVAL);
+        assertThat(c.modifySrq(srq, 0, 16, 2)).as("IBV_SRQ_LIMIT").isZero();
         assertThat(c.modifySrq(srq, 0, 0, 4)).as("unknown mask bit").isEqualTo(EINVAL);
         for (int i = 0; i < 14; i++) {
             assertThat(c.postSrqRecv(srq, 10 + i, new Sg(0, 8, mr.lkey()))).containsExactly(0, 0);
         }
+    }
+
+    @Test
+    void an_armed_limit_fires_one_srq_limit_reached_for_the_srq_once_fewer_receives_are_posted() throws Exception {
+        assertThat(c.asyncFd()).as("ret, fd").satisfies(r -> assertThat(r[0]).isZero(), r -> assertThat(r[1]).isPositive());
+        for (int i = 0; i < 4; i++) {
+            c.postSrqRecv(srq, 100 + i, new Sg(0, 8, mr.lkey()));
+        }
+        assertThat(c.modifySrq(srq, 0, 3, 2)).isZero();
+
+        c.postSend(a1, List.of(Wr.send(1, new Sg(0, 8, mr.lkey()))));
+        c.await(recvCq, 1);
+        assertThat(c.asyncEvents()).as("3 left: not below the limit").isEmpty();
+
+        c.postSend(a2, List.of(Wr.send(2, new Sg(0, 8, mr.lkey()))));
+        c.postSend(a1, List.of(Wr.send(3, new Sg(0, 8, mr.lkey()))));
+        c.await(recvCq, 2);
+
+        assertThat(c.asyncEvents()).as("one SRQ_LIMIT_REACHED: the event disarms the limit")
+                .containsExactly(new FfClient.AsyncEvent(srq.handle(), AsyncEvents.SRQ_LIMIT_REACHED, 0));
+        assertThat(c.asyncEvent().ret()).as("none left").isEqualTo(11);
     }
 
     @Test

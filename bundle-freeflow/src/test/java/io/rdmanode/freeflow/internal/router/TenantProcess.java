@@ -18,7 +18,9 @@ import java.util.List;
  * Another client process (another tenant: the router tells tenants apart by the peer's pid), run by the tests as
  * a child JVM. {@code idle <socket> <n>}: opens n connections, sends nothing, prints {@code ready <n>} and holds
  * them until stdin closes. {@code qp <socket> <shm>}: sets up two connected RC QPs, then waits for a CQ event on a
- * completion channel after a send, and prints {@code ok}.
+ * completion channel after a send, and prints {@code ok}. {@code async <socket> <shm>}: asks for its async fd,
+ * makes a PD, a CQ, a QP and an SRQ (the same handles another tenant's first objects get), prints {@code ready}, then
+ * for every line read from stdin prints {@code events <element>/<type>,...} of the async events queued for it.
  */
 public final class TenantProcess {
     private TenantProcess() {
@@ -37,8 +39,33 @@ public final class TenantProcess {
             System.in.read();
             return;
         }
+        if (args[0].equals("async")) {
+            asyncEvents(new FfClient(socket, Path.of(args[2]), 9));
+            return;
+        }
         qpAndEvent(new FfClient(socket, Path.of(args[2]), 9));
         System.out.println("ok");
+    }
+
+    private static void asyncEvents(FfClient c) throws IOException {
+        if (c.asyncFd()[0] != 0) {
+            throw new IOException("FFR_GET_ASYNC_FD refused");
+        }
+        int pd = c.allocPd();
+        Cq cq = c.createCq(16);
+        c.createQp(pd, cq, cq, 8, 1);
+        c.createSrq(pd, 8, 1);
+        System.out.println("ready");
+        System.out.flush();
+        java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
+        while (in.readLine() != null) {
+            List<String> got = new ArrayList<>();
+            for (FfClient.AsyncEvent e : c.asyncEvents()) {
+                got.add(e.element() + "/" + e.type());
+            }
+            System.out.println("events " + String.join(",", got));
+            System.out.flush();
+        }
     }
 
     /** QP setup, a send, and its completion's event through a completion channel. */

@@ -182,6 +182,66 @@ class VerbsTransportTest {
     }
 
     @Test
+    void query_dev_answers_the_lower_of_the_routers_limits_and_the_devices() throws Exception {
+        Layout l = LayoutTable.struct("device_attr");
+        ByteBuffer d = c.call(FfClient.QUERY_DEV, null, l.size());
+        Limits own = Limits.defaults();
+
+        assertThat(d.getInt(l.off("max_qp"))).as("device 100 < limit " + own.maxQps()).isEqualTo(100);
+        assertThat(d.getInt(l.off("max_sge"))).as("device 8 < limit " + own.maxSge()).isEqualTo(8);
+        assertThat(d.getInt(l.off("max_cqe"))).as("device 4096 < limit " + own.maxCqe()).isEqualTo(4096);
+        assertThat(d.getInt(l.off("max_srq"))).isEqualTo(50);
+        assertThat(d.getInt(l.off("max_qp_rd_atom"))).isEqualTo(4);
+        assertThat(d.getInt(l.off("max_qp_wr"))).as("the limit, below the device's").isEqualTo(own.maxQpWr());
+        assertThat(d.getInt(l.off("max_srq_wr"))).isEqualTo(own.maxQpWr());
+        assertThat(d.getInt(l.off("max_cq"))).isEqualTo(own.maxCqs());
+        assertThat(d.getInt(l.off("max_mr"))).isEqualTo(own.maxMrs());
+        assertThat(d.getInt(l.off("max_pd"))).isEqualTo(own.maxPds());
+        assertThat(d.getLong(l.off("max_mr_size"))).isEqualTo(own.maxMrBytes());
+        assertThat(d.getInt(l.off("vendor_id"))).as("still the id libmlx4 matches").isEqualTo(0x02c9);
+    }
+
+    @Test
+    void a_notify_arms_the_device_cq_and_its_signal_answers_the_parked_get_cq_event() throws Exception {
+        int ch = c.createCompChannel();
+        Cq evCq = c.createCq(16, ch);
+        Qp evQp = c.createQp(pd, evCq, evCq, 8, 1);
+        long devCq = dev.cqOfQp.get(dev.qpOfQpn.get(evQp.qpn()));
+        assertThat(c.reqNotifyCq(evCq)).isZero();
+        assertThat(dev.armedCqs).containsEntry(devCq, false);
+
+        try (java.nio.channels.SocketChannel events = c.open()) {
+            c.sendGetCqEvent(events, ch);
+            dev.complete(devCq, 31, 0, 0, 64, evQp.qpn());
+
+            assertThat(FfClient.readCqEvent(events)).as("cq handle, comp events").startsWith(evCq.handle(), 1);
+        }
+        assertThat(dev.cqAcks).singleElement().satisfies(a -> assertThat(a).containsExactly(devCq, 1));
+        assertThat(c.await(evCq, 1)).extracting(Wc::wrId).containsExactly(31L);
+    }
+
+    @Test
+    void a_solicited_only_notify_is_answered_by_the_solicited_completion_not_by_one_before_it() throws Exception {
+        int ch = c.createCompChannel();
+        Cq evCq = c.createCq(16, ch);
+        Qp evQp = c.createQp(pd, evCq, evCq, 8, 1);
+        long devCq = dev.cqOfQp.get(dev.qpOfQpn.get(evQp.qpn()));
+        assertThat(c.reqNotifyCq(evCq, true)).isZero();
+        assertThat(dev.armedCqs).containsEntry(devCq, true);
+
+        try (java.nio.channels.SocketChannel events = c.open()) {
+            c.sendGetCqEvent(events, ch);
+            dev.complete(devCq, 41, 0, 128, 64, evQp.qpn());
+            assertThat(c.await(evCq, 1)).as("polled, no event").extracting(Wc::wrId).containsExactly(41L);
+            dev.completeSolicited(devCq, 42, 64, evQp.qpn());
+
+            assertThat(FfClient.readCqEvent(events)).as("one event: the solicited completion's")
+                    .startsWith(evCq.handle(), 1);
+        }
+        assertThat(c.await(evCq, 1)).extracting(Wc::wrId).containsExactly(42L);
+    }
+
+    @Test
     void destroying_everything_frees_every_device_object_and_closing_the_router_closes_the_device() throws Exception {
         assertThat(c.ret(FfClient.DESTROY_QP, qp.handle())).isZero();
         assertThat(c.ret(FfClient.DEREG_MR, mr.handle())).isZero();

@@ -97,9 +97,20 @@ public final class VerbsVmProbe {
             System.out.println("transport.a=" + ra.router.transport.getClass().getSimpleName());
             FfClient a = ra.client();
             FfClient b = rb.client();
+            check(a.asyncFd()[0] == 0 && b.asyncFd()[0] == 0, "FFR_GET_ASYNC_FD");
             ByteBuffer port = a.call(FfClient.QUERY_PORT, FfClient.buf(1).put(0, (byte) 1), 48);
             System.out.println("port.a.state=" + port.getInt(0));
             System.out.println("port.a.active_mtu=" + port.getInt(8));
+            Layout dl = LayoutTable.struct("device_attr");
+            ByteBuffer qdev = a.call(FfClient.QUERY_DEV, null, dl.size());
+            io.rdmanode.freeflow.internal.verbs.VerbsDevice.Attr rxe0 = ra.router.transport.deviceAttr().orElseThrow();
+            Limits own = Limits.defaults();
+            System.out.println("qdev.max_cqe=" + qdev.getInt(dl.off("max_cqe")) + " (rxe0 " + rxe0.maxCqe() + ", limit "
+                    + own.maxCqe() + ")");
+            System.out.println("qdev.max_qp.ok=" + (qdev.getInt(dl.off("max_qp")) == Math.min(own.maxQps(), rxe0.maxQp())));
+            System.out.println("qdev.max_cqe.ok=" + (qdev.getInt(dl.off("max_cqe")) == Math.min(own.maxCqe(), rxe0.maxCqe())));
+            System.out.println("qdev.max_srq_wr.ok="
+                    + (qdev.getInt(dl.off("max_srq_wr")) == Math.min(own.maxQpWr(), rxe0.maxSrqWr())));
 
             int pdA = a.allocPd();
             int pdB = b.allocPd();
@@ -176,6 +187,7 @@ public final class VerbsVmProbe {
             srq(a, b, pdA, pdB, cqA, cqB, mrA, mrB);
             uc(a, b, pdA, pdB, cqA, cqB, mrA, mrB);
             ud(a, b, pdA, pdB, cqA, cqB, mrA, mrB);
+            cqEvents(a, b, pdA, pdB, cqA, mrA, mrB);
 
             // A WRITE to an address outside the remote MR (last: it moves the QPs to ERR): the responder device refuses it
             check(b.postSend(qpB, List.of(new Wr(41, 0, 2, 0, APP_A + 5 * SIZE, mrA.rkey(),
@@ -191,6 +203,9 @@ public final class VerbsVmProbe {
             check(a.ret(FfClient.DESTROY_CQ, cqA.handle()) == 0, "destroy CQ A");
             check(b.ret(FfClient.DESTROY_CQ, cqB.handle()) == 0, "destroy CQ B");
             System.out.println("destroyed=true");
+            System.out.println("async.before.ports.a=" + events(a));
+            System.out.println("async.before.ports.b=" + events(b));
+            portEvents(a, b);
         } finally {
             mapA.close();
             mapB.close();
@@ -384,6 +399,8 @@ public final class VerbsVmProbe {
         for (int i = 0; i < n; i++) {
             check(b.postSrqRecv(srq, 100 + i, new Sg((long) i * len, len, mrB.lkey()))[0] == 0, "post SRQ recv B");
         }
+        // The limit event (ibv_modify_srq IBV_SRQ_LIMIT on rxe1): 4 posted, limit 3: the second SEND leaves 2 < 3.
+        System.out.println("srq.arm.ret=" + b.modifySrq(srq, 0, n - 1, 2));
         boolean ok = true;
         List<Wc> got = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -399,11 +416,101 @@ public final class VerbsVmProbe {
         System.out.println("srq.wc=" + got);
         System.out.println("srq.ok=" + ok);
         System.out.println("srq.bytes.equal=" + equal(mrA.buf(), 0, mrB.buf(), 0, n * len));
+        List<String> limit = awaitEvents(b, e -> e.type() == AsyncEvents.SRQ_LIMIT_REACHED);
+        System.out.println("srq.limit.events=" + limit);
+        System.out.println("srq.limit.handle=" + srq.handle());
         for (int q = 0; q < 2; q++) {
             check(b.ret(FfClient.DESTROY_QP, onSrq[q].handle()) == 0, "destroy QP on the SRQ");
             check(a.ret(FfClient.DESTROY_QP, senders[q].handle()) == 0, "destroy QP A");
         }
         check(b.ret(FfClient.DESTROY_SRQ, srq.handle()) == 0, "destroy SRQ");
+    }
+
+    /**
+     * Completion events from rxe1's completion channel: client B's CQ on a completion channel, armed with
+     * REQ_NOTIFY_CQ, its GET_CQ_EVENT parked; a SEND from A completes on rxe1, which signals the router's channel, whose
+     * thread answers the parked request. Then armed solicited-only: a plain SEND's completion is polled without an
+     * event, a SEND with IBV_SEND_SOLICITED is answered (the CQ's second event).
+     */
+    static void cqEvents(FfClient a, FfClient b, int pdA, int pdB, Cq cqA, Mr mrA, Mr mrB) throws Exception {
+        int ch = b.createCompChannel();
+        Cq cqE = b.createCq(16, ch);
+        Qp qb = b.createQp(pdB, cqE, cqE, 16, 1);
+        Qp qa = a.createQp(pdA, cqA, cqA, 16, 1);
+        a.connect(qa, qb.qpn(), ACCESS_ALL, 12, 7, gid("rxe1"));
+        b.connect(qb, qa.qpn(), ACCESS_ALL, 12, 7, gid("rxe0"));
+        java.util.concurrent.ExecutorService reader = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try (java.nio.channels.SocketChannel events = b.open()) {
+            for (int i = 0; i < 3; i++) {
+                check(b.postRecv(qb, 600 + i, new Sg(0, 256, mrB.lkey()))[0] == 0, "post recv B (events)");
+            }
+            check(b.reqNotifyCq(cqE) == 0, "REQ_NOTIFY_CQ");
+            b.sendGetCqEvent(events, ch);
+            java.util.concurrent.Future<int[]> first = reader.submit(() -> FfClient.readCqEvent(events));
+            check(a.postSend(qa, List.of(new Wr(610, 2, 2, 0, 0, 0, new Sg(0, 256, mrA.lkey()))))[0] == 0, "send A");
+            int[] ev = first.get(20, TimeUnit.SECONDS);
+            System.out.println("cqevent.first=" + ev[0] + "/" + ev[1]);
+            System.out.println("cqevent.cq=" + cqE.handle());
+            System.out.println("cqevent.first.wc=" + await(b, cqE, 1));
+
+            check(b.reqNotifyCq(cqE, true) == 0, "REQ_NOTIFY_CQ solicited-only");
+            b.sendGetCqEvent(events, ch);
+            java.util.concurrent.Future<int[]> second = reader.submit(() -> FfClient.readCqEvent(events));
+            check(a.postSend(qa, List.of(new Wr(611, 2, 2, 0, 0, 0, new Sg(0, 256, mrA.lkey()))))[0] == 0, "send A");
+            System.out.println("cqevent.plain.wc=" + await(b, cqE, 1));
+            System.out.println("cqevent.after.plain=" + (second.isDone() ? "answered" : "waiting"));
+            check(a.postSend(qa, List.of(new Wr(612, 2, 2 | 4, 0, 0, 0, new Sg(0, 256, mrA.lkey()))))[0] == 0,
+                    "solicited send A");
+            ev = second.get(20, TimeUnit.SECONDS);
+            System.out.println("cqevent.solicited=" + ev[0] + "/" + ev[1]);
+            System.out.println("cqevent.solicited.wc=" + await(b, cqE, 1));
+            await(a, cqA, 3);
+        } finally {
+            reader.shutdownNow();
+        }
+        check(a.ret(FfClient.DESTROY_QP, qa.handle()) == 0, "destroy QP A (events)");
+        check(b.ret(FfClient.DESTROY_QP, qb.handle()) == 0, "destroy QP B (events)");
+        check(b.ret(FfClient.DESTROY_CQ, cqE.handle()) == 0, "destroy CQ B (events): every event acknowledged");
+        System.out.println("cqevent.destroyed=true");
+    }
+
+    /**
+     * The devices' port events through the routers' async event threads: {@code ip link set tb1 down}, then up (rxe1's
+     * netdev; its veth peer tb0, rxe0's, loses its carrier with it), each tenant's events listed after each step.
+     */
+    static void portEvents(FfClient a, FfClient b) throws Exception {
+        for (String step : List.of("down", "up")) {
+            Process ip = new ProcessBuilder("ip", "link", "set", "tb1", step).inheritIO().start();
+            check(ip.waitFor() == 0, "ip link set tb1 " + step);
+            int type = step.equals("down") ? AsyncEvents.PORT_ERR : AsyncEvents.PORT_ACTIVE;
+            System.out.println("async." + step + ".b=" + awaitEvents(b, e -> e.type() == type));
+            System.out.println("async." + step + ".a=" + awaitEvents(a, e -> e.type() == type));
+        }
+    }
+
+    /** The tenant's async events as element/type, taken until one matches {@code until} or 20 s passed. */
+    static List<String> awaitEvents(FfClient c, java.util.function.Predicate<FfClient.AsyncEvent> until) throws Exception {
+        List<String> got = new ArrayList<>();
+        long end = System.nanoTime() + 20_000_000_000L;
+        boolean seen = false;
+        while (!seen && System.nanoTime() < end) {
+            for (FfClient.AsyncEvent e : c.asyncEvents()) {
+                got.add(e.element() + "/" + e.type());
+                seen |= until.test(e);
+            }
+            if (!seen) {
+                Thread.sleep(20);
+            }
+        }
+        return got;
+    }
+
+    static List<String> events(FfClient c) throws Exception {
+        List<String> got = new ArrayList<>();
+        for (FfClient.AsyncEvent e : c.asyncEvents()) {
+            got.add(e.element() + "/" + e.type());
+        }
+        return got;
     }
 
     /** A UC QP on each device: a 4 KiB SEND A to B, and a 4 KiB RDMA WRITE from A into B's MR (no READ on UC). */

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  */
 class DeviceAttrTest {
     static final DeviceLimits D = new DeviceLimits("fw", 0x0002c90300000001L, 1L << 31, 1024, 16384, 32, 1024, 65536,
-            4096, 256, 0);
+            4096, 256, 0, 16384, 32, 16);
 
     static String hex(ByteBuffer b, int off, int len) {
         byte[] out = new byte[len];
