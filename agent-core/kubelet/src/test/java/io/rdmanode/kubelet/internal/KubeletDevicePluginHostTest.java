@@ -204,7 +204,7 @@ class KubeletDevicePluginHostTest {
 
         kubelet.start();
 
-        kubelet.awaitRegistrations(RESOURCE, 1, Duration.ofSeconds(1));
+        kubelet.awaitRegistrations(RESOURCE, 1, WAIT);   // well inside the 60 s resync: the file watch
         assertThat(kubelet.plugin(RESOURCE).latest(WAIT).getDevicesCount()).isEqualTo(1);
     }
 
@@ -233,7 +233,7 @@ class KubeletDevicePluginHostTest {
 
         Files.delete(served.socket());
 
-        kubelet.awaitRegistrations(RESOURCE, 2, Duration.ofSeconds(1));
+        kubelet.awaitRegistrations(RESOURCE, 2, WAIT);   // well inside the 60 s resync: the file watch
         assertThat(served.socket()).exists();
         assertThat(kubelet.plugin(RESOURCE).allocate(List.of("test_a-0")).getContainerResponsesCount()).isEqualTo(1);
     }
