@@ -366,6 +366,16 @@ public final class RdmaCm implements AutoCloseable {
         return null;
     }
 
+    /**
+     * Whether {@code owner} has an event channel (its cm_ids live on them): a client holding one is in a session,
+     * whose quiet connections the control server keeps.
+     */
+    public boolean holds(Object owner) {
+        synchronized (channels) {
+            return channels.keySet().stream().anyMatch(k -> k.owner() == owner);
+        }
+    }
+
     public int channels() {
         synchronized (channels) {
             return (int) channels.values().stream().filter(c -> c != null).count();

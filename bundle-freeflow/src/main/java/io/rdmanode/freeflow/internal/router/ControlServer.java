@@ -308,6 +308,17 @@ public final class ControlServer implements AutoCloseable {
         return p != null && p.claims(who);
     }
 
+    /**
+     * Whether who's process holds an object here. The idle timeout is for a client that connected and neither asks
+     * nor holds anything; a quiet connection of one that holds objects is part of its session (the genuine
+     * librdmacm keeps a pool of connections from its start and writes to any of them much later, without
+     * MSG_NOSIGNAL: a cut one kills it with SIGPIPE). Such a process's connections stay bounded by
+     * {@code maxConnectionsPerTenant} and close with it.
+     */
+    boolean holdsObjects(PeerCred who) {
+        return router.holdsObjects(who);
+    }
+
     /** A connection of one of this router's tenants, passed back by the successor: it joins the loop unread. */
     void takeBack(int fd) {
         UnixConnection c;

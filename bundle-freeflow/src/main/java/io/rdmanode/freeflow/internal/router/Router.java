@@ -160,12 +160,18 @@ public final class Router implements AutoCloseable {
         return t != null && !t.gone && t.cred.uid() == who.uid() && t.liveness.alive();
     }
 
-    /** True when who's process is a live tenant here ({@link #servesTenant}) that holds an object. */
+    /**
+     * True when who's process is a live tenant here ({@link #servesTenant}) that holds an object: what a drain
+     * claims, and what keeps its quiet connections from the idle timeout.
+     */
     synchronized boolean holdsObjects(PeerCred who) {
         return servesTenant(who) && holdsObjects(tenants.byPid(who.pid()));
     }
 
-    /** Tenants that hold an object here (a PD, CQ, QP, SRQ, MR or completion channel): what a drain waits for. */
+    /**
+     * Tenants that hold an object here (a PD, CQ, QP, SRQ, AH, MR, completion channel or rdma_cm event channel, which
+     * holds its cm_ids): what a drain waits for.
+     */
     public synchronized int tenantsHoldingObjects() {
         int n = 0;
         for (Tenant t : tenants.all()) {
@@ -176,9 +182,9 @@ public final class Router implements AutoCloseable {
         return n;
     }
 
-    private static boolean holdsObjects(Tenant t) {
-        return !t.pds.isEmpty() || !t.cqs.isEmpty() || !t.qps.isEmpty() || !t.srqs.isEmpty() || !t.mrs.isEmpty()
-                || !t.channels.isEmpty();
+    private boolean holdsObjects(Tenant t) {
+        return !t.pds.isEmpty() || !t.cqs.isEmpty() || !t.qps.isEmpty() || !t.srqs.isEmpty() || !t.ahs.isEmpty()
+                || !t.mrs.isEmpty() || !t.channels.isEmpty() || cm != null && cm.holds(t);
     }
 
     public synchronized List<TenantFigures> tenants() {

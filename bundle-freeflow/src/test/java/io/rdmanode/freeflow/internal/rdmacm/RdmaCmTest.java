@@ -65,6 +65,19 @@ class RdmaCmTest {
     }
 
     @Test
+    void a_client_holds_objects_while_it_has_an_event_channel() {
+        assertThat(cm.holds(alice)).isFalse();
+        CmChannel a = cm.createChannel(alice);
+        assertThat(cm.holds(alice)).as("what keeps its quiet connections from the idle timeout").isTrue();
+        assertThat(cm.holds(mallory)).isFalse();
+        cm.destroyChannel(alice, a.number());
+        assertThat(cm.holds(alice)).isFalse();
+        cm.createChannel(alice);
+        cm.reclaim(alice);
+        assertThat(cm.holds(alice)).isFalse();
+    }
+
+    @Test
     void another_tenants_channel_is_refused_and_the_kernel_sees_nothing() {
         CmChannel a = cm.createChannel(alice);
         int id = createId(alice, a);
