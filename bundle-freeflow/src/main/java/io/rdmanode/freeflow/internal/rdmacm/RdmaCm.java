@@ -49,6 +49,7 @@ public final class RdmaCm implements AutoCloseable {
     private final IntSupplier maxChannels;
     /** By owner and the channel's number in the owner's requests. */
     private final Map<Key, CmChannel> channels = new HashMap<>();
+    private final CmCounts counts = new CmCounts();
     private final int wake;
     private final Thread thread;
     private volatile AddressMap map = AddressMap.EMPTY;
@@ -91,6 +92,15 @@ public final class RdmaCm implements AutoCloseable {
      * 8 makes it wait for bytes that never come (seen with rping). The genuine router answers its kernel fd number.
      */
     public CmChannel createChannel(Object owner) {
+        try {
+            return openChannel(owner);
+        } catch (WireException e) {
+            counts.refused(owner);
+            throw e;
+        }
+    }
+
+    private CmChannel openChannel(Object owner) {
         int cap = maxChannels.getAsInt();
         int number = 1;
         synchronized (channels) {
@@ -126,7 +136,7 @@ public final class RdmaCm implements AutoCloseable {
 
     /** CM_DESTROY_EVENT_CHANNEL (the genuine client never sends it: its destroy sends CREATE by mistake). */
     public void destroyChannel(Object owner, int number) {
-        CmChannel ch = channel(owner, number);
+        CmChannel ch = counted(owner, number);
         synchronized (channels) {
             channels.remove(new Key(owner, number));
         }
@@ -160,7 +170,18 @@ public final class RdmaCm implements AutoCloseable {
             channels.values().removeIf(c -> c != null && c.owner == owner && mine.add(c));
         }
         mine.forEach(this::close);
+        counts.forget(owner);
         return mine.size();
+    }
+
+    /** {@link #channel}, a refusal counted as the owner's error. */
+    private CmChannel counted(Object owner, int number) {
+        try {
+            return channel(owner, number);
+        } catch (WireException e) {
+            counts.refused(owner);
+            throw e;
+        }
     }
 
     CmChannel channel(Object owner, int number) {
@@ -180,6 +201,15 @@ public final class RdmaCm implements AutoCloseable {
      * checks, or the kernel's.
      */
     public ByteBuffer execute(Object owner, IntPredicate ownsQpn, int func, ByteBuffer body, int answerSize) {
+        try {
+            return replay(owner, ownsQpn, func, body, answerSize);
+        } catch (WireException e) {
+            counts.refused(owner);
+            throw e;
+        }
+    }
+
+    private ByteBuffer replay(Object owner, IntPredicate ownsQpn, int func, ByteBuffer body, int answerSize) {
         UcmaCommand cmd = UcmaCommand.of(func);
         if (cmd == null || func == Func.CM_GET_EVENT) {
             throw new WireException(Errno.EOPNOTSUPP, "function " + func + " is no UCMA command");
@@ -219,6 +249,11 @@ public final class RdmaCm implements AutoCloseable {
                 throw new WireException(errno, "rdma_cm command " + cmd.kernelCmd() + " refused by the kernel");
             }
             done(ch, target, cmd, id, buffer);
+        }
+        if (cmd.kernelCmd() == UcmaCommand.CONNECT) {
+            counts.connected(owner);
+        } else if (func == Func.CM_ACCEPT) {
+            counts.accepted(owner);                     // not PROCESS_CONN_RESP: the active side's half
         }
         ByteBuffer answer = Wire.allocate(answerSize);
         if (buffer != null && func != Func.CM_SET_OPTION) {
@@ -269,7 +304,7 @@ public final class RdmaCm implements AutoCloseable {
      * comes. EBADF for a channel that is not the caller's.
      */
     public ByteBuffer nextEvent(Object owner, int number, CmEventWaiter waiter) {
-        CmChannel ch = channel(owner, number);
+        CmChannel ch = counted(owner, number);
         synchronized (ch) {
             if (ch.closed) {
                 throw new WireException(EBADF, "event channel " + number + " is closed");
@@ -339,6 +374,7 @@ public final class RdmaCm implements AutoCloseable {
                 if (event.getInt(12) == CONNECT_REQUEST) {
                     ch.ids.add(event.getInt(8));
                 }
+                counts.event(ch.owner, event.getInt(12));
                 CmEventWaiter w = claimWaiter(ch);
                 if (w != null) {
                     deliveries.add(Map.entry(w, answer));
@@ -374,6 +410,28 @@ public final class RdmaCm implements AutoCloseable {
         synchronized (channels) {
             return channels.keySet().stream().anyMatch(k -> k.owner() == owner);
         }
+    }
+
+    /** owner's event channels, cm_ids, untaken events and counts ({@link CmCounts.Client#NONE} for a stranger). */
+    public CmCounts.Client figures(Object owner) {
+        List<CmChannel> mine;
+        synchronized (channels) {
+            mine = channels.values().stream().filter(c -> c != null && c.owner == owner).toList();
+        }
+        int ids = 0;
+        int queued = 0;
+        for (CmChannel ch : mine) {                      // not under the map's lock: MIGRATE_ID takes it inside a channel's
+            synchronized (ch) {
+                ids += ch.ids.size();
+                queued += ch.events.size();
+            }
+        }
+        long[] c = counts.of(owner);
+        return new CmCounts.Client(mine.size(), ids, queued, c[0], c[1], c[2], c[3]);
+    }
+
+    public CmCounts.Totals totals() {
+        return counts.totals();
     }
 
     public int channels() {

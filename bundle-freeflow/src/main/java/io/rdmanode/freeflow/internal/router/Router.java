@@ -6,6 +6,7 @@ import io.rdmanode.freeflow.internal.mapping.MrMappingDatagram;
 import io.rdmanode.freeflow.internal.mapping.MrMappingService;
 import io.rdmanode.freeflow.internal.mapping.ProcMaps;
 import io.rdmanode.freeflow.internal.posix.PeerCred;
+import io.rdmanode.freeflow.internal.rdmacm.CmCounts;
 import io.rdmanode.freeflow.internal.wire.AllocPdResponse;
 import io.rdmanode.freeflow.internal.wire.CreateCqRequest;
 import io.rdmanode.freeflow.internal.wire.CreateCqResponse;
@@ -188,7 +189,22 @@ public final class Router implements AutoCloseable {
     }
 
     public synchronized List<TenantFigures> tenants() {
-        return tenants.figures();
+        return tenants.figures(t -> cm == null ? CmCounts.Client.NONE : cm.figures(t));
+    }
+
+    /** rdma_cm's counts since the router started; zeros with the software transport. */
+    public CmCounts.Totals cmTotals() {
+        return cm == null ? CmCounts.Totals.NONE : cm.totals();
+    }
+
+    /** rdma_cm event channels open now, every tenant's. */
+    public int cmChannels() {
+        return cm == null ? 0 : cm.channels();
+    }
+
+    /** Whether CM_* calls are served (the verbs transport: a kernel rdma_cm to replay them on). */
+    public boolean servesRdmaCm() {
+        return cm != null;
     }
 
     /** Reclaims every tenant whose process has exited. Returns how many. */
