@@ -44,6 +44,8 @@ public final class RdmaCm implements AutoCloseable {
      */
     static final int MAX_QUEUED_EVENTS = 256;
     private static final int EAGAIN = 11;
+    private static final int IBV_QPS_RTR = 2;
+    private static final int IB_QP_AV = 1 << 7;
 
     private final Ucma ucma;
     private final IntSupplier maxChannels;
@@ -282,12 +284,15 @@ public final class RdmaCm implements AutoCloseable {
     private void done(CmChannel ch, CmChannel target, UcmaCommand cmd, int id, ByteBuffer buffer) {
         switch (cmd.kernelCmd()) {
             case UcmaCommand.CREATE_ID -> ch.ids.add(buffer.getInt(0));
+            case UcmaCommand.INIT_QP_ATTR -> route(ch, id, buffer);
             case UcmaCommand.DESTROY_ID -> {
                 ch.ids.remove(id);
+                ch.routes.remove(id);
                 buffer.putInt(0, buffer.getInt(0) - ch.drop(id));
             }
             case UcmaCommand.MIGRATE_ID -> {
                 ch.ids.remove(id);
+                ch.routes.remove(id);
                 int dropped = ch.drop(id);
                 buffer.putInt(0, buffer.getInt(0) - dropped);
                 synchronized (target) {
@@ -297,6 +302,45 @@ public final class RdmaCm implements AutoCloseable {
             default -> {
             }
         }
+    }
+
+    /**
+     * Keeps the address of an INIT_QP_ATTR answer for RTR ({@code struct ib_uverbs_qp_attr}: qp_state at 4,
+     * dest_qp_num at 32, ah_attr at 40 with the GID at 40 and sgid_index at 60, is_global at 69): the kernel's route,
+     * whose source GID the peer's CM was told in the REQ or REP.
+     */
+    private static void route(CmChannel ch, int id, ByteBuffer attr) {
+        if (attr.getInt(4) != IBV_QPS_RTR || (attr.getInt(0) & IB_QP_AV) == 0 || attr.get(69) == 0) {
+            return;
+        }
+        byte[] dgid = new byte[16];
+        attr.get(40, dgid);
+        ch.routes.put(id, new CmChannel.Route(attr.getInt(32), dgid, Byte.toUnsignedInt(attr.get(60))));
+    }
+
+    /**
+     * The device's source GID index for a QP of {@code owner} given the address {@code destQpn}, {@code dgid},
+     * {@code sgidIndex}: the route's, when an INIT_QP_ATTR of one of owner's cm_ids answered exactly that (the client
+     * moving its QP with the CM's attributes, as librdmacm does); else -1 (the transport's configured one). The
+     * peer's CM expects the connection's packets from the route's source GID, which may not be the configured one
+     * (an IPv4 or global address rather than the link-local GID 0); a device that checks the source (rxe does, for
+     * RC and UC) would drop them.
+     */
+    public int routeGidIndex(Object owner, int destQpn, byte[] dgid, int sgidIndex) {
+        List<CmChannel> mine;
+        synchronized (channels) {
+            mine = channels.values().stream().filter(c -> c != null && c.owner == owner).toList();
+        }
+        for (CmChannel ch : mine) {
+            synchronized (ch) {
+                for (CmChannel.Route r : ch.routes.values()) {
+                    if (r.destQpn() == destQpn && r.sgidIndex() == sgidIndex && java.util.Arrays.equals(r.dgid(), dgid)) {
+                        return r.sgidIndex();
+                    }
+                }
+            }
+        }
+        return -1;
     }
 
     /**

@@ -69,6 +69,12 @@ public final class Router implements AutoCloseable {
 
     /** A router on {@code device} with the verbs transport, or with the software transport when it is null. */
     Router(RouterSettings settings, io.rdmanode.freeflow.internal.verbs.VerbsDevice device) {
+        this(settings, device, io.rdmanode.freeflow.internal.rdmacm.RdmaCm::open);
+    }
+
+    /** ... with rdma_cm made by {@code cm} from the channel cap, with the verbs transport (tests: a fake kernel's). */
+    Router(RouterSettings settings, io.rdmanode.freeflow.internal.verbs.VerbsDevice device,
+           java.util.function.Function<java.util.function.IntSupplier, io.rdmanode.freeflow.internal.rdmacm.RdmaCm> cm) {
         this.shm = new ShmStore(settings.shmDir(), settings.shmPrefix());
         this.limits = settings.limits();
         if (device == null) {
@@ -84,8 +90,7 @@ public final class Router implements AutoCloseable {
             LOG.info("freeflow router on device {} (verbs transport, GID index {})", device.name(),
                     settings.backend().gidIndex());
         }
-        this.cm = device == null ? null
-                : io.rdmanode.freeflow.internal.rdmacm.RdmaCm.open(() -> limits().maxChannels());
+        this.cm = device == null ? null : cm.apply(() -> limits().maxChannels());
         this.poller = new MailboxPoller(new FastPath(this), settings.poller(), this::tick);
         poller.start();
     }
@@ -100,6 +105,12 @@ public final class Router implements AutoCloseable {
         if (cm != null) {
             cm.addressMap(m);
         }
+    }
+
+    /** The rdma_cm route's source GID index for a MODIFY_QP of t's ({@link io.rdmanode.freeflow.internal.rdmacm.RdmaCm#routeGidIndex}), or -1. */
+    int routeGidIndex(Tenant t, io.rdmanode.freeflow.internal.wire.ModifyQpRequest r) {
+        return cm == null || (r.attrMask() & QpTransitions.AV) == 0 ? -1
+                : cm.routeGidIndex(t, r.destQpNum(), r.dgid(), r.sgidIndex());
     }
 
     /** Whether one of the tenant's QPs has QP number {@code qpn} (what a CONNECT or ACCEPT may name). */
