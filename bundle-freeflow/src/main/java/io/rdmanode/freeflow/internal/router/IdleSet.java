@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * poll(2) covers only the connections in use: poll costs time in the number of descriptors, and a thousand idle
  * connections in the loop's set made every other client's request several times slower. A connection that becomes
  * readable (a request, or the client closing) goes back to the loop; one idle past the timeout is closed, unless it
- * is an event channel's connection (GET_CQ_EVENT, CM_GET_EVENT) or its process holds objects here
+ * is an event channel's connection (GET_CQ_EVENT, CM_GET_EVENT), its process sent a request on another connection
+ * within the timeout ({@link ControlServer#quietSince}), or its process holds objects here
  * ({@link ControlServer#holdsObjects}): then it is a session's, kept however long it is quiet.
  */
 final class IdleSet {
@@ -95,7 +96,7 @@ final class IdleSet {
             }
             if (rev[1 + i] != 0) {
                 toLoop.accept(cc);
-            } else if (!cc.eventMode && now - cc.lastActivityNanos > timeout
+            } else if (!cc.eventMode && now - owner.quietSince(cc) > timeout
                     && !holding.computeIfAbsent(cc.pid(), p -> owner.holdsObjects(cc.conn.peer()))) {
                 owner.idleCuts.increment();
                 LOG.debug("freeflow connection of pid {} idle for {} ms: closed", cc.pid(), s.idleTimeoutMillis());

@@ -233,6 +233,32 @@ class ControlDoorTest {
         assertThat(pooled.read(ByteBuffer.allocate(1))).as("cut: end of stream").isEqualTo(-1);
     }
 
+    /**
+     * The genuine librdmacm connects its pool, then opens the verbs devices (requests on other connections), and
+     * only then creates its first object: a pooled connection is quiet while its process is busy. The idle clock is
+     * the process's: its connections stay while it keeps asking, and are cut once it has been quiet as long.
+     */
+    @Test
+    void a_quiet_connection_stays_while_its_process_asks_on_others_and_goes_when_it_stops() throws Exception {
+        fx = new RouterFixture(Limits.defaults(), new ControlSettings(2, 4096, 128, 300, 5_000));
+        FfClient c = fx.client();
+        SocketChannel pooled = c.open();
+        held.add(pooled);
+        Process idle = child("idle", fx.server.socket().toString(), "1");
+        assertThat(firstLine(idle)).isEqualTo("ready 1");
+        ByteBuffer port = FfClient.buf(1).put(0, (byte) 1);
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            c.call(FfClient.QUERY_PORT, port, 48);      // busy, holding nothing
+            return fx.server.idleCuts() >= 1;
+        });
+        assertThat(fx.server.idleCuts()).as("the child's only").isEqualTo(1);
+        assertThat(callOn(pooled, FfClient.QUERY_PORT, port, 48).getInt(0)).as("port state on the pooled connection")
+                .isPositive();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> fx.server.idleCuts() == 2);
+        assertThat(pooled.read(ByteBuffer.allocate(1))).as("quiet and holding nothing: cut").isEqualTo(-1);
+    }
+
     /** One request on a connection kept open, the way the genuine librdmacm uses its pooled ones. */
     static ByteBuffer callOn(SocketChannel ch, int func, ByteBuffer body, int rspSize) throws IOException {
         ByteBuffer h = FfClient.buf(12).putInt(0, 7).putInt(4, func).putInt(8, body.capacity());
