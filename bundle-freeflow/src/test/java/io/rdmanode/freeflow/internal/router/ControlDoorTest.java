@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -240,22 +241,39 @@ class ControlDoorTest {
      */
     @Test
     void a_quiet_connection_stays_while_its_process_asks_on_others_and_goes_when_it_stops() throws Exception {
-        fx = new RouterFixture(Limits.defaults(), new ControlSettings(2, 4096, 128, 300, 5_000));
+        fx = new RouterFixture(Limits.defaults(), new ControlSettings(2, 4096, 128, 2_000, 5_000));
         FfClient c = fx.client();
         SocketChannel pooled = c.open();
         held.add(pooled);
+        // Busy, holding nothing: a request every few milliseconds on fresh connections, far within the timeout.
+        AtomicBoolean asking = new AtomicBoolean(true);
+        Thread asker = new Thread(() -> {
+            ByteBuffer port = FfClient.buf(1).put(0, (byte) 1);
+            while (asking.get()) {
+                try {
+                    c.call(FfClient.QUERY_PORT, port, 48);
+                    Thread.sleep(5);
+                } catch (IOException | InterruptedException e) {
+                    return;
+                }
+            }
+        }, "asker");
+        asker.start();
         Process idle = child("idle", fx.server.socket().toString(), "1");
         assertThat(firstLine(idle)).isEqualTo("ready 1");
-        ByteBuffer port = FfClient.buf(1).put(0, (byte) 1);
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
-            c.call(FfClient.QUERY_PORT, port, 48);      // busy, holding nothing
-            return fx.server.idleCuts() >= 1;
-        });
+        try {
+            await().atMost(Duration.ofSeconds(30)).until(() -> fx.server.idleCuts() >= 1);
+        } finally {
+            asking.set(false);
+            asker.join();
+        }
         assertThat(fx.server.idleCuts()).as("the child's only").isEqualTo(1);
+        assertThat(fx.server.connectionsByPid()).doesNotContainKey((int) idle.pid());
+        ByteBuffer port = FfClient.buf(1).put(0, (byte) 1);
         assertThat(callOn(pooled, FfClient.QUERY_PORT, port, 48).getInt(0)).as("port state on the pooled connection")
                 .isPositive();
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> fx.server.idleCuts() == 2);
+        await().atMost(Duration.ofSeconds(30)).until(() -> fx.server.idleCuts() == 2);
         assertThat(pooled.read(ByteBuffer.allocate(1))).as("quiet and holding nothing: cut").isEqualTo(-1);
     }
 
