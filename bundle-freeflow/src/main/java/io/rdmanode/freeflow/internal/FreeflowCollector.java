@@ -11,6 +11,7 @@ import io.prometheus.metrics.model.snapshots.MetricMetadata;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.Unit;
+import io.rdmanode.freeflow.internal.rdmacm.CmCounts;
 import io.rdmanode.freeflow.internal.router.ControlServer;
 import io.rdmanode.freeflow.internal.router.Router;
 import io.rdmanode.freeflow.internal.router.RouterStats;
@@ -89,6 +90,10 @@ public final class FreeflowCollector implements MultiCollector {
         List<GaugeDataPointSnapshot> shm = new ArrayList<>();
         List<GaugeDataPointSnapshot> conns = new ArrayList<>();
         List<CounterDataPointSnapshot> refused = new ArrayList<>();
+        List<GaugeDataPointSnapshot> cmChannels = new ArrayList<>();
+        List<GaugeDataPointSnapshot> cmIds = new ArrayList<>();
+        List<GaugeDataPointSnapshot> cmQueued = new ArrayList<>();
+        List<CounterDataPointSnapshot> cmOps = new ArrayList<>();
         Map<Integer, Integer> connections = server.connectionsByPid();
         for (TenantFigures t : router.tenants()) {
             Labels l = Labels.of("pid", Integer.toString(t.pid()), "uid", Integer.toString(t.uid()));
@@ -102,6 +107,15 @@ public final class FreeflowCollector implements MultiCollector {
             srqs.add(new GaugeDataPointSnapshot(t.srqs(), l, null));
             mrs.add(new GaugeDataPointSnapshot(t.mrs(), l, null));
             bytes.add(new GaugeDataPointSnapshot(t.mrBytes(), l, null));
+            cmChannels.add(new GaugeDataPointSnapshot(t.cm().channels(), l, null));
+            cmIds.add(new GaugeDataPointSnapshot(t.cm().ids(), l, null));
+            cmQueued.add(new GaugeDataPointSnapshot(t.cm().queuedEvents(), l, null));
+            String pid = Integer.toString(t.pid());
+            String uid = Integer.toString(t.uid());
+            cmOps.add(point(t.cm().connects(), "pid", pid, "uid", uid, "operation", "connect"));
+            cmOps.add(point(t.cm().accepts(), "pid", pid, "uid", uid, "operation", "accept"));
+            cmOps.add(point(t.cm().rejects(), "pid", pid, "uid", uid, "operation", "reject"));
+            cmOps.add(point(t.cm().errors(), "pid", pid, "uid", uid, "operation", "error"));
         }
         out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_tenant_qps", "QPs per client process"), qps));
         out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_tenant_srqs", "SRQs per client process"), srqs));
@@ -117,6 +131,19 @@ public final class FreeflowCollector implements MultiCollector {
                 "Control connections open per client process"), conns));
         out.add(new CounterSnapshot(new MetricMetadata("rdma_agent_freeflow_tenant_refusals",
                 "Requests refused by a per-tenant cap, by client process and resource"), refused));
+        out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_tenant_cm_channels",
+                "rdma_cm event channels per client process"), cmChannels));
+        out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_tenant_cm_ids",
+                "rdma_cm ids per client process (its own and those of the connection requests it got)"), cmIds));
+        out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_tenant_cm_queued_events",
+                "rdma_cm events fetched from the kernel that the client process has not taken yet"), cmQueued));
+        out.add(new CounterSnapshot(new MetricMetadata("rdma_agent_freeflow_tenant_cm_operations",
+                "rdma_cm per client process: CONNECTs and ACCEPTs the kernel took, connection attempts rejected,"
+                        + " errors (requests refused, error events)"), cmOps));
+        cm(out, router.cmTotals());
+        out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_cm_channels",
+                "rdma_cm event channels open now (each a /dev/infiniband/rdma_cm file)"),
+                List.of(new GaugeDataPointSnapshot(router.cmChannels(), Labels.EMPTY, null))));
         out.add(counter("rdma_agent_freeflow_idle_cuts", "Control connections closed for sending nothing within"
                 + " the idle timeout", point(server.idleCuts())));
         out.add(counter("rdma_agent_freeflow_accept_pauses", "Times the control socket stopped accepting at its"
@@ -148,6 +175,17 @@ public final class FreeflowCollector implements MultiCollector {
                     List.of(new GaugeDataPointSnapshot(f.mappings(), Labels.EMPTY, null))));
         });
         return new MetricSnapshots(out);
+    }
+
+    /** The router's rdma_cm counts, zeros from the start (and for ever with the software transport). */
+    private static void cm(List<MetricSnapshot> out, CmCounts.Totals cm) {
+        out.add(counter("rdma_agent_freeflow_cm_connects", "rdma_cm CONNECTs the kernel took", point(cm.connects())));
+        out.add(counter("rdma_agent_freeflow_cm_accepts", "rdma_cm ACCEPTs the kernel took", point(cm.accepts())));
+        out.add(counter("rdma_agent_freeflow_cm_rejects", "rdma_cm connection attempts rejected (REJECTED events)",
+                point(cm.rejects())));
+        out.add(counter("rdma_agent_freeflow_cm_errors", "rdma_cm errors: requests refused by the router or the"
+                + " kernel, and error events (address, route, connect, unreachable)",
+                point(cm.requestErrors(), "kind", "request"), point(cm.errorEvents(), "kind", "event")));
     }
 
     private static CounterSnapshot counter(String name, String help, CounterDataPointSnapshot... points) {

@@ -91,8 +91,9 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
         int maxConnectionsPerTenant() default 128;
 
         @AttributeDefinition(description = "milliseconds a connection may stay open without sending a request"
-                + " before it is closed; never applied to a completion channel's connection (GET_CQ_EVENT)",
-                min = "100")
+                + " before it is closed, when its client process holds nothing here (no PD, CQ, QP, SRQ, AH, MR,"
+                + " completion or rdma_cm channel); never applied to an event channel's connection (GET_CQ_EVENT,"
+                + " CM_GET_EVENT)", min = "100")
         long idleTimeout() default 60_000;
 
         @AttributeDefinition(description = "milliseconds an answer may wait for a client that does not read it",

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.rdmanode.freeflow.internal;
 
+import io.rdmanode.freeflow.internal.rdmacm.CmCounts;
 import io.rdmanode.freeflow.internal.router.ControlServer;
 import io.rdmanode.freeflow.internal.router.ControlSettings;
 import io.rdmanode.freeflow.internal.router.Limits;
@@ -13,8 +14,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The {@code freeflow} member of /status: socket, control bounds, limits, poller, and per tenant its objects,
- * bytes, connections and refusals by cap.
+ * The {@code freeflow} member of /status: socket, control bounds, limits, poller, rdma_cm, and per tenant its
+ * objects, bytes, connections, refusals by cap and rdma_cm figures.
  */
 final class FreeflowStatus {
     private FreeflowStatus() {
@@ -69,6 +70,7 @@ final class FreeflowStatus {
         poller.put("scans", router.poller().scans());
         poller.put("parks", router.poller().parks());
         m.put("poller", poller);
+        m.put("rdmaCm", rdmaCm(router));
         List<Object> tenants = new ArrayList<>();
         Map<Integer, Integer> connections = server.connectionsByPid();
         for (TenantFigures t : router.tenants()) {
@@ -90,9 +92,25 @@ final class FreeflowStatus {
             Map<String, Object> refused = new LinkedHashMap<>();
             t.refusals().forEach((r, n) -> refused.put(r.label(), n));
             e.put("refusals", refused);
+            e.put("cm", Map.of("channels", t.cm().channels(), "ids", t.cm().ids(), "queuedEvents",
+                    t.cm().queuedEvents(), "connects", t.cm().connects(), "accepts", t.cm().accepts(),
+                    "rejects", t.cm().rejects(), "errors", t.cm().errors()));
             tenants.add(e);
         }
         m.put("tenants", tenants);
         return m;
+    }
+
+    private static Map<String, Object> rdmaCm(Router router) {
+        CmCounts.Totals c = router.cmTotals();
+        Map<String, Object> cm = new LinkedHashMap<>();
+        cm.put("served", router.servesRdmaCm());
+        cm.put("channels", router.cmChannels());
+        cm.put("connects", c.connects());
+        cm.put("accepts", c.accepts());
+        cm.put("rejects", c.rejects());
+        cm.put("requestErrors", c.requestErrors());
+        cm.put("errorEvents", c.errorEvents());
+        return cm;
     }
 }

@@ -58,7 +58,20 @@ class FreeflowCollectorTest {
                             + "\",resource=\"pds\",uid=\"0\"} 1.0")
                     .contains("rdma_agent_freeflow_tenant_shm_bytes{pid=\"" + ProcessHandle.current().pid()
                             + "\",uid=\"0\"} " + (8192.0 + 2097156.0))
-                    .contains("rdma_agent_freeflow_idle_cuts_total 0.0");
+                    .contains("rdma_agent_freeflow_idle_cuts_total 0.0")
+                    .as("rdma_cm's series from the start, zeros with the software transport")
+                    .contains("rdma_agent_freeflow_tenant_cm_channels{pid=\"" + ProcessHandle.current().pid()
+                            + "\",uid=\"0\"} 0.0")
+                    .contains("rdma_agent_freeflow_tenant_cm_ids{pid=\"" + ProcessHandle.current().pid()
+                            + "\",uid=\"0\"} 0.0")
+                    .contains("rdma_agent_freeflow_tenant_cm_queued_events{pid=\"" + ProcessHandle.current().pid()
+                            + "\",uid=\"0\"} 0.0")
+                    .contains("rdma_agent_freeflow_tenant_cm_operations_total{operation=\"reject\",pid=\""
+                            + ProcessHandle.current().pid() + "\",uid=\"0\"} 0.0")
+                    .contains("rdma_agent_freeflow_cm_connects_total 0.0", "rdma_agent_freeflow_cm_accepts_total 0.0",
+                            "rdma_agent_freeflow_cm_rejects_total 0.0", "rdma_agent_freeflow_cm_channels 0.0",
+                            "rdma_agent_freeflow_cm_errors_total{kind=\"request\"} 0.0",
+                            "rdma_agent_freeflow_cm_errors_total{kind=\"event\"} 0.0");
             @SuppressWarnings("unchecked")
             Map<String, Object> status = FreeflowStatus.of("/x/r", tmp.toString(), router, server);
             assertThat(status).containsEntry("shmFiles", 2L);
@@ -67,6 +80,12 @@ class FreeflowCollectorTest {
                     .containsEntry("refusals", Map.of("connections", 0L, "channels", 0L, "pds", 1L, "cqs", 0L, "qps", 0L,
                             "srqs", 0L, "mrs", 0L, "shm", 0L)));
             assertThat((Map<String, Object>) status.get("control")).containsEntry("maxConnectionsPerTenant", 128);
+            assertThat((Map<String, Object>) status.get("rdmaCm")).containsEntry("served", false)
+                    .containsEntry("channels", 0).containsEntry("connects", 0L).containsEntry("requestErrors", 0L);
+            assertThat((List<?>) status.get("tenants")).singleElement().satisfies(t -> assertThat(
+                    (Map<String, Object>) ((Map<String, Object>) t).get("cm")).containsEntry("channels", 0)
+                    .containsEntry("ids", 0).containsEntry("queuedEvents", 0).containsEntry("accepts", 0L)
+                    .containsEntry("errors", 0L));
         } finally {
             server.close();
             router.close();

@@ -3,8 +3,10 @@ package io.rdmanode.freeflow.internal.rdmacm;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -22,7 +24,13 @@ public final class CmChannel {
     final ArrayDeque<ByteBuffer> events = new ArrayDeque<>();
     final ArrayDeque<CmEventWaiter> waiters = new ArrayDeque<>();
     final Set<Integer> ids = new HashSet<>();
+    /** By cm_id: the address INIT_QP_ATTR gave for RTR (the kernel's route), see {@link RdmaCm#routeGidIndex}. */
+    final Map<Integer, Route> routes = new HashMap<>();
     boolean closed;
+
+    /** A connection's address as the kernel's CM resolved it: the peer's QPN and GID, the device's source GID index. */
+    record Route(int destQpn, byte[] dgid, int sgidIndex) {
+    }
 
     CmChannel(Object owner, int number, int kernelFd, int eventFd) {
         this.owner = owner;

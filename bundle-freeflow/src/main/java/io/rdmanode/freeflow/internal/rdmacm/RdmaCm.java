@@ -44,11 +44,14 @@ public final class RdmaCm implements AutoCloseable {
      */
     static final int MAX_QUEUED_EVENTS = 256;
     private static final int EAGAIN = 11;
+    private static final int IBV_QPS_RTR = 2;
+    private static final int IB_QP_AV = 1 << 7;
 
     private final Ucma ucma;
     private final IntSupplier maxChannels;
     /** By owner and the channel's number in the owner's requests. */
     private final Map<Key, CmChannel> channels = new HashMap<>();
+    private final CmCounts counts = new CmCounts();
     private final int wake;
     private final Thread thread;
     private volatile AddressMap map = AddressMap.EMPTY;
@@ -91,6 +94,15 @@ public final class RdmaCm implements AutoCloseable {
      * 8 makes it wait for bytes that never come (seen with rping). The genuine router answers its kernel fd number.
      */
     public CmChannel createChannel(Object owner) {
+        try {
+            return openChannel(owner);
+        } catch (WireException e) {
+            counts.refused(owner);
+            throw e;
+        }
+    }
+
+    private CmChannel openChannel(Object owner) {
         int cap = maxChannels.getAsInt();
         int number = 1;
         synchronized (channels) {
@@ -126,7 +138,7 @@ public final class RdmaCm implements AutoCloseable {
 
     /** CM_DESTROY_EVENT_CHANNEL (the genuine client never sends it: its destroy sends CREATE by mistake). */
     public void destroyChannel(Object owner, int number) {
-        CmChannel ch = channel(owner, number);
+        CmChannel ch = counted(owner, number);
         synchronized (channels) {
             channels.remove(new Key(owner, number));
         }
@@ -160,7 +172,18 @@ public final class RdmaCm implements AutoCloseable {
             channels.values().removeIf(c -> c != null && c.owner == owner && mine.add(c));
         }
         mine.forEach(this::close);
+        counts.forget(owner);
         return mine.size();
+    }
+
+    /** {@link #channel}, a refusal counted as the owner's error. */
+    private CmChannel counted(Object owner, int number) {
+        try {
+            return channel(owner, number);
+        } catch (WireException e) {
+            counts.refused(owner);
+            throw e;
+        }
     }
 
     CmChannel channel(Object owner, int number) {
@@ -180,6 +203,15 @@ public final class RdmaCm implements AutoCloseable {
      * checks, or the kernel's.
      */
     public ByteBuffer execute(Object owner, IntPredicate ownsQpn, int func, ByteBuffer body, int answerSize) {
+        try {
+            return replay(owner, ownsQpn, func, body, answerSize);
+        } catch (WireException e) {
+            counts.refused(owner);
+            throw e;
+        }
+    }
+
+    private ByteBuffer replay(Object owner, IntPredicate ownsQpn, int func, ByteBuffer body, int answerSize) {
         UcmaCommand cmd = UcmaCommand.of(func);
         if (cmd == null || func == Func.CM_GET_EVENT) {
             throw new WireException(Errno.EOPNOTSUPP, "function " + func + " is no UCMA command");
@@ -220,6 +252,11 @@ public final class RdmaCm implements AutoCloseable {
             }
             done(ch, target, cmd, id, buffer);
         }
+        if (cmd.kernelCmd() == UcmaCommand.CONNECT) {
+            counts.connected(owner);
+        } else if (func == Func.CM_ACCEPT) {
+            counts.accepted(owner);                     // not PROCESS_CONN_RESP: the active side's half
+        }
         ByteBuffer answer = Wire.allocate(answerSize);
         if (buffer != null && func != Func.CM_SET_OPTION) {
             answer.put(cmd.answerAt(), buffer, 0, Math.min(buffer.capacity(), answerSize - cmd.answerAt()));
@@ -247,12 +284,15 @@ public final class RdmaCm implements AutoCloseable {
     private void done(CmChannel ch, CmChannel target, UcmaCommand cmd, int id, ByteBuffer buffer) {
         switch (cmd.kernelCmd()) {
             case UcmaCommand.CREATE_ID -> ch.ids.add(buffer.getInt(0));
+            case UcmaCommand.INIT_QP_ATTR -> route(ch, id, buffer);
             case UcmaCommand.DESTROY_ID -> {
                 ch.ids.remove(id);
+                ch.routes.remove(id);
                 buffer.putInt(0, buffer.getInt(0) - ch.drop(id));
             }
             case UcmaCommand.MIGRATE_ID -> {
                 ch.ids.remove(id);
+                ch.routes.remove(id);
                 int dropped = ch.drop(id);
                 buffer.putInt(0, buffer.getInt(0) - dropped);
                 synchronized (target) {
@@ -265,11 +305,50 @@ public final class RdmaCm implements AutoCloseable {
     }
 
     /**
+     * Keeps the address of an INIT_QP_ATTR answer for RTR ({@code struct ib_uverbs_qp_attr}: qp_state at 4,
+     * dest_qp_num at 32, ah_attr at 40 with the GID at 40 and sgid_index at 60, is_global at 69): the kernel's route,
+     * whose source GID the peer's CM was told in the REQ or REP.
+     */
+    private static void route(CmChannel ch, int id, ByteBuffer attr) {
+        if (attr.getInt(4) != IBV_QPS_RTR || (attr.getInt(0) & IB_QP_AV) == 0 || attr.get(69) == 0) {
+            return;
+        }
+        byte[] dgid = new byte[16];
+        attr.get(40, dgid);
+        ch.routes.put(id, new CmChannel.Route(attr.getInt(32), dgid, Byte.toUnsignedInt(attr.get(60))));
+    }
+
+    /**
+     * The device's source GID index for a QP of {@code owner} given the address {@code destQpn}, {@code dgid},
+     * {@code sgidIndex}: the route's, when an INIT_QP_ATTR of one of owner's cm_ids answered exactly that (the client
+     * moving its QP with the CM's attributes, as librdmacm does); else -1 (the transport's configured one). The
+     * peer's CM expects the connection's packets from the route's source GID, which may not be the configured one
+     * (an IPv4 or global address rather than the link-local GID 0); a device that checks the source (rxe does, for
+     * RC and UC) would drop them.
+     */
+    public int routeGidIndex(Object owner, int destQpn, byte[] dgid, int sgidIndex) {
+        List<CmChannel> mine;
+        synchronized (channels) {
+            mine = channels.values().stream().filter(c -> c != null && c.owner == owner).toList();
+        }
+        for (CmChannel ch : mine) {
+            synchronized (ch) {
+                for (CmChannel.Route r : ch.routes.values()) {
+                    if (r.destQpn() == destQpn && r.sgidIndex() == sgidIndex && java.util.Arrays.equals(r.dgid(), dgid)) {
+                        return r.sgidIndex();
+                    }
+                }
+            }
+        }
+        return -1;
+    }
+
+    /**
      * CM_GET_EVENT: the channel's next event now (its answer), or null with {@code waiter} parked until one
      * comes. EBADF for a channel that is not the caller's.
      */
     public ByteBuffer nextEvent(Object owner, int number, CmEventWaiter waiter) {
-        CmChannel ch = channel(owner, number);
+        CmChannel ch = counted(owner, number);
         synchronized (ch) {
             if (ch.closed) {
                 throw new WireException(EBADF, "event channel " + number + " is closed");
@@ -339,6 +418,7 @@ public final class RdmaCm implements AutoCloseable {
                 if (event.getInt(12) == CONNECT_REQUEST) {
                     ch.ids.add(event.getInt(8));
                 }
+                counts.event(ch.owner, event.getInt(12));
                 CmEventWaiter w = claimWaiter(ch);
                 if (w != null) {
                     deliveries.add(Map.entry(w, answer));
@@ -364,6 +444,38 @@ public final class RdmaCm implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /**
+     * Whether {@code owner} has an event channel (its cm_ids live on them): a client holding one is in a session,
+     * whose quiet connections the control server keeps.
+     */
+    public boolean holds(Object owner) {
+        synchronized (channels) {
+            return channels.keySet().stream().anyMatch(k -> k.owner() == owner);
+        }
+    }
+
+    /** owner's event channels, cm_ids, untaken events and counts ({@link CmCounts.Client#NONE} for a stranger). */
+    public CmCounts.Client figures(Object owner) {
+        List<CmChannel> mine;
+        synchronized (channels) {
+            mine = channels.values().stream().filter(c -> c != null && c.owner == owner).toList();
+        }
+        int ids = 0;
+        int queued = 0;
+        for (CmChannel ch : mine) {                      // not under the map's lock: MIGRATE_ID takes it inside a channel's
+            synchronized (ch) {
+                ids += ch.ids.size();
+                queued += ch.events.size();
+            }
+        }
+        long[] c = counts.of(owner);
+        return new CmCounts.Client(mine.size(), ids, queued, c[0], c[1], c[2], c[3]);
+    }
+
+    public CmCounts.Totals totals() {
+        return counts.totals();
     }
 
     public int channels() {

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * total cap) and every connection waiting for a request; reads without blocking (MSG_DONTWAIT), and passes each
  * complete request to a worker, taking the connection out of the poll set until the worker hands it back.
  * Connections quiet between requests move to the {@link IdleSet}, so this poll covers the connections in use only;
- * a request stalled half-way is cut at the idle timeout, except on a completion channel's connection.
+ * a request stalled half-way is cut at the idle timeout (whatever its process holds: no client pauses inside a
+ * request, and it would sit in this poll set), except on an event channel's connection.
  */
 final class ControlLoop {
     private static final Logger LOG = LoggerFactory.getLogger(ControlLoop.class);

@@ -51,6 +51,8 @@ public final class ControlServer implements AutoCloseable {
     private final ControlLoop loop;
     private final Set<ControlConnection> open = ConcurrentHashMap.newKeySet();
     private final Map<Integer, AtomicInteger> perPid = new ConcurrentHashMap<>();
+    /** When each client process last sent a complete request, on any connection (see {@link #quietSince}). */
+    private final Map<Integer, Long> lastRequest = new ConcurrentHashMap<>();
     /**
      * Requests that make an object being executed, by client pid: a process whose first object is being made
      * here is claimed (not one whose last is being freed: it is moving on).
@@ -308,6 +310,27 @@ public final class ControlServer implements AutoCloseable {
         return p != null && p.claims(who);
     }
 
+    /**
+     * Whether who's process holds an object here. The idle timeout is for a client that connected and neither asks
+     * nor holds anything; a quiet connection of one that holds objects is part of its session (the genuine
+     * librdmacm keeps a pool of connections from its start and writes to any of them much later, without
+     * MSG_NOSIGNAL: a cut one kills it with SIGPIPE). Such a process's connections stay bounded by
+     * {@code maxConnectionsPerTenant} and close with it.
+     */
+    boolean holdsObjects(PeerCred who) {
+        return router.holdsObjects(who);
+    }
+
+    /**
+     * When the connection's process was last heard from: its last request on any connection, or this connection's
+     * own last activity if later. The idle clock is the process's: the genuine librdmacm opens its pool before its
+     * first object (rdma_create_event_channel connects, then opens the verbs devices, then creates the channel),
+     * so a pool connection is quiet while its process is busy on others.
+     */
+    long quietSince(ControlConnection cc) {
+        return Math.max(cc.lastActivityNanos, lastRequest.getOrDefault(cc.pid(), Long.MIN_VALUE));
+    }
+
     /** A connection of one of this router's tenants, passed back by the successor: it joins the loop unread. */
     void takeBack(int fd) {
         UnixConnection c;
@@ -362,6 +385,7 @@ public final class ControlServer implements AutoCloseable {
     /** A complete request read: a worker executes and answers it. */
     void dispatch(ControlConnection cc) {
         int pid = cc.pid();
+        lastRequest.put(pid, System.nanoTime());
         boolean creates = cc.request != null && Func.creates(cc.request.func());
         if (creates) {
             creating.merge(pid, 1, Integer::sum);
@@ -408,6 +432,7 @@ public final class ControlServer implements AutoCloseable {
                 AtomicInteger n = perPid.get(cc.pid());
                 if (n != null && n.decrementAndGet() <= 0) {
                     perPid.remove(cc.pid(), n);
+                    lastRequest.remove(cc.pid());
                 }
             }
             loop.wake();

@@ -243,8 +243,13 @@ final class Dispatcher {
             case Func.CREATE_QP -> router.createQp(t, CreateQpRequest.decode(b)).encode();
             case Func.MODIFY_QP -> {
                 ModifyQpRequest r = ModifyQpRequest.decode(b);
+                int routed = router.routeGidIndex(t, r);        // before the router's lock: rdma_cm has its own
                 synchronized (router) {
-                    router.transport.modify(Router.qp(t, r.handle()), r);
+                    QueuePair qp = Router.qp(t, r.handle());
+                    if ((r.attrMask() & QpTransitions.AV) != 0) {
+                        qp.routeGidIndex = routed;
+                    }
+                    router.transport.modify(qp, r);
                 }
                 yield new ModifyQpResponse(0, r.handle()).encode();
             }

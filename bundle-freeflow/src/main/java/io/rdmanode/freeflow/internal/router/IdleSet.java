@@ -3,7 +3,9 @@ package io.rdmanode.freeflow.internal.router;
 
 import io.rdmanode.posix.Posix;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -14,7 +16,9 @@ import org.slf4j.LoggerFactory;
  * poll(2) covers only the connections in use: poll costs time in the number of descriptors, and a thousand idle
  * connections in the loop's set made every other client's request several times slower. A connection that becomes
  * readable (a request, or the client closing) goes back to the loop; one idle past the timeout is closed, unless it
- * is a completion channel's connection.
+ * is an event channel's connection (GET_CQ_EVENT, CM_GET_EVENT), its process sent a request on another connection
+ * within the timeout ({@link ControlServer#quietSince}), or its process holds objects here
+ * ({@link ControlServer#holdsObjects}): then it is a session's, kept however long it is quiet.
  */
 final class IdleSet {
     private static final Logger LOG = LoggerFactory.getLogger(IdleSet.class);
@@ -84,6 +88,7 @@ final class IdleSet {
         long now = System.nanoTime();
         long timeout = s.idleTimeoutMillis() * 1_000_000L;
         List<ControlConnection> kept = new ArrayList<>(idle.size());
+        Map<Integer, Boolean> holding = new HashMap<>();     // asked once per process and turn (the router's lock)
         for (int i = 0; i < idle.size(); i++) {
             ControlConnection cc = idle.get(i);
             if (cc.closed()) {
@@ -91,7 +96,8 @@ final class IdleSet {
             }
             if (rev[1 + i] != 0) {
                 toLoop.accept(cc);
-            } else if (!cc.eventMode && now - cc.lastActivityNanos > timeout) {
+            } else if (!cc.eventMode && now - owner.quietSince(cc) > timeout
+                    && !holding.computeIfAbsent(cc.pid(), p -> owner.holdsObjects(cc.conn.peer()))) {
                 owner.idleCuts.increment();
                 LOG.debug("freeflow connection of pid {} idle for {} ms: closed", cc.pid(), s.idleTimeoutMillis());
                 owner.close(cc);

@@ -58,6 +58,12 @@ final class QueuePair {
     int rnrRetry;
     byte[] dgid = new byte[16];
     int dlid;
+    /**
+     * The device GID index of the rdma_cm route this QP's address came from (its MODIFY_QP named what the kernel's
+     * INIT_QP_ATTR answered), -1 for none: a device transport sources the address from it instead of its
+     * configured index.
+     */
+    int routeGidIndex = -1;
     /** RNR NAKs seen by the WR at the head of the SQ, and when it may be retried. */
     int rnrNaks;
     long rnrRetryAt;

@@ -6,6 +6,7 @@ import io.rdmanode.freeflow.internal.mapping.MrMappingDatagram;
 import io.rdmanode.freeflow.internal.mapping.MrMappingService;
 import io.rdmanode.freeflow.internal.mapping.ProcMaps;
 import io.rdmanode.freeflow.internal.posix.PeerCred;
+import io.rdmanode.freeflow.internal.rdmacm.CmCounts;
 import io.rdmanode.freeflow.internal.wire.AllocPdResponse;
 import io.rdmanode.freeflow.internal.wire.CreateCqRequest;
 import io.rdmanode.freeflow.internal.wire.CreateCqResponse;
@@ -69,6 +70,12 @@ public final class Router implements AutoCloseable {
 
     /** A router on {@code device} with the verbs transport, or with the software transport when it is null. */
     Router(RouterSettings settings, io.rdmanode.freeflow.internal.verbs.VerbsDevice device) {
+        this(settings, device, io.rdmanode.freeflow.internal.rdmacm.RdmaCm::open);
+    }
+
+    /** ... with rdma_cm made by {@code cm} from the channel cap, with the verbs transport (tests: a fake kernel's). */
+    Router(RouterSettings settings, io.rdmanode.freeflow.internal.verbs.VerbsDevice device,
+           java.util.function.Function<java.util.function.IntSupplier, io.rdmanode.freeflow.internal.rdmacm.RdmaCm> cm) {
         this.shm = new ShmStore(settings.shmDir(), settings.shmPrefix());
         this.limits = settings.limits();
         if (device == null) {
@@ -94,8 +101,7 @@ public final class Router implements AutoCloseable {
             LOG.info("freeflow router on device {} (verbs transport, GID index {})", device.name(),
                     settings.backend().gidIndex());
         }
-        this.cm = device == null ? null
-                : io.rdmanode.freeflow.internal.rdmacm.RdmaCm.open(() -> limits().maxChannels());
+        this.cm = device == null ? null : cm.apply(() -> limits().maxChannels());
         this.poller = new MailboxPoller(new FastPath(this), settings.poller(), this::tick);
         poller.start();
     }
@@ -110,6 +116,12 @@ public final class Router implements AutoCloseable {
         if (cm != null) {
             cm.addressMap(m);
         }
+    }
+
+    /** The rdma_cm route's source GID index for a MODIFY_QP of t's ({@link io.rdmanode.freeflow.internal.rdmacm.RdmaCm#routeGidIndex}), or -1. */
+    int routeGidIndex(Tenant t, io.rdmanode.freeflow.internal.wire.ModifyQpRequest r) {
+        return cm == null || (r.attrMask() & QpTransitions.AV) == 0 ? -1
+                : cm.routeGidIndex(t, r.destQpNum(), r.dgid(), r.sgidIndex());
     }
 
     /** Whether one of the tenant's QPs has QP number {@code qpn} (what a CONNECT or ACCEPT may name). */
@@ -202,12 +214,18 @@ public final class Router implements AutoCloseable {
         return t != null && !t.gone && t.cred.uid() == who.uid() && t.liveness.alive();
     }
 
-    /** True when who's process is a live tenant here ({@link #servesTenant}) that holds an object. */
+    /**
+     * True when who's process is a live tenant here ({@link #servesTenant}) that holds an object: what a drain
+     * claims, and what keeps its quiet connections from the idle timeout.
+     */
     synchronized boolean holdsObjects(PeerCred who) {
         return servesTenant(who) && holdsObjects(tenants.byPid(who.pid()));
     }
 
-    /** Tenants that hold an object here (a PD, CQ, QP, SRQ, MR or completion channel): what a drain waits for. */
+    /**
+     * Tenants that hold an object here (a PD, CQ, QP, SRQ, AH, MR, completion channel or rdma_cm event channel, which
+     * holds its cm_ids): what a drain waits for.
+     */
     public synchronized int tenantsHoldingObjects() {
         int n = 0;
         for (Tenant t : tenants.all()) {
@@ -218,13 +236,28 @@ public final class Router implements AutoCloseable {
         return n;
     }
 
-    private static boolean holdsObjects(Tenant t) {
-        return !t.pds.isEmpty() || !t.cqs.isEmpty() || !t.qps.isEmpty() || !t.srqs.isEmpty() || !t.mrs.isEmpty()
-                || !t.channels.isEmpty();
+    private boolean holdsObjects(Tenant t) {
+        return !t.pds.isEmpty() || !t.cqs.isEmpty() || !t.qps.isEmpty() || !t.srqs.isEmpty() || !t.ahs.isEmpty()
+                || !t.mrs.isEmpty() || !t.channels.isEmpty() || cm != null && cm.holds(t);
     }
 
     public synchronized List<TenantFigures> tenants() {
-        return tenants.figures();
+        return tenants.figures(t -> cm == null ? CmCounts.Client.NONE : cm.figures(t));
+    }
+
+    /** rdma_cm's counts since the router started; zeros with the software transport. */
+    public CmCounts.Totals cmTotals() {
+        return cm == null ? CmCounts.Totals.NONE : cm.totals();
+    }
+
+    /** rdma_cm event channels open now, every tenant's. */
+    public int cmChannels() {
+        return cm == null ? 0 : cm.channels();
+    }
+
+    /** Whether CM_* calls are served (the verbs transport: a kernel rdma_cm to replay them on). */
+    public boolean servesRdmaCm() {
+        return cm != null;
     }
 
     /** Reclaims every tenant whose process has exited. Returns how many. */

@@ -2,6 +2,7 @@
 package io.rdmanode.freeflow.internal.router;
 
 import io.rdmanode.freeflow.internal.posix.PeerCred;
+import io.rdmanode.freeflow.internal.rdmacm.CmCounts;
 import io.rdmanode.freeflow.internal.posix.Pidfd;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -9,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,7 +74,7 @@ final class TenantTable {
         return dead;
     }
 
-    List<TenantFigures> figures() {
+    List<TenantFigures> figures(Function<Tenant, CmCounts.Client> cm) {
         List<TenantFigures> out = new ArrayList<>();
         for (Tenant t : byPid.values()) {
             Map<Resource, Long> refused = new EnumMap<>(Resource.class);
@@ -81,7 +83,7 @@ final class TenantTable {
             }
             out.add(new TenantFigures(t.cred.pid(), t.cred.uid(), t.label, t.pds.size(), t.cqs.size(), t.qps.size(),
                     t.srqs.size(), t.mrs.size(), t.mrBytes, t.requests, t.errors, t.channels.size(), t.shmBytes(),
-                    refused));
+                    refused, cm.apply(t)));
         }
         return out;
     }

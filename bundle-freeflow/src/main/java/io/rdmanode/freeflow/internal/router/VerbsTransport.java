@@ -447,8 +447,9 @@ final class VerbsTransport implements Transport {
                 .putInt(ATTR_ACCESS_FLAGS, r.accessFlags());
         boolean global = nonZero(r.dgid());
         a.put(ATTR_AH_DGID, r.dgid());
-        a.put(ATTR_AH_SGID_INDEX, (byte) gidIndex).put(ATTR_AH_HOP_LIMIT, (byte) HOP_LIMIT)
-                .putShort(ATTR_AH_DLID, (short) r.dlid()).put(ATTR_AH_IS_GLOBAL, (byte) (global ? 1 : 0))
+        // The rdma_cm route's source GID for a QP it connects (the peer expects that one); else the configured one.
+        a.put(ATTR_AH_SGID_INDEX, (byte) (qp.routeGidIndex >= 0 ? qp.routeGidIndex : gidIndex))
+                .put(ATTR_AH_HOP_LIMIT, (byte) HOP_LIMIT).putShort(ATTR_AH_DLID, (short) r.dlid()).put(ATTR_AH_IS_GLOBAL, (byte) (global ? 1 : 0))
                 .put(ATTR_AH_PORT_NUM, (byte) Math.max(1, r.portNum()));
         a.put(ATTR_MAX_RD_ATOMIC, (byte) r.maxRdAtomic()).put(ATTR_MAX_DEST_RD_ATOMIC, (byte) r.maxDestRdAtomic())
                 .put(ATTR_MIN_RNR_TIMER, (byte) r.minRnrTimer()).put(ATTR_PORT_NUM, (byte) r.portNum())

@@ -10,7 +10,7 @@ import java.nio.ByteBuffer;
 public record ModifyQpRequest(int handle, int attrMask, int qpState, int curQpState, int pathMtu, long qkey,
                               long rqPsn, long sqPsn, int destQpNum, int accessFlags, byte[] dgid, int dlid,
                               int portNum, int minRnrTimer, int timeout, int retryCnt, int rnrRetry,
-                              int maxRdAtomic, int maxDestRdAtomic) {
+                              int maxRdAtomic, int maxDestRdAtomic, int sgidIndex) {
     static final Layout L = LayoutTable.struct("modify_qp_req");
 
     public static ModifyQpRequest decode(ByteBuffer b) {
@@ -22,6 +22,7 @@ public record ModifyQpRequest(int handle, int attrMask, int qpState, int curQpSt
                 Wire.i32(b, L.off("dest_qp_num")), Wire.i32(b, L.off("qp_access_flags")), dgid,
                 Wire.u16(b, L.off("dlid")), Wire.u8(b, L.off("port_num")), Wire.u8(b, L.off("min_rnr_timer")),
                 Wire.u8(b, L.off("timeout")), Wire.u8(b, L.off("retry_cnt")), Wire.u8(b, L.off("rnr_retry")),
-                Wire.u8(b, L.off("max_rd_atomic")), Wire.u8(b, L.off("max_dest_rd_atomic")));
+                Wire.u8(b, L.off("max_rd_atomic")), Wire.u8(b, L.off("max_dest_rd_atomic")),
+                Wire.u8(b, L.off("sgid_index")));
     }
 }

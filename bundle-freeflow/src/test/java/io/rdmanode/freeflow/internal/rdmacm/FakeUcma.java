@@ -32,6 +32,8 @@ final class FakeUcma implements Ucma {
     /** (fd, command) to an errno, or null for the default answer. */
     BiFunction<Integer, ByteBuffer, Integer> answer = (fd, c) -> null;
     int eventsReported = 3;
+    /** INIT_QP_ATTR's answer ({@code struct ib_uverbs_qp_attr}), zeros when null. */
+    byte[] qpAttr;
     private int nextFd = 100;
     private int nextId = 1;
 
@@ -53,6 +55,11 @@ final class FakeUcma implements Ucma {
         switch (command.getInt(0)) {
             case UcmaCommand.CREATE_ID -> buffer.putInt(0, nextId++);
             case UcmaCommand.DESTROY_ID -> buffer.putInt(0, eventsReported);
+            case UcmaCommand.INIT_QP_ATTR -> {
+                if (qpAttr != null) {
+                    buffer.put(0, qpAttr);
+                }
+            }
             case UcmaCommand.GET_EVENT -> {
                 ArrayDeque<byte[]> q = kernelEvents.get(fd);
                 if (q == null || q.isEmpty()) {

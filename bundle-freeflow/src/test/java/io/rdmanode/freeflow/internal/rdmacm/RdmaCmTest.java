@@ -65,6 +65,43 @@ class RdmaCmTest {
     }
 
     @Test
+    void a_client_holds_objects_while_it_has_an_event_channel() {
+        assertThat(cm.holds(alice)).isFalse();
+        CmChannel a = cm.createChannel(alice);
+        assertThat(cm.holds(alice)).as("what keeps its quiet connections from the idle timeout").isTrue();
+        assertThat(cm.holds(mallory)).isFalse();
+        cm.destroyChannel(alice, a.number());
+        assertThat(cm.holds(alice)).isFalse();
+        cm.createChannel(alice);
+        cm.reclaim(alice);
+        assertThat(cm.holds(alice)).isFalse();
+    }
+
+    @Test
+    void a_clients_figures_count_its_ids_untaken_events_connects_accepts_rejects_and_errors() {
+        assertThat(cm.figures(alice)).isEqualTo(CmCounts.Client.NONE);
+        CmChannel a = cm.createChannel(alice);
+        int id = createId(alice, a);
+        ByteBuffer connect = body(Func.CM_CONNECT, a.number()).putInt(12, 0x1234).putInt(284, id);
+        assertThat(errno(() -> cm.execute(alice, q -> false, Func.CM_CONNECT, connect, 4))).isEqualTo(Errno.EACCES);
+        cm.execute(alice, q -> q == 0x1234, Func.CM_CONNECT, connect, 4);
+        kernel.event(a.kernelFd, 0x99, id, CmCounts.REJECTED);
+        kernel.event(a.kernelFd, 0x99, id, CmCounts.UNREACHABLE);
+        kernel.event(a.kernelFd, 0x99, 42, RdmaCm.CONNECT_REQUEST);
+        cm.drain(a);
+        call(alice, Func.CM_ACCEPT, body(Func.CM_ACCEPT, a.number()).putInt(296, 42));
+        assertThat(errno(() -> cm.nextEvent(alice, 77, null))).isEqualTo(RdmaCm.EBADF);
+
+        assertThat(cm.figures(alice)).as("ids: its own and the request's; 3 events fetched, none taken")
+                .isEqualTo(new CmCounts.Client(1, 2, 3, 1, 1, 1, 3));
+        assertThat(cm.figures(mallory)).isEqualTo(CmCounts.Client.NONE);
+        assertThat(cm.totals()).isEqualTo(new CmCounts.Totals(1, 1, 1, 2, 1));
+        cm.reclaim(alice);
+        assertThat(cm.figures(alice)).as("a client's figures end with it").isEqualTo(CmCounts.Client.NONE);
+        assertThat(cm.totals()).as("the router's stay").isEqualTo(new CmCounts.Totals(1, 1, 1, 2, 1));
+    }
+
+    @Test
     void another_tenants_channel_is_refused_and_the_kernel_sees_nothing() {
         CmChannel a = cm.createChannel(alice);
         int id = createId(alice, a);

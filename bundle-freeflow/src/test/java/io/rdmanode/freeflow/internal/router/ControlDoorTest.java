@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -191,19 +192,108 @@ class ControlDoorTest {
     }
 
     @Test
-    void idle_connections_are_cut_after_the_timeout_but_a_waiting_event_connection_is_not() throws Exception {
+    void idle_connections_of_a_client_holding_nothing_are_cut_but_a_waiting_event_connection_is_not() throws Exception {
         fx = new RouterFixture(Limits.defaults(), new ControlSettings(2, 4096, 128, 300, 5_000));
         FfClient c = fx.client();
         int fd = c.createCompChannel();
         SocketChannel events = c.open();
         held.add(events);
         c.sendGetCqEvent(events, fd);
-        SocketChannel idle = c.open();
-        held.add(idle);
-        await().atMost(Duration.ofSeconds(10)).until(() -> fx.server.idleCuts() == 1);
-        assertThat(idle.read(ByteBuffer.allocate(1))).as("cut: end of stream").isEqualTo(-1);
-        assertThat(fx.server.openConnections()).isEqualTo(1);
+        Process idle = child("idle", fx.server.socket().toString(), "2");
+        assertThat(firstLine(idle)).isEqualTo("ready 2");
+        await().atMost(Duration.ofSeconds(10)).until(() -> fx.server.idleCuts() == 2);
+        assertThat(fx.server.connectionsByPid()).as("the child's two cut, the waiting one kept")
+                .doesNotContainKey((int) idle.pid()).containsEntry((int) ProcessHandle.current().pid(), 1);
         assertThat(fx.server.parkedEvents()).isEqualTo(1);
+    }
+
+    /**
+     * The genuine librdmacm keeps a pool of connections from its start and writes its next call on any of them,
+     * however long its application paused: a quiet connection of a process holding objects is part of its session
+     * (cut, the client would die of SIGPIPE). Once the process holds nothing, the timeout applies again.
+     */
+    @Test
+    void a_quiet_connection_of_a_client_holding_objects_is_kept_and_answers_until_it_holds_nothing() throws Exception {
+        fx = new RouterFixture(Limits.defaults(), new ControlSettings(2, 4096, 128, 300, 5_000));
+        FfClient c = fx.client();
+        int pd = c.allocPd();
+        SocketChannel pooled = c.open();
+        held.add(pooled);
+        // Opened after ours: once the child's connections are cut, ours has been quiet longer than the timeout.
+        Process idle = child("idle", fx.server.socket().toString(), "1");
+        assertThat(firstLine(idle)).isEqualTo("ready 1");
+        await().atMost(Duration.ofSeconds(10)).until(() -> fx.server.idleCuts() == 1);
+        assertThat(fx.server.connectionsByPid()).doesNotContainKey((int) idle.pid());
+        int second = callOn(pooled, FfClient.ALLOC_PD, FfClient.buf(0), 4).getInt(0);
+        assertThat(second).as("ALLOC_PD on the quiet pooled connection").isPositive();
+        assertThat(callOn(pooled, FfClient.DEALLOC_PD, FfClient.buf(4).putInt(0, second), 4).getInt(0)).isZero();
+        assertThat(fx.server.idleCuts()).isEqualTo(1);
+
+        assertThat(c.ret(FfClient.DEALLOC_PD, pd)).as("its last object freed").isZero();
+        await().atMost(Duration.ofSeconds(10)).until(() -> fx.server.idleCuts() == 2);
+        assertThat(pooled.read(ByteBuffer.allocate(1))).as("cut: end of stream").isEqualTo(-1);
+    }
+
+    /**
+     * The genuine librdmacm connects its pool, then opens the verbs devices (requests on other connections), and
+     * only then creates its first object: a pooled connection is quiet while its process is busy. The idle clock is
+     * the process's: its connections stay while it keeps asking, and are cut once it has been quiet as long.
+     */
+    @Test
+    void a_quiet_connection_stays_while_its_process_asks_on_others_and_goes_when_it_stops() throws Exception {
+        fx = new RouterFixture(Limits.defaults(), new ControlSettings(2, 4096, 128, 2_000, 5_000));
+        FfClient c = fx.client();
+        SocketChannel pooled = c.open();
+        held.add(pooled);
+        // Busy, holding nothing: a request every few milliseconds on fresh connections, far within the timeout.
+        AtomicBoolean asking = new AtomicBoolean(true);
+        Thread asker = new Thread(() -> {
+            ByteBuffer port = FfClient.buf(1).put(0, (byte) 1);
+            while (asking.get()) {
+                try {
+                    c.call(FfClient.QUERY_PORT, port, 48);
+                    Thread.sleep(5);
+                } catch (IOException | InterruptedException e) {
+                    return;
+                }
+            }
+        }, "asker");
+        asker.start();
+        Process idle = child("idle", fx.server.socket().toString(), "1");
+        assertThat(firstLine(idle)).isEqualTo("ready 1");
+        try {
+            await().atMost(Duration.ofSeconds(30)).until(() -> fx.server.idleCuts() >= 1);
+        } finally {
+            asking.set(false);
+            asker.join();
+        }
+        assertThat(fx.server.idleCuts()).as("the child's only").isEqualTo(1);
+        assertThat(fx.server.connectionsByPid()).doesNotContainKey((int) idle.pid());
+        ByteBuffer port = FfClient.buf(1).put(0, (byte) 1);
+        assertThat(callOn(pooled, FfClient.QUERY_PORT, port, 48).getInt(0)).as("port state on the pooled connection")
+                .isPositive();
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> fx.server.idleCuts() == 2);
+        assertThat(pooled.read(ByteBuffer.allocate(1))).as("quiet and holding nothing: cut").isEqualTo(-1);
+    }
+
+    /** One request on a connection kept open, the way the genuine librdmacm uses its pooled ones. */
+    static ByteBuffer callOn(SocketChannel ch, int func, ByteBuffer body, int rspSize) throws IOException {
+        ByteBuffer h = FfClient.buf(12).putInt(0, 7).putInt(4, func).putInt(8, body.capacity());
+        while (h.hasRemaining()) {
+            ch.write(h);
+        }
+        body.clear();
+        while (body.hasRemaining()) {
+            ch.write(body);
+        }
+        ByteBuffer r = FfClient.buf(rspSize);
+        while (r.hasRemaining()) {
+            if (ch.read(r) < 0) {
+                throw new IOException("router closed after " + r.position() + " of " + rspSize + " bytes");
+            }
+        }
+        return r.clear();
     }
 
     @Test

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
  * on each, RC QPs connected by QPN and GID, 64 KiB SEND/RECV one way, 64 KiB RDMA WRITE the other, 4 KiB
  * WRITE_WITH_IMM and a 64 KiB RDMA READ (remote addresses translated through the routers' MR mapping), SENDs into
  * an SRQ shared by two QPs, a UC SEND and WRITE, a UD SEND through an AH, bytes compared, and the devices' hw_counters read before and
- * after: the packets went through rxe0 and rxe1, not through a copy in the router; then a router B in a JVM of its
+ * after: the packets went through rxe0 and rxe1, not through a copy in the router; then an rdma_cm connection
+ * between two clients through the routers' address maps ({@link CmVmProbe}); then a router B in a JVM of its
  * own is SIGKILLed under client A's SENDs (issue 25's failure case). Runs only when asked (CI set or
  * {@code -Drdma.testbed.vm=true}); skips, saying why, without the testbed or qemu.
  */
@@ -103,6 +104,56 @@ class FreeflowVerbsSoftRoceIT {
     }
 
     /**
+     * rdma_cm through both routers, from the same probe run ({@link CmVmProbe}): A listens on the overlay address,
+     * B resolves and connects through {@code freeflow.addressMap}, the kernel's CM connects the devices' QPs, both
+     * clients stay quiet past the routers' idle timeout holding their objects, then a SEND and an RDMA WRITE cross
+     * the devices, B disconnects, and nothing is left on the devices or in the routers.
+     */
+    @Test
+    void rdma_cm_connects_two_clients_through_the_address_map_and_their_qps_move_data_through_the_devices()
+            throws Exception {
+        Map<String, String> out = probeOutput();
+
+        assertThat(out).doesNotContainKey("failure");
+        assertThat(out).containsEntry("cm.b.addr", "0 status=0").containsEntry("cm.b.route", "2 status=0");
+        assertThat(out).as("the request carries B's private data and QPN").containsEntry("cm.a.request", "4 status=0")
+                .containsEntry("cm.a.request.private", "from B").containsEntry("cm.a.request.qpn.is.b", "true");
+        assertThat(out).as("the response carries A's rkey and address and QPN")
+                .containsEntry("cm.b.response", "5 status=0").containsEntry("cm.b.response.private.ok", "true")
+                .containsEntry("cm.b.response.qpn.is.a", "true");
+        assertThat(out).containsEntry("cm.a.established", "9 status=0").containsEntry("cm.established", "true");
+        assertThat(out).as("quiet past the idle timeout, holding objects: no connection cut")
+                .containsEntry("cm.idle.cuts", "0");
+        assertThat(out).containsEntry("cm.send.ok", "true").containsEntry("cm.send.bytes.equal", "true")
+                .containsEntry("cm.write.ok", "true").containsEntry("cm.write.bytes.equal", "true");
+        assertThat(out).as("A: the listener's channel with two ids (the listener's, the request's); B: one")
+                .containsEntry("cm.figures.a", "Client[channels=1, ids=2, queuedEvents=0, connects=0, accepts=1,"
+                        + " rejects=0, errors=0]")
+                .containsEntry("cm.figures.b", "Client[channels=1, ids=1, queuedEvents=0, connects=1, accepts=0,"
+                        + " rejects=0, errors=0]")
+                .containsEntry("cm.totals.a", "Totals[connects=0, accepts=1, rejects=0, requestErrors=0, errorEvents=0]")
+                .containsEntry("cm.totals.b", "Totals[connects=1, accepts=0, rejects=0, requestErrors=0, errorEvents=0]");
+        assertThat(out).containsEntry("cm.a.disconnected", "10 status=0").containsEntry("cm.b.disconnected", "10 status=0")
+                .containsEntry("cm.destroyed", "true");
+        assertThat(out).as("no object, channel or cm_id left in the routers or on the devices: "
+                        + out.get("cm.rxe0.before") + " / " + out.get("cm.rxe0.after"))
+                .containsEntry("cm.router.objects", "0").containsEntry("cm.router.channels", "0")
+                .containsEntry("cm.resources.restored", "true");
+        long sent0 = delta(out, "cm.", "rxe0.sent_pkts");
+        long rcvd0 = delta(out, "cm.", "rxe0.rcvd_pkts");
+        long sent1 = delta(out, "cm.", "rxe1.sent_pkts");
+        long rcvd1 = delta(out, "cm.", "rxe1.rcvd_pkts");
+        System.out.printf("FreeflowVerbsSoftRoceIT rdma_cm: rxe0 sent %d rcvd %d packets, rxe1 sent %d rcvd %d%n",
+                sent0, rcvd0, sent1, rcvd1);
+        // 4 KiB at a 1024-byte MTU is 4 packets: A's SEND and B's WRITE, besides the CM's own MADs (REQ, REP, RTU,
+        // DREQ, DREP) and the acknowledgements.
+        assertThat(sent0).as("rxe0: SEND 4 + REP + DREP").isGreaterThanOrEqualTo(6);
+        assertThat(sent1).as("rxe1: WRITE 4 + REQ + RTU + DREQ").isGreaterThanOrEqualTo(7);
+        assertThat(rcvd0).isGreaterThanOrEqualTo(7);
+        assertThat(rcvd1).isGreaterThanOrEqualTo(6);
+    }
+
+    /**
      * Issue 25's failure case, from the same probe run: router B (with client B) in a JVM of its own, SIGKILLed while
      * client A streams SENDs to it; see {@link VerbsVmProbe#peerLoss}.
      */
@@ -144,7 +195,11 @@ class FreeflowVerbsSoftRoceIT {
     }
 
     private static long delta(Map<String, String> out, String counter) {
-        return Long.parseLong(out.get("after." + counter)) - Long.parseLong(out.get("before." + counter));
+        return delta(out, "", counter);
+    }
+
+    private static long delta(Map<String, String> out, String prefix, String counter) {
+        return Long.parseLong(out.get(prefix + "after." + counter)) - Long.parseLong(out.get(prefix + "before." + counter));
     }
 
     private static Map<String, String> runProbeInTheVm() throws IOException, InterruptedException {

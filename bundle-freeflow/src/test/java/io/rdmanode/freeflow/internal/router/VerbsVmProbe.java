@@ -55,6 +55,7 @@ public final class VerbsVmProbe {
         }
         try {
             run();
+            CmVmProbe.run();
             peerLoss();
             System.out.println("done=true");
         } catch (Throwable t) {
