@@ -15,6 +15,8 @@
  * <p>1.4: {@link io.rdmanode.agent.Handover} (listening sockets and the state directory passed to a successor) is new.
  * <p>1.5: {@code Handover.writer()} (whether this process is the state directory's one writer now) and
  * {@code Handover.tookOver()} (whether it took over from a predecessor) are new.
+ * <p>1.6: {@link io.rdmanode.agent.StartupBarrier} (start-up work the launcher lets settle before it starts the
+ * bundles not needed to serve kubelet) is new.
  *
  * <p>In the distribution the system bundle exports this package (the jar is on the launcher's class path), so
  * the launcher and the bundles share one copy of every class here.
@@ -22,7 +24,7 @@
  * @since 1.0
  */
 @Export
-@Version("1.5.0")
+@Version("1.6.0")
 package io.rdmanode.agent;
 
 import org.osgi.annotation.bundle.Export;

@@ -58,6 +58,8 @@ final class BundleDirectory {
     private final List<Path> extras;
     /** The digest of the build installed from each jar. */
     private final Map<Path, String> installed = new HashMap<>();
+    /** Runs between the bundles that serve kubelet and the {@link #AFTER_KUBELET} ones of one start. */
+    private volatile Runnable beforeTheRest = () -> { };
     /** The digest of a build that was refused or failed, so the same bytes are not tried (and logged) again. */
     private final Map<Path, String> refused = new HashMap<>();
 
@@ -88,6 +90,15 @@ final class BundleDirectory {
 
     Path dir() {
         return dir;
+    }
+
+    /**
+     * What runs once a sync has started the bundles that serve kubelet and before it starts the first
+     * {@link #AFTER_KUBELET} one (only in a sync that starts both kinds): the launcher lets the pools' first
+     * registration settle there ({@link io.rdmanode.agent.StartupBarrier}).
+     */
+    void beforeTheRest(Runnable action) {
+        this.beforeTheRest = action;
     }
 
     /** Brings the framework in line with the directory. Called from one thread at a time. */
@@ -352,7 +363,8 @@ final class BundleDirectory {
      * Agent bundles (by {@code Agent-Bundle} name) started after the others: none of them is needed to serve
      * kubelet, and a crashed agent's pods cannot be admitted until its pools are registered again (issue 27), so
      * the discovery, the device-plugin layer, the kubelet host and the pools start first. The HTTP endpoint
-     * (health, metrics), the CNI socket and the Freeflow router follow, a few hundred milliseconds later.
+     * (health, metrics), the CNI socket and the Freeflow router follow once the pools' first registration has
+     * settled ({@link #beforeTheRest}), so that it does not share the two cores with their start.
      */
     static final Set<String> AFTER_KUBELET = Set.of("health", "metrics", "cni", "freeflow", "dra");
 
@@ -365,7 +377,14 @@ final class BundleDirectory {
     }
 
     private void start(List<Bundle> bundles, Changes changes) {
+        boolean kubeletPathStarted = false;
         for (Bundle bundle : startOrder(bundles)) {
+            boolean after = AFTER_KUBELET.contains(String.valueOf(bundle.getHeaders().get(AGENT_BUNDLE_HEADER)));
+            if (after && kubeletPathStarted) {
+                kubeletPathStarted = false;
+                beforeTheRest.run();
+            }
+            kubeletPathStarted |= !after;
             try {
                 bundle.start();
             } catch (BundleException | RuntimeException e) {

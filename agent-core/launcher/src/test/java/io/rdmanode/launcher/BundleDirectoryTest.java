@@ -108,6 +108,31 @@ class BundleDirectoryTest {
         assertThat(started).containsExactly("test.kubelet", "test.pools", "test.cni", "test.health", "test.freeflow");
     }
 
+    /**
+     * Between the two groups the launcher lets the pools' first registration settle: the hook runs once, after
+     * every bundle that serves kubelet started and before the first of the rest.
+     */
+    @Test
+    void theRestStartsAfterTheHookBetweenTheGroups() throws Exception {
+        writeBundle("a-cni.jar", "test.cni", "cni", "1");
+        writeBundle("c-kubelet.jar", "test.kubelet", "kubelet", "1");
+        writeBundle("d-health.jar", "test.health", "health", "1");
+        List<String> events = new CopyOnWriteArrayList<>();
+        felix.getBundleContext().addBundleListener((SynchronousBundleListener) event -> {
+            if (event.getType() == BundleEvent.STARTED) {
+                events.add(event.getBundle().getSymbolicName());
+            }
+        });
+        BundleDirectory directory = new BundleDirectory(bundles, felix.getBundleContext(), Set.of());
+        directory.beforeTheRest(() -> events.add("hook"));
+
+        directory.sync();
+        writeBundle("d-health.jar", "test.health", "health", "2");                // the rest alone: no hook
+        directory.sync();
+
+        assertThat(events).containsExactly("test.kubelet", "hook", "test.cni", "test.health", "test.health");
+    }
+
     @Test
     void replacedJarIsUpdatedInPlaceAndOthersAreUntouched() throws Exception {
         writeBundle("a.jar", "test.a", "alpha", "1");
