@@ -368,11 +368,22 @@ final class BundleDirectory {
      */
     static final Set<String> AFTER_KUBELET = Set.of("health", "metrics", "cni", "freeflow", "dra");
 
-    /** {@code bundles} in the order they start: directory order, the {@link #AFTER_KUBELET} ones last. */
+    /**
+     * Agent bundles started before all others: the native layer binds libc on a thread of its own when it starts,
+     * which then overlaps the rest of the kubelet path instead of holding up the first component that needs it.
+     */
+    static final Set<String> FIRST = Set.of("posix");
+
+    /**
+     * {@code bundles} in the order they start: directory order, the {@link #FIRST} ones first and the
+     * {@link #AFTER_KUBELET} ones last.
+     */
     static List<Bundle> startOrder(List<Bundle> bundles) {
         List<Bundle> ordered = new ArrayList<>(bundles);
-        ordered.sort(java.util.Comparator.comparing(
-                b -> AFTER_KUBELET.contains(String.valueOf(b.getHeaders().get(AGENT_BUNDLE_HEADER)))));
+        ordered.sort(java.util.Comparator.comparingInt(b -> {
+            String name = String.valueOf(b.getHeaders().get(AGENT_BUNDLE_HEADER));
+            return FIRST.contains(name) ? 0 : AFTER_KUBELET.contains(name) ? 2 : 1;
+        }));
         return ordered;
     }
 

@@ -88,7 +88,10 @@ class BundleDirectoryTest {
         assertThat(OptionalBundles.selected(optional, bundles, Set.of("dra"))).isEmpty();
     }
 
-    /** The crash window (issue 27): what serves kubelet starts first, the HTTP endpoint, CNI and Freeflow after. */
+    /**
+     * The crash window (issue 27): what serves kubelet starts first (the native layer, which binds libc in the
+     * background, before all), the HTTP endpoint, CNI and Freeflow after.
+     */
     @Test
     void bundlesThatDoNotServeKubeletStartLast() throws Exception {
         writeBundle("a-cni.jar", "test.cni", "cni", "1");
@@ -96,6 +99,7 @@ class BundleDirectoryTest {
         writeBundle("c-kubelet.jar", "test.kubelet", "kubelet", "1");
         writeBundle("d-freeflow.jar", "test.freeflow", "freeflow", "1");
         writeBundle("e-pools.jar", "test.pools", "deviceplugin-shared", "1");
+        writeBundle("f-posix.jar", "test.posix", "posix", "1");
         List<String> started = new java.util.concurrent.CopyOnWriteArrayList<>();
         felix.getBundleContext().addBundleListener((SynchronousBundleListener) event -> {
             if (event.getType() == org.osgi.framework.BundleEvent.STARTED) {
@@ -105,7 +109,8 @@ class BundleDirectoryTest {
 
         new BundleDirectory(bundles, felix.getBundleContext(), Set.of()).sync();
 
-        assertThat(started).containsExactly("test.kubelet", "test.pools", "test.cni", "test.health", "test.freeflow");
+        assertThat(started).containsExactly("test.posix", "test.kubelet", "test.pools", "test.cni", "test.health",
+                "test.freeflow");
     }
 
     /**
