@@ -42,13 +42,15 @@ public final class CdsTraining {
         Path log = Path.of(args[1]).toAbsolutePath();
         // Socket paths must fit sun_path: a short directory, not the build's target/.
         Path dir = Files.createTempDirectory(Path.of("/tmp"), "cds-training");
+        int code;
         try {
-            System.exit(train(dist, log, dir));
+            code = train(dist, log, dir);
         } finally {
             try (Stream<Path> all = Files.walk(dir)) {
                 all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
+        System.exit(code);                                     // after the clean-up: exit skips finally blocks
     }
 
     private static int train(Path dist, Path log, Path dir) throws IOException, InterruptedException {
