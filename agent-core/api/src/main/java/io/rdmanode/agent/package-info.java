@@ -16,7 +16,9 @@
  * <p>1.5: {@code Handover.writer()} (whether this process is the state directory's one writer now) and
  * {@code Handover.tookOver()} (whether it took over from a predecessor) are new.
  * <p>1.6: {@link io.rdmanode.agent.RdmaDeviceChooser} (an RDMA device chosen by the pools' selectors, offered by
- * the device-plugin layer to components that must not wire to its packages) is new.
+ * the device-plugin layer to components that must not wire to its packages) and
+ * {@link io.rdmanode.agent.StartupBarrier} (start-up work the launcher lets settle before it starts the bundles
+ * not needed to serve kubelet) are new.
  *
  * <p>In the distribution the system bundle exports this package (the jar is on the launcher's class path), so
  * the launcher and the bundles share one copy of every class here.

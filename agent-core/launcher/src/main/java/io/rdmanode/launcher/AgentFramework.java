@@ -4,6 +4,7 @@ package io.rdmanode.launcher;
 import io.rdmanode.agent.AgentProperties;
 import io.rdmanode.agent.Handover;
 import io.rdmanode.agent.LoggingControl;
+import io.rdmanode.agent.StartupBarrier;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.felix.framework.Felix;
+import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleException;
 import org.osgi.framework.Constants;
 import org.osgi.framework.FrameworkEvent;
@@ -35,6 +37,9 @@ final class AgentFramework implements AutoCloseable {
     static final String AGENT_API_VERSION = "1.6.0";
     /** typesafe-config on the class path; the platform API's {@code Hocon} names its types. */
     static final String TYPESAFE_CONFIG_VERSION = "1.4.9";
+
+    /** The most the bundles not needed to serve kubelet wait for its first registrations ({@link StartupBarrier}). */
+    static final Duration BARRIER_BOUND = Duration.ofSeconds(1);
 
     private final Felix felix;
     private final Path bundlesDir;
@@ -104,6 +109,7 @@ final class AgentFramework implements AutoCloseable {
         felix.start();
         LiveLogging.register(felix.getBundleContext(), logLevel, logFormat);
         startupGate = LauncherStartupGate.register(felix.getBundleContext(), configFile, exit);
+        directory.beforeTheRest(this::awaitStartupBarriers);
         BundleDirectory.Changes changes = directory.sync();
         // /readyz is served from the moment the health bundle starts; it answers 200 only after this, when
         // every enabled bundle has been started (and so its components are known to SCR).
@@ -113,6 +119,38 @@ final class AgentFramework implements AutoCloseable {
         watcher.start();
         LOG.info("framework started bundles={} failed={}", changes.installed().size(), changes.failed());
         return changes;
+    }
+
+    /**
+     * Lets the kubelet bundle's first registrations settle ({@link StartupBarrier}) before the bundles that do not
+     * serve kubelet start, bounded by {@link #BARRIER_BOUND} in all: a Register normally answers within
+     * milliseconds, and a kubelet that hangs must not hold the HTTP endpoint back for its whole timeout.
+     */
+    private void awaitStartupBarriers() {
+        long started = System.nanoTime();
+        long deadline = started + BARRIER_BOUND.toNanos();
+        BundleContext context = felix.getBundleContext();
+        try {
+            for (ServiceReference<StartupBarrier> ref : context.getServiceReferences(StartupBarrier.class, null)) {
+                StartupBarrier barrier = context.getService(ref);
+                if (barrier == null) {
+                    continue;
+                }
+                try {
+                    if (!barrier.awaitSettled(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
+                        LOG.info("start-up barrier of bundle={} not settled within {} ms; starting the rest",
+                                ref.getBundle().getSymbolicName(), BARRIER_BOUND.toMillis());
+                    }
+                } finally {
+                    context.ungetService(ref);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (org.osgi.framework.InvalidSyntaxException | RuntimeException e) {
+            LOG.warn("cannot ask the start-up barriers: {}", e.toString());
+        }
+        LOG.debug("start-up barriers settled in {} ms", (System.nanoTime() - started) / 1_000_000);
     }
 
     /** The agent was ready once: a resource a component cannot get no longer stops it ({@link LauncherStartupGate}). */

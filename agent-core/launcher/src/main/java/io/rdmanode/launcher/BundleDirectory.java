@@ -58,6 +58,8 @@ final class BundleDirectory {
     private final List<Path> extras;
     /** The digest of the build installed from each jar. */
     private final Map<Path, String> installed = new HashMap<>();
+    /** Runs between the bundles that serve kubelet and the {@link #AFTER_KUBELET} ones of one start. */
+    private volatile Runnable beforeTheRest = () -> { };
     /** The digest of a build that was refused or failed, so the same bytes are not tried (and logged) again. */
     private final Map<Path, String> refused = new HashMap<>();
 
@@ -88,6 +90,15 @@ final class BundleDirectory {
 
     Path dir() {
         return dir;
+    }
+
+    /**
+     * What runs once a sync has started the bundles that serve kubelet and before it starts the first
+     * {@link #AFTER_KUBELET} one (only in a sync that starts both kinds): the launcher lets the pools' first
+     * registration settle there ({@link io.rdmanode.agent.StartupBarrier}).
+     */
+    void beforeTheRest(Runnable action) {
+        this.beforeTheRest = action;
     }
 
     /** Brings the framework in line with the directory. Called from one thread at a time. */
@@ -352,20 +363,39 @@ final class BundleDirectory {
      * Agent bundles (by {@code Agent-Bundle} name) started after the others: none of them is needed to serve
      * kubelet, and a crashed agent's pods cannot be admitted until its pools are registered again (issue 27), so
      * the discovery, the device-plugin layer, the kubelet host and the pools start first. The HTTP endpoint
-     * (health, metrics), the CNI socket and the Freeflow router follow, a few hundred milliseconds later.
+     * (health, metrics), the CNI socket and the Freeflow router follow once the pools' first registration has
+     * settled ({@link #beforeTheRest}), so that it does not share the two cores with their start.
      */
     static final Set<String> AFTER_KUBELET = Set.of("health", "metrics", "cni", "freeflow", "dra");
 
-    /** {@code bundles} in the order they start: directory order, the {@link #AFTER_KUBELET} ones last. */
+    /**
+     * Agent bundles started before all others: the native layer binds libc on a thread of its own when it starts,
+     * which then overlaps the rest of the kubelet path instead of holding up the first component that needs it.
+     */
+    static final Set<String> FIRST = Set.of("posix");
+
+    /**
+     * {@code bundles} in the order they start: directory order, the {@link #FIRST} ones first and the
+     * {@link #AFTER_KUBELET} ones last.
+     */
     static List<Bundle> startOrder(List<Bundle> bundles) {
         List<Bundle> ordered = new ArrayList<>(bundles);
-        ordered.sort(java.util.Comparator.comparing(
-                b -> AFTER_KUBELET.contains(String.valueOf(b.getHeaders().get(AGENT_BUNDLE_HEADER)))));
+        ordered.sort(java.util.Comparator.comparingInt(b -> {
+            String name = String.valueOf(b.getHeaders().get(AGENT_BUNDLE_HEADER));
+            return FIRST.contains(name) ? 0 : AFTER_KUBELET.contains(name) ? 2 : 1;
+        }));
         return ordered;
     }
 
     private void start(List<Bundle> bundles, Changes changes) {
+        boolean kubeletPathStarted = false;
         for (Bundle bundle : startOrder(bundles)) {
+            boolean after = AFTER_KUBELET.contains(String.valueOf(bundle.getHeaders().get(AGENT_BUNDLE_HEADER)));
+            if (after && kubeletPathStarted) {
+                kubeletPathStarted = false;
+                beforeTheRest.run();
+            }
+            kubeletPathStarted |= !after;
             try {
                 bundle.start();
             } catch (BundleException | RuntimeException e) {

@@ -88,7 +88,10 @@ class BundleDirectoryTest {
         assertThat(OptionalBundles.selected(optional, bundles, Set.of("dra"))).isEmpty();
     }
 
-    /** The crash window (issue 27): what serves kubelet starts first, the HTTP endpoint, CNI and Freeflow after. */
+    /**
+     * The crash window (issue 27): what serves kubelet starts first (the native layer, which binds libc in the
+     * background, before all), the HTTP endpoint, CNI and Freeflow after.
+     */
     @Test
     void bundlesThatDoNotServeKubeletStartLast() throws Exception {
         writeBundle("a-cni.jar", "test.cni", "cni", "1");
@@ -96,6 +99,7 @@ class BundleDirectoryTest {
         writeBundle("c-kubelet.jar", "test.kubelet", "kubelet", "1");
         writeBundle("d-freeflow.jar", "test.freeflow", "freeflow", "1");
         writeBundle("e-pools.jar", "test.pools", "deviceplugin-shared", "1");
+        writeBundle("f-posix.jar", "test.posix", "posix", "1");
         List<String> started = new java.util.concurrent.CopyOnWriteArrayList<>();
         felix.getBundleContext().addBundleListener((SynchronousBundleListener) event -> {
             if (event.getType() == org.osgi.framework.BundleEvent.STARTED) {
@@ -105,7 +109,33 @@ class BundleDirectoryTest {
 
         new BundleDirectory(bundles, felix.getBundleContext(), Set.of()).sync();
 
-        assertThat(started).containsExactly("test.kubelet", "test.pools", "test.cni", "test.health", "test.freeflow");
+        assertThat(started).containsExactly("test.posix", "test.kubelet", "test.pools", "test.cni", "test.health",
+                "test.freeflow");
+    }
+
+    /**
+     * Between the two groups the launcher lets the pools' first registration settle: the hook runs once, after
+     * every bundle that serves kubelet started and before the first of the rest.
+     */
+    @Test
+    void theRestStartsAfterTheHookBetweenTheGroups() throws Exception {
+        writeBundle("a-cni.jar", "test.cni", "cni", "1");
+        writeBundle("c-kubelet.jar", "test.kubelet", "kubelet", "1");
+        writeBundle("d-health.jar", "test.health", "health", "1");
+        List<String> events = new CopyOnWriteArrayList<>();
+        felix.getBundleContext().addBundleListener((SynchronousBundleListener) event -> {
+            if (event.getType() == BundleEvent.STARTED) {
+                events.add(event.getBundle().getSymbolicName());
+            }
+        });
+        BundleDirectory directory = new BundleDirectory(bundles, felix.getBundleContext(), Set.of());
+        directory.beforeTheRest(() -> events.add("hook"));
+
+        directory.sync();
+        writeBundle("d-health.jar", "test.health", "health", "2");                // the rest alone: no hook
+        directory.sync();
+
+        assertThat(events).containsExactly("test.kubelet", "hook", "test.cni", "test.health", "test.health");
     }
 
     @Test

@@ -67,6 +67,8 @@ final class DevicePluginServer implements ServedResource {
     private volatile String lastError = "";
     private volatile ManagedChannel inFlight;          // the Register call's channel, cancelled by close()
     private final AtomicInteger reconcileRequests = new AtomicInteger();
+    /** Open until the first reconcile (the first registration attempt, accepted or not) has run, or the close. */
+    private final java.util.concurrent.CountDownLatch firstAttempt = new java.util.concurrent.CountDownLatch(1);
     private volatile int failureStreak;
     /** The newest tag of a newer instance whose socket for this resource was seen in the directory, or null. */
     private volatile String newerSeen;
@@ -127,11 +129,23 @@ final class DevicePluginServer implements ServedResource {
         }
         int requests = 1;
         boolean done;
-        do {
-            done = reconcile();
-            requests = reconcileRequests.addAndGet(-requests);
-        } while (requests != 0);
+        try {
+            do {
+                done = reconcile();
+                requests = reconcileRequests.addAndGet(-requests);
+            } while (requests != 0);
+        } finally {
+            firstAttempt.countDown();
+        }
         return done;
+    }
+
+    /**
+     * Waits until this server's first registration attempt has run (registered, refused, kubelet absent) or it
+     * closed; false when {@code timeoutNanos} passed first.
+     */
+    boolean awaitFirstAttempt(long timeoutNanos) throws InterruptedException {
+        return firstAttempt.await(timeoutNanos, TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -570,6 +584,7 @@ final class DevicePluginServer implements ServedResource {
             }
             stopServer();
         }
+        firstAttempt.countDown();
         onClose.run();
         LOG.info("stopped serving resource={}", resource);
     }

@@ -298,6 +298,20 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
         return Optional.ofNullable(servers.get(resource)).map(DevicePluginServer::socket);
     }
 
+    /**
+     * Waits until every server served now has had its first registration attempt ({@link
+     * io.rdmanode.agent.StartupBarrier}); false when {@code timeout} passed first.
+     */
+    public boolean awaitFirstRegistrations(java.time.Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (DevicePluginServer server : servers.values()) {
+            if (!server.awaitFirstAttempt(deadline - System.nanoTime())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The servers running now, sorted by resource name. */
     List<DevicePluginServer> servers() {
         return List.copyOf(servers.values());

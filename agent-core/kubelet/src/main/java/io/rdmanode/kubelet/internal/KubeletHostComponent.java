@@ -37,12 +37,13 @@ import org.osgi.service.metatype.annotations.Option;
  * the I/O threads decide where the sockets are: a change there restarts the host, and with it every plugin
  * bundle's servers (its {@link DevicePluginHost} service is withdrawn and offered again).
  */
-@Component(service = {HealthCheck.class, StatusSection.class, ServerFigures.class, PodDevices.class},
+@Component(service = {HealthCheck.class, StatusSection.class, ServerFigures.class, PodDevices.class,
+        io.rdmanode.agent.StartupBarrier.class},
         immediate = true,
         configurationPid = KubeletHostComponent.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = KubeletHostComponent.Config.class)
 public final class KubeletHostComponent implements DevicePluginHost, HealthCheck, StatusSection, ServerFigures,
-        PodDevices {
+        PodDevices, io.rdmanode.agent.StartupBarrier {
 
     static final String PID = "io.rdmanode.kubelet";
 
@@ -237,6 +238,15 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
         }
         close();
         podDevices.close();
+    }
+
+    /**
+     * The launcher's question before it starts the bundles not needed to serve kubelet: every pool served so far
+     * has had its first registration attempt (after a crash, pods wait for exactly that).
+     */
+    @Override
+    public boolean awaitSettled(java.time.Duration timeout) throws InterruptedException {
+        return host.awaitFirstRegistrations(timeout);
     }
 
     @Override

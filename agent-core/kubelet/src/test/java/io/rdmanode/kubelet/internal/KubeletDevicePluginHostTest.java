@@ -195,6 +195,24 @@ class KubeletDevicePluginHostTest {
                 () -> assertThat(host.figures().get(0).registrations()).isEqualTo(21));
     }
 
+    /**
+     * The launcher's barrier before the bundles not needed to serve kubelet (issue 27): settled once each pool
+     * served has had its first attempt, whether kubelet accepted it or was not there.
+     */
+    @Test
+    void firstRegistrationsSettleOnceEveryServedPoolHasTriedOnce() throws InterruptedException {
+        assertThat(host.awaitFirstRegistrations(Duration.ZERO)).isTrue();          // nothing served: nothing to wait for
+        ServedResource served = host.serve(new TestPlugin(RESOURCE, devices(1, true)));
+
+        assertThat(host.awaitFirstRegistrations(WAIT)).isTrue();
+        assertThat(served.registered()).isTrue();
+
+        kubelet.stop();
+        ServedResource absent = host.serve(new TestPlugin("rdma/test_b", devices(1, true)));
+        assertThat(host.awaitFirstRegistrations(WAIT)).isTrue();
+        assertThat(absent.registered()).isFalse();
+    }
+
     @Test
     void registersWhenKubeletComesUpLater() {
         kubelet.stop();
