@@ -31,10 +31,12 @@ class JitProfileIT {
     }
 
     @Test
-    void c1_only_by_default() throws Exception {
+    void c1_only_by_default_with_capped_malloc_arenas() throws Exception {
         try (AgentProcess agent = AgentProcess.start(home, temp.resolve("state"), Map.of(), "--config", config())) {
             agent.awaitStarted(Duration.ofSeconds(60));
             assertThat(commandLine(agent)).contains("-XX:TieredStopAtLevel=1").doesNotContain("TieredStopAtLevel=4");
+            String env = Files.readString(Path.of("/proc/" + agent.pid() + "/environ"), StandardCharsets.ISO_8859_1);
+            assertThat(env.split("\0")).contains("MALLOC_ARENA_MAX=2");
         }
     }
 

@@ -36,9 +36,23 @@ public record ContainerAllocation(Map<String, String> envs, List<Mount> mounts, 
         public DeviceNode {
             Objects.requireNonNull(containerPath, "containerPath");
             Objects.requireNonNull(hostPath, "hostPath");
-            if (!permissions.matches("[rwm]+")) {
+            if (!rwm(permissions)) {
                 throw new IllegalArgumentException("device permissions '" + permissions + "' must be of r, w, m");
             }
+        }
+
+        /** {@code [rwm]+} without a regular expression: every Allocate makes a few nodes (String.matches compiles). */
+        private static boolean rwm(String permissions) {
+            if (permissions.isEmpty()) {
+                return false;
+            }
+            for (int i = 0; i < permissions.length(); i++) {
+                char c = permissions.charAt(i);
+                if (c != 'r' && c != 'w' && c != 'm') {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 }

@@ -51,7 +51,7 @@ record LaunchOptions(Path home, Optional<Path> config, boolean demo, boolean exi
               RDMA_AGENT_CDS_TRAIN    set: a build-time training run writing the packaged archive
               RDMA_AGENT_CDS_OUT      with RDMA_AGENT_CDS_TRAIN: the archive's path (default lib/cds/)
               XDG_CACHE_HOME, HOME    the demo's class-data archive directory (see RDMA_AGENT_CDS_DIR)
-              MALLOC_ARENA_MAX        glibc malloc arenas with RDMA_AGENT_JIT=c2 (default 2)
+              MALLOC_ARENA_MAX        glibc malloc arenas (default 2)
               STATE_DIRECTORY         agent.conf's agent.runtime.stateDir (systemd's StateDirectory= sets it;
                                       default /var/lib/rdma-node-agent)
               RDMA_AGENT_HTTP_PORT    agent.conf's and demo.conf's agent.http.port (default 9456; 0: any free port)

@@ -91,10 +91,11 @@ final class AllocationLedger {
     private final String loadProblem;
     private boolean unknown;                                          // guarded by this
     private Optional<String> fileSeen = Optional.empty();             // identity last read or written; commit
-    private boolean writer = true;                                    // guarded by this
+    private volatile boolean writer = true;                           // changed under this; read lock-free
     /** Held while the file is merged or written: one write at a time, taken before the file lock and this. */
     private final java.util.concurrent.locks.ReentrantLock commit = new java.util.concurrent.locks.ReentrantLock();
-    private long changes;                                             // in-memory changes to write; this
+    private volatile long changes;                                    // in-memory changes to write; changed
+                                                                      // under this, read lock-free (held)
     private volatile long written;                                    // changes on disk (or not to be written)
 
     private AllocationLedger(Optional<Path> file, Clock clock) {
@@ -149,6 +150,29 @@ final class AllocationLedger {
         Recorded r = record(resource, deviceIds);
         awaitWritten(r);
         return r.ids();
+    }
+
+    /**
+     * Whether every one of {@code deviceIds} is recorded under {@code resource} and on disk (or the ledger is in
+     * memory only), without the ledger's monitor: what {@link #allocated} of these IDs would find, once its wait
+     * returned. kubelet sends an Allocate again for devices it holds (a container restarting, 50 containers of one
+     * pod spec); those need no turn on the monitor, which every new allocation takes. False when the file is
+     * another instance's ({@link #stopWriting}): that Allocate is logged on the way that records.
+     */
+    boolean held(String resource, Collection<String> deviceIds) {
+        if (!writer) {
+            return false;
+        }
+        Map<String, String> h = heldBy;                   // first: a published entry's change is counted already
+        if (h == EVERY_DEVICE_UNKNOWN) {
+            return false;                                 // not trusted, not reconciled: nothing is known held
+        }
+        for (String id : deviceIds) {
+            if (!resource.equals(h.get(id))) {
+                return false;
+            }
+        }
+        return file.isEmpty() || written >= changes;
     }
 
     /** What {@link #record} changed in memory, and the change to wait for ({@link #awaitWritten}). */
@@ -320,10 +344,14 @@ final class AllocationLedger {
         return added;
     }
 
-    /** Under this: publishes a change and returns its number to wait for, 0 when nothing is to be written. */
+    /**
+     * Under this: publishes a change and returns its number to wait for, 0 when nothing is to be written. Counted
+     * before it is published: {@link #held} reads {@link #heldBy} first, then {@link #changes}.
+     */
     private long changed() {
+        long change = file.isPresent() && writer ? ++changes : 0;
         publish();
-        return file.isPresent() && writer ? ++changes : 0;
+        return change;
     }
 
     /**

@@ -199,6 +199,11 @@ final class HeldDevices {
      * outside it, so that concurrent Allocates share one write (the ledger's group commit).
      */
     List<String> allocated(String resource, Collection<String> deviceIds) {
+        if (outside.isEmpty() && ledger.held(resource, deviceIds)) {
+            // Held under this resource and on disk already, nothing outside the pools: nothing to record or wait
+            // for, so no turn on this object's lock or the ledger's (holdOutside refuses an ID the ledger holds).
+            return List.of();
+        }
         AllocationLedger.Recorded recorded = record(resource, deviceIds);
         try {
             ledger.awaitWritten(recorded);

@@ -71,6 +71,44 @@ class AllocationLedgerGroupCommitTest {
                 .containsExactly("0000:3b:00.2");
     }
 
+    /** What Allocate may answer without the ledger's lock: held under that resource and on disk, nothing less. */
+    @Test
+    void anIdIsHeldWithoutATurnOnlyOnceItsRecordIsOnDisk() throws Exception {
+        AllocationLedger ledger = AllocationLedger.at(file(), Clock.systemUTC());
+        assertThat(ledger.held("rdma/a", List.of("0000:3b:00.2"))).isFalse();
+
+        ledger.record("rdma/a", List.of("0000:3b:00.2"));          // recorded, its write not done yet
+        assertThat(ledger.held("rdma/a", List.of("0000:3b:00.2"))).isFalse();
+
+        ledger.allocated("rdma/a", List.of("0000:3b:00.2"));
+        assertThat(ledger.held("rdma/a", List.of("0000:3b:00.2"))).isTrue();
+        assertThat(AllocationLedger.read(file())).extracting(AllocationLedger.Entry::deviceId)
+                .containsExactly("0000:3b:00.2");
+        assertThat(ledger.held("rdma/b", List.of("0000:3b:00.2"))).isFalse();          // another resource's
+        assertThat(ledger.held("rdma/a", List.of("0000:3b:00.2", "0000:3b:00.3"))).isFalse();
+
+        ledger.record("rdma/a", List.of("0000:3b:00.3"));          // another ID's write pending: wait for it too
+        assertThat(ledger.held("rdma/a", List.of("0000:3b:00.2"))).isFalse();
+        ledger.allocated("rdma/a", List.of("0000:3b:00.3"));
+        assertThat(ledger.held("rdma/a", List.of("0000:3b:00.2", "0000:3b:00.3"))).isTrue();
+
+        ledger.forget("rdma/a", List.of("0000:3b:00.3"));
+        assertThat(ledger.held("rdma/a", List.of("0000:3b:00.3"))).isFalse();
+
+        ledger.stopWriting();                                        // handed over: every Allocate is logged
+        assertThat(ledger.held("rdma/a", List.of("0000:3b:00.2"))).isFalse();
+    }
+
+    @Test
+    void aLedgerNotTrustedHoldsNothingWithoutATurn() throws Exception {
+        java.nio.file.Files.createDirectories(file().getParent());
+        java.nio.file.Files.writeString(file(), "# rdma-node-agent allocation ledger v1\nrdma/a\t0000:3b:00.2\t1\t\n");
+        AllocationLedger ledger = AllocationLedger.at(file(), Clock.systemUTC());
+
+        assertThat(ledger.held("rdma/a", List.of("0000:3b:00.2"))).isFalse();
+        assertThat(ledger.held(AllocationLedger.UNKNOWN, List.of("0000:3b:00.2"))).isFalse();
+    }
+
     @Test
     void whatWasRecordedBeforeTheHandoverIsWrittenAndNothingAfterIt() throws Exception {
         AllocationLedger predecessor = AllocationLedger.at(file(), Clock.systemUTC());

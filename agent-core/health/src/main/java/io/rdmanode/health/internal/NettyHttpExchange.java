@@ -5,6 +5,7 @@ import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpPrincipal;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -214,10 +215,14 @@ final class NettyHttpExchange extends HttpExchange {
         }
     }
 
-    /** The response body: buffered into chunks, each written before the next is accepted. */
+    /**
+     * The response body: buffered into chunks, each written before the next is accepted. The chunk's array is
+     * handed to Netty as it is and filled again once Netty has released it: a 3.9 MB page copied chunk by
+     * chunk was 3.9 MB of garbage per scrape on a heap of 64 MB (issue 23).
+     */
     private final class Body extends OutputStream {
 
-        private final byte[] buffer = new byte[CHUNK];
+        private byte[] buffer = new byte[CHUNK];
         private int used;
         private boolean discard;
         private boolean closed;
@@ -262,9 +267,18 @@ final class NettyHttpExchange extends HttpExchange {
         }
 
         private void flushChunk() throws IOException {
-            byte[] chunk = java.util.Arrays.copyOf(buffer, used);
+            ByteBuf chunk = Unpooled.wrappedBuffer(buffer, 0, used);
             used = 0;
-            await(connection.context().writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(chunk))));
+            try {
+                await(connection.context().writeAndFlush(new DefaultHttpContent(chunk)));
+            } finally {
+                // Released: the transport copied it out (epoll and NIO copy a heap buffer when it is written).
+                // Otherwise (a write that timed out or failed, a channel that keeps what it is given) the array
+                // may still be read, and a new one takes its place.
+                if (chunk.refCnt() != 0) {
+                    buffer = new byte[CHUNK];
+                }
+            }
         }
 
         void await(ChannelFuture write) throws IOException {
@@ -290,10 +304,9 @@ final class NettyHttpExchange extends HttpExchange {
             finished = true;
             ChannelFuture last;
             if (used > 0) {
-                byte[] chunk = java.util.Arrays.copyOf(buffer, used);
-                used = 0;
                 last = connection.context().writeAndFlush(new io.netty.handler.codec.http.DefaultLastHttpContent(
-                        Unpooled.wrappedBuffer(chunk)));
+                        Unpooled.wrappedBuffer(buffer, 0, used)));
+                used = 0;
             } else {
                 last = connection.context().writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
             }

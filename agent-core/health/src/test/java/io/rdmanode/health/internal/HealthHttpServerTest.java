@@ -247,6 +247,37 @@ class HealthHttpServerTest {
         assertThat(get("/metrics").statusCode()).isEqualTo(404);
     }
 
+    /** Many chunks, written in odd sizes, arrive as written (each chunk's array is filled again once sent). */
+    @Test
+    void aLongStreamedBodyArrivesIntactChunkAfterChunk() throws Exception {
+        StringBuilder expected = new StringBuilder();
+        for (int i = 0; expected.length() < 10 * NettyHttpExchange.CHUNK + 123; i++) {
+            expected.append("series_").append(i).append("{device=\"mlx5_").append(i % 97).append("\"} ")
+                    .append(i * 31L).append('\n');
+        }
+        byte[] page = expected.toString().getBytes(StandardCharsets.US_ASCII);
+        server.addEndpoint(new HttpEndpoint() {
+            @Override
+            public String path() {
+                return "/metrics";
+            }
+
+            @Override
+            public void handle(HttpExchange exchange) throws IOException {
+                exchange.sendResponseHeaders(200, 0);
+                try (OutputStream out = exchange.getResponseBody()) {
+                    for (int off = 0, n = 1; off < page.length; off += n, n = n * 7 % 9001 + 1) {
+                        out.write(page, off, Math.min(n, page.length - off));
+                    }
+                }
+            }
+        }, "io.rdmanode.metrics service.id=20");
+
+        for (int round = 0; round < 3; round++) {
+            assertThat(get("/metrics").body()).isEqualTo(expected.toString());
+        }
+    }
+
     @Test
     void anEndpointCannotTakeABuiltInPath() throws Exception {
         server.addEndpoint(endpoint("/healthz", "hijacked\n"), "io.rdmanode.evil service.id=9");

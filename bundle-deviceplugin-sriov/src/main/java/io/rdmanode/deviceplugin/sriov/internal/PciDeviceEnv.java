@@ -22,8 +22,13 @@ public final class PciDeviceEnv {
         return "PCIDEVICE_" + shellSafe(resourcePrefix) + "_" + shellSafe(resourceName);
     }
 
+    /** Upper case, every character but A-Z, 0-9 and _ as _ (a loop, not replaceAll: it runs at every Allocate). */
     static String shellSafe(String s) {
-        return s.toUpperCase(Locale.ROOT).replaceAll("[^A-Z0-9_]", "_");
+        String upper = s.toUpperCase(Locale.ROOT);
+        StringBuilder out = new StringBuilder(upper.length());
+        upper.codePoints().forEach(c -> out.append(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+                ? (char) c : '_'));                        // one _ per code point, as the pattern replaced
+        return out.toString();
     }
 
     /**

@@ -88,7 +88,7 @@ class VfAllocatorTest {
 
     @ParameterizedTest
     @CsvSource({"rdma, sriov_a, PCIDEVICE_RDMA_SRIOV_A", "intel.com, sriov-rdma, PCIDEVICE_INTEL_COM_SRIOV_RDMA",
-            "example.org, a.b-c_d9, PCIDEVICE_EXAMPLE_ORG_A_B_C_D9"})
+            "example.org, a.b-c_d9, PCIDEVICE_EXAMPLE_ORG_A_B_C_D9", "exämple.org, a😀b, PCIDEVICE_EX_MPLE_ORG_A_B"})
     void envNamesAreShellIdentifiers(String prefix, String name, String expected) {
         assertThat(PciDeviceEnv.variable(prefix, name)).isEqualTo(expected).matches("[A-Z_][A-Z0-9_]*");
     }
