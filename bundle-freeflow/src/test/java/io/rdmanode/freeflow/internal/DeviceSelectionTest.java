@@ -7,7 +7,6 @@ import io.rdmanode.agent.RdmaDeviceChooser;
 import io.rdmanode.deviceplugin.DevicePaths;
 import io.rdmanode.deviceplugin.DevicePluginLayer;
 import io.rdmanode.deviceplugin.LayerSettings;
-import io.rdmanode.deviceplugin.internal.LayerDeviceChooser;
 import io.rdmanode.deviceplugin.testing.DevicePluginTesting;
 import io.rdmanode.discovery.RdmaDiscovery;
 import io.rdmanode.discovery.testing.RecordedHostDiscovery;
@@ -36,8 +35,8 @@ import org.osgi.util.converter.Converters;
 
 /**
  * {@code freeflow.deviceSelectors}: the router's RDMA device chosen by the device-plugin layer's own chooser
- * ({@link LayerDeviceChooser}, the real one, on the recorded ConnectX-5 host), driven the way SCR drives the
- * component: constructor, the dynamic chooser's bind and unbind, {@code activated}, {@code modified}, {@code stop}.
+ * ({@link DevicePluginTesting#deviceChooser}, the real one, on the recorded ConnectX-5 host), driven the way SCR
+ * drives the component: constructor, the dynamic chooser's bind and unbind, {@code activated}, {@code modified}, {@code stop}.
  * The routers are made on fake devices (no RDMA device on a build host). A hot swap of the layer's bundle is, to this
  * component, the chooser unbound and another bound: the running router, its socket and its clients' objects stay.
  */
@@ -107,7 +106,7 @@ class DeviceSelectionTest {
     }
 
     static RdmaDeviceChooser layerChooser() {
-        return new LayerDeviceChooser(layer, discovery);
+        return DevicePluginTesting.deviceChooser(layer, discovery);
     }
 
     /** What the layer itself picks for {@code ifNames}: one of the recorded host's mlx5 devices. */
@@ -185,7 +184,7 @@ class DeviceSelectionTest {
         // Its new revision registers a new chooser, on a new layer: greedy, it binds; nothing restarts.
         DevicePluginLayer swapped = DevicePluginTesting.layer(new LayerSettings(DevicePaths.DEFAULT, List.of()));
         try {
-            RdmaDeviceChooser second = new LayerDeviceChooser(swapped, discovery);
+            RdmaDeviceChooser second = DevicePluginTesting.deviceChooser(swapped, discovery);
             component.bindChooser(second);
             // And a third replacing it (a greedy rebind: SCR binds the new one, then unbinds the old one).
             RdmaDeviceChooser third = layerChooser();

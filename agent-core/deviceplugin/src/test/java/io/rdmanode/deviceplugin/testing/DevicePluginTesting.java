@@ -4,10 +4,12 @@ package io.rdmanode.deviceplugin.testing;
 import io.rdmanode.agent.ConfigValidator;
 import io.rdmanode.deviceplugin.DeviceOwner;
 import io.rdmanode.deviceplugin.DeviceOwnership;
+import io.rdmanode.agent.RdmaDeviceChooser;
 import io.rdmanode.deviceplugin.DevicePluginLayer;
 import io.rdmanode.deviceplugin.LayerSettings;
 import io.rdmanode.deviceplugin.internal.DevicePluginValidator;
 import io.rdmanode.deviceplugin.internal.Layer;
+import io.rdmanode.deviceplugin.internal.LayerDeviceChooser;
 import io.rdmanode.deviceplugin.internal.OwnershipTable;
 import io.rdmanode.kubelet.PodDevices;
 import java.nio.file.Path;
@@ -50,6 +52,12 @@ public final class DevicePluginTesting {
     /** Stops a layer made here: its ledger's reconciliation and the ownership notifier (an agent that stops). */
     public static void close(DevicePluginLayer layer) {
         ((Layer) layer).close();
+    }
+
+    /** The layer bundle's {@link RdmaDeviceChooser} over {@code layer} and {@code discovery}, as SCR makes it. */
+    public static RdmaDeviceChooser deviceChooser(DevicePluginLayer layer,
+                                                  io.rdmanode.discovery.RdmaDiscovery discovery) {
+        return new LayerDeviceChooser(layer, discovery);
     }
 
     /** The ownership table over fixed owners. */
