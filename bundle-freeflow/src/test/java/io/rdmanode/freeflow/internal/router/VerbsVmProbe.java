@@ -487,6 +487,30 @@ public final class VerbsVmProbe {
             System.out.println("async." + step + ".b=" + awaitEvents(b, e -> e.type() == type));
             System.out.println("async." + step + ".a=" + awaitEvents(a, e -> e.type() == type));
         }
+        // After the carrier comes back, both ends' IPv6 link-local addresses are tentative again until duplicate
+        // address detection is done (about a second): rdma_cm's resolve from one of them (CmVmProbe, next) fails
+        // with EADDRNOTAVAIL meanwhile, as it did once the VM ran fast enough to get there first.
+        check(awaitNoTentativeAddress("tb0", "tb1"), "tb0 and tb1 addresses usable again within 30 s of link up");
+        System.out.println("async.link.settled=true");
+    }
+
+    /** Whether every address of {@code links} has left the tentative state (DAD) within 30 s. */
+    static boolean awaitNoTentativeAddress(String... links) throws Exception {
+        long end = System.nanoTime() + 30_000_000_000L;
+        while (System.nanoTime() < end) {
+            boolean tentative = false;
+            for (String link : links) {
+                Process ip = new ProcessBuilder("ip", "-o", "addr", "show", "dev", link, "tentative")
+                        .redirectErrorStream(true).start();
+                String out = new String(ip.getInputStream().readAllBytes()).trim();
+                tentative |= ip.waitFor() != 0 || !out.isEmpty();
+            }
+            if (!tentative) {
+                return true;
+            }
+            Thread.sleep(100);
+        }
+        return false;
     }
 
     /** The tenant's async events as element/type, taken until one matches {@code until} or 20 s passed. */
