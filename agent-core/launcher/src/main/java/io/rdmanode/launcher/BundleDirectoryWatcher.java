@@ -26,9 +26,30 @@ final class BundleDirectoryWatcher implements AutoCloseable {
                 .quietPeriod(quietPeriod).pollInterval(pollInterval).build(this::syncNow);
     }
 
+    /**
+     * Starts the watch, then syncs once more as soon as it is up: a jar written while the first sync ran was seen
+     * by no watch (the first sync now outlasts the pools' registration, so kubelet, an operator or a test may
+     * already act on the agent then) and would wait for the next change in the directory.
+     */
     void start() {
         watcher.start();
+        Thread catchUp = new Thread(() -> {
+            long end = System.nanoTime() + CATCH_UP_WAIT.toNanos();
+            while (!watcher.watching() && System.nanoTime() < end) {
+                try {
+                    Thread.sleep(5);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+            syncNow();
+        }, watcher.threadName() + "-catch-up");
+        catchUp.setDaemon(true);
+        catchUp.start();
     }
+
+    /** How long the catch-up sync waits for the watch to be registered (a missing directory never is). */
+    private static final java.time.Duration CATCH_UP_WAIT = java.time.Duration.ofSeconds(2);
 
     private void syncNow() {
         try {
