@@ -282,10 +282,7 @@ public final class LibibverbsDevice implements VerbsDevice {
 
     @Override
     public void resizeSrq(long srq, int maxWr) {
-        long a = scratch.address();
-        MEM.setMemory(a, NativeLayout.SRQ_ATTR_SIZE, (byte) 0);
-        MEM.putInt(a + NativeLayout.SRQ_ATTR_MAX_WR, maxWr);
-        check(lib.ibv_modify_srq(wrap(srq), scratch, SRQ_MAX_WR), "ibv_modify_srq");
+        modifySrq(srq, NativeLayout.SRQ_ATTR_MAX_WR, maxWr, SRQ_MAX_WR, "ibv_modify_srq");
     }
 
     /** IBV_SRQ_LIMIT of enum ibv_srq_attr_mask. */
@@ -293,10 +290,15 @@ public final class LibibverbsDevice implements VerbsDevice {
 
     @Override
     public void armSrq(long srq, int limit) {
+        modifySrq(srq, NativeLayout.SRQ_ATTR_LIMIT, limit, SRQ_LIMIT, "ibv_modify_srq (IBV_SRQ_LIMIT)");
+    }
+
+    /** ibv_modify_srq with one field of a zeroed ibv_srq_attr set, at {@code offset}, named by {@code mask}. */
+    private void modifySrq(long srq, long offset, int value, int mask, String call) {
         long a = scratch.address();
         MEM.setMemory(a, NativeLayout.SRQ_ATTR_SIZE, (byte) 0);
-        MEM.putInt(a + NativeLayout.SRQ_ATTR_LIMIT, limit);
-        check(lib.ibv_modify_srq(wrap(srq), scratch, SRQ_LIMIT), "ibv_modify_srq (IBV_SRQ_LIMIT)");
+        MEM.putInt(a + offset, value);
+        check(lib.ibv_modify_srq(wrap(srq), scratch, mask), call);
     }
 
     @Override
