@@ -52,6 +52,7 @@ final class AgentFramework implements AutoCloseable {
     private final java.util.function.IntConsumer exit;
     private volatile LauncherStartupGate startupGate;
     private final FelixCacheSlot cacheSlot;
+    private final BundleCache bundleCache;
 
     AgentFramework(Path configFile, Path bundlesDir, RuntimeSettings settings, String version) throws IOException {
         this(configFile, bundlesDir, settings, version, System::exit);
@@ -64,11 +65,12 @@ final class AgentFramework implements AutoCloseable {
         this.exit = exit;
         Files.createDirectories(settings.stateDir());
         this.cacheSlot = FelixCacheSlot.claim(settings.stateDir());
+        // The cache is kept from one start to the next, but only what its record vouches for is reloaded: the
+        // bundles directory stays the only source of truth (BundleDirectory.adopt), and a cache from another
+        // framework build, or without a record, is removed first.
+        this.bundleCache = BundleCache.prepare(cacheSlot.directory(), BundleCache.runningFramework());
         Map<String, Object> properties = new HashMap<>();
         properties.put(Constants.FRAMEWORK_STORAGE, cacheSlot.directory().toString());
-        // A fresh cache on every start: the bundles directory is the only source of truth, and a stale cache
-        // with other locations is a known cause of silent start-up failures.
-        properties.put(Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT);
         properties.put(Constants.FRAMEWORK_SYSTEMPACKAGES_EXTRA, systemPackagesExtra());
         properties.put("felix.log.logger", new FelixLogBridge());
         properties.put("ds.loglevel", "warn");
@@ -105,6 +107,7 @@ final class AgentFramework implements AutoCloseable {
         felix.init();
         BundleDirectory directory = new BundleDirectory(bundlesDir, optionalJars, felix.getBundleContext(),
                 disabledBundles);
+        directory.adopt(bundleCache);
         optionalJars.forEach(jar -> LOG.info("optional bundle switched on by agent.bundles: {}", jar));
         felix.start();
         LiveLogging.register(felix.getBundleContext(), logLevel, logFormat);

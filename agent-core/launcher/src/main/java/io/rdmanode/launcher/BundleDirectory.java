@@ -42,9 +42,10 @@ import org.slf4j.LoggerFactory;
  * after the read (a jar still being written waits for the next sync); the bytes read are the ones digested and
  * installed. A jar that is not a bundle (no readable manifest or no {@code Bundle-SymbolicName}) is refused with
  * one log line and the build already installed from it keeps running. Jars are read into the framework's cache
- * (never {@code reference:} URLs), so a jar may be replaced or deleted on disk at any time. Bundles named in
- * {@code disabled} (by their {@code Agent-Bundle} header) are installed but not started; the config bundle owns
- * their state afterwards.
+ * (never {@code reference:} URLs), so a jar may be replaced or deleted on disk at any time; a cache kept from the
+ * last start ({@link BundleCache}) is taken over with {@link #adopt}, and of a jar it holds the same build of,
+ * only the central directory is read. Bundles named in {@code disabled} (by their {@code Agent-Bundle} header)
+ * are installed but not started; the config bundle owns their state afterwards.
  */
 final class BundleDirectory {
 
@@ -62,6 +63,12 @@ final class BundleDirectory {
     private volatile Runnable beforeTheRest = () -> { };
     /** The digest of a build that was refused or failed, so the same bytes are not tried (and logged) again. */
     private final Map<Path, String> refused = new HashMap<>();
+    /** Bundles reloaded from a kept cache ({@link #adopt}), started by the next sync in the launcher's order. */
+    private final Map<Path, Bundle> adopted = new HashMap<>();
+    /** Where the builds installed are recorded for the next start, or null (a cache that is not kept). */
+    private BundleCache cache;
+    /** Whether the cache's record has been written since {@link #adopt}. */
+    private boolean recorded;
 
     /** One settled read of a jar: its bytes and their SHA-256 digest. */
     private record Content(byte[] bytes, String digest) {
@@ -101,6 +108,48 @@ final class BundleDirectory {
         this.beforeTheRest = action;
     }
 
+    /**
+     * Takes over the bundles Felix reloaded from a kept {@code cache} (after {@code init}, before the framework
+     * starts): a bundle whose build the cache's record names, and whose jar is still there, counts as installed
+     * with that digest, so the next sync reads only its jar's central directory and starts it in the launcher's
+     * order ({@link #startOrder}); any other cached bundle is uninstalled, and its jar, if any, installed afresh.
+     * Every adopted bundle's persistent autostart setting is cleared, so that Felix's own start of the framework
+     * starts none of them: the order, and which bundles are disabled, are this start's to decide.
+     */
+    synchronized void adopt(BundleCache cache) {
+        this.cache = cache;
+        for (Bundle bundle : system.getBundles()) {
+            if (bundle.getBundleId() == 0) {
+                continue;
+            }
+            String digest = cache.recorded().get(bundle.getLocation());
+            Path jar = jarAt(bundle.getLocation());
+            try {
+                if (digest == null || jar == null || !Files.isRegularFile(jar)) {
+                    LOG.debug("cached bundle {} location={} not recorded or its jar is gone: uninstalled",
+                            describe(bundle), bundle.getLocation());
+                    bundle.uninstall();
+                    continue;
+                }
+                if (bundle.getHeaders().get(Constants.FRAGMENT_HOST) == null) {
+                    bundle.stop(); // a fragment has no autostart setting (and refuses stop)
+                }
+                installed.put(jar, digest);
+                adopted.put(jar, bundle);
+            } catch (BundleException | RuntimeException e) {
+                LOG.warn("cannot take over cached bundle {}: {}", describe(bundle), e.toString());
+            }
+        }
+    }
+
+    private static Path jarAt(String location) {
+        try {
+            return Path.of(java.net.URI.create(location));
+        } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
+            return null;
+        }
+    }
+
     /** Brings the framework in line with the directory. Called from one thread at a time. */
     synchronized Changes sync() throws IOException {
         Set<Path> present = scan();
@@ -108,22 +157,14 @@ final class BundleDirectory {
         List<Bundle> toRefresh = new ArrayList<>();
         List<Bundle> toStart = new ArrayList<>();
         for (Path jar : present) {
-            Content content = read(jar);
-            if (content == null || content.digest().equals(installed.get(jar))
-                    || content.digest().equals(refused.get(jar))) {
-                continue;
-            }
-            // A new jar has nothing running to protect (a broken one fails to install, logged): the full read
-            // of every entry, ~0.5 s for the shipped 27 MB on the agent's C1-only JVM, is spent only on updates.
-            String problem = notABundle(content, installed.containsKey(jar));
-            if (problem != null) {
-                refuse(jar, content, problem, changes);
-            } else if (installed.containsKey(jar)) {
-                update(jar, content, changes, toRefresh, toStart);
-            } else {
-                install(jar, content, changes, toStart);
+            Bundle pending = adopted.remove(jar);
+            syncJar(jar, changes, toRefresh, toStart);
+            if (pending != null && pending.getState() != Bundle.UNINSTALLED && !toStart.contains(pending)
+                    && startable(pending)) {
+                toStart.add(pending);
             }
         }
+        adopted.clear();
         refused.keySet().retainAll(present);
         for (Path gone : List.copyOf(installed.keySet())) {
             if (!present.contains(gone)) {
@@ -135,7 +176,40 @@ final class BundleDirectory {
             refresh(toRefresh);
         }
         start(toStart, changes);
+        if (cache != null && (changes.any() || !recorded)) {
+            recordInCache();
+            recorded = true;
+        }
         return changes;
+    }
+
+    private void recordInCache() {
+        Map<String, String> digests = new HashMap<>();
+        installed.forEach((jar, digest) -> digests.put(location(jar), digest));
+        cache.record(digests);
+    }
+
+    /** Installs, updates or refuses one jar, when its content differs from what was installed or refused. */
+    private void syncJar(Path jar, Changes changes, List<Bundle> toRefresh, List<Bundle> toStart) {
+        String onDisk = digestOnDisk(jar);
+        if (onDisk == null || onDisk.equals(installed.get(jar)) || onDisk.equals(refused.get(jar))) {
+            return;
+        }
+        Content content = read(jar);
+        if (content == null || content.digest().equals(installed.get(jar))
+                || content.digest().equals(refused.get(jar))) {
+            return;
+        }
+        // A new jar has nothing running to protect (a broken one fails to install, logged): the full read
+        // of every entry, ~0.5 s for the shipped 27 MB on the agent's C1-only JVM, is spent only on updates.
+        String problem = notABundle(content, installed.containsKey(jar));
+        if (problem != null) {
+            refuse(jar, content, problem, changes);
+        } else if (installed.containsKey(jar)) {
+            update(jar, content, changes, toRefresh, toStart);
+        } else {
+            install(jar, content, changes, toStart);
+        }
     }
 
     private Set<Path> scan() throws IOException {
@@ -155,6 +229,50 @@ final class BundleDirectory {
             }
         }
         return jars;
+    }
+
+    /**
+     * The jar's content digest ({@link #contentDigest}) from its central directory and end record alone, read
+     * from the file's tail (a few kilobytes of each jar, where {@link #read} reads all of it), or null while it is
+     * being written (or has just vanished). An unchanged jar is not read further.
+     */
+    static String digestOnDisk(Path jar) {
+        try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(jar.toFile(), "r")) {
+            BasicFileAttributes before = Files.readAttributes(jar, BasicFileAttributes.class);
+            long size = file.length();
+            int tailLength = (int) Math.min(size, 0xFFFF + 22);
+            byte[] tail = new byte[tailLength];
+            file.seek(size - tailLength);
+            file.readFully(tail);
+            String digest = null;
+            int end = endRecord(tail);
+            if (end >= 0) {
+                long directorySize = Integer.toUnsignedLong(le32(tail, end + 12));
+                long directoryAt = Integer.toUnsignedLong(le32(tail, end + 16));
+                if (directoryAt + directorySize == size - tailLength + end) {
+                    MessageDigest sha = sha256();
+                    byte[] chunk = new byte[(int) Math.min(64 * 1024, size - directoryAt)];
+                    file.seek(directoryAt);
+                    for (long left = size - directoryAt; left > 0; ) {
+                        int n = file.read(chunk, 0, (int) Math.min(chunk.length, left));
+                        if (n < 0) {
+                            return null;
+                        }
+                        sha.update(chunk, 0, n);
+                        left -= n;
+                    }
+                    digest = HexFormat.of().formatHex(sha.digest());
+                }
+            }
+            if (digest == null) {
+                digest = contentDigest(readInChunks(jar));
+            }
+            BasicFileAttributes after = Files.readAttributes(jar, BasicFileAttributes.class);
+            return before.size() == after.size() && after.size() == size
+                    && before.lastModifiedTime().equals(after.lastModifiedTime()) ? digest : null;
+        } catch (IOException vanished) {
+            return null;
+        }
     }
 
     /** The jar's bytes and digest, or null while it is being written (or has just vanished). */
@@ -276,21 +394,28 @@ final class BundleDirectory {
             Bundle bundle = system.installBundle(location(jar), content.stream());
             installed.put(jar, content.digest());
             changes.installed().add(describe(bundle));
-            if (bundle.getHeaders().get(Constants.FRAGMENT_HOST) != null) {
-                return; // fragments attach to their host; they cannot be started
+            if (startable(bundle)) {
+                toStart.add(bundle);
             }
-            String agentName = bundle.getHeaders().get(AGENT_BUNDLE_HEADER);
-            if (agentName != null && disabled.contains(agentName)) {
-                LOG.info("bundle installed but disabled by agent.bundles.{}.enabled bundle={}", agentName,
-                        describe(bundle));
-                return;
-            }
-            toStart.add(bundle);
         } catch (BundleException | RuntimeException e) {
             refused.put(jar, content.digest());
             changes.failed().add(jar.getFileName() + ": " + e.getMessage());
             LOG.error("cannot install bundle file={}: {}", jar, e.getMessage());
         }
+    }
+
+    /** Whether a bundle just installed (or taken over from the cache) is to be started: not a fragment, not disabled. */
+    private boolean startable(Bundle bundle) {
+        if (bundle.getHeaders().get(Constants.FRAGMENT_HOST) != null) {
+            return false; // fragments attach to their host; they cannot be started
+        }
+        String agentName = bundle.getHeaders().get(AGENT_BUNDLE_HEADER);
+        if (agentName != null && disabled.contains(agentName)) {
+            LOG.info("bundle installed but disabled by agent.bundles.{}.enabled bundle={}", agentName,
+                    describe(bundle));
+            return false;
+        }
+        return true;
     }
 
     /**
@@ -306,15 +431,25 @@ final class BundleDirectory {
             return;
         }
         boolean wasActive = (bundle.getState() & (Bundle.ACTIVE | Bundle.STARTING)) != 0;
+        String previous = null;
         try {
             if (wasActive) {
                 bundle.stop(Bundle.STOP_TRANSIENT);
+            }
+            if (cache != null) {
+                // Until this sync records the new build, a crash in the update leaves the cache's build unknown:
+                // the next start then installs the jar afresh instead of trusting a half-written revision.
+                previous = installed.remove(jar);
+                recordInCache();
             }
             bundle.update(content.stream());
             installed.put(jar, content.digest());
             changes.updated().add(describe(bundle));
             toRefresh.add(bundle);
         } catch (BundleException | RuntimeException e) {
+            if (previous != null) {
+                installed.put(jar, previous);
+            }
             refused.put(jar, content.digest());
             changes.failed().add(jar.getFileName() + ": " + e.getMessage());
             LOG.error("cannot update bundle file={}: {}; the installed build {} stays", jar, e.getMessage(),

@@ -274,6 +274,153 @@ class BundleDirectoryTest {
         assertThat(BundleDirectory.contentDigest(cut)).isNotEqualTo(BundleDirectory.contentDigest(one));
     }
 
+    /**
+     * A restart over the kept cache (issue 23) installs nothing: every bundle is the same object Felix reloaded,
+     * none is started by Felix's own start (their autostart setting from the last run is cleared), and the sync
+     * starts them; a bundle disabled this time stays stopped although it ran last time.
+     */
+    @Test
+    void aRestartOverTheKeptCacheInstallsNothingAndLeavesTheStartToTheSync() throws Exception {
+        writeBundle("a.jar", "test.a", "alpha", "1");
+        writeBundle("b.jar", "test.b", "beta", "1");
+        Files.write(bundles.resolve("f.jar"), jarBytes("test.f", "fragment", "1", Map.of(Constants.FRAGMENT_HOST, "test.a")));
+        Path cacheDir = temp.resolve("kept");
+        long idOfA;
+        try (KeptCacheRun first = new KeptCacheRun(cacheDir, Set.of())) {
+            assertThat(first.directory.sync().installed()).hasSize(3);
+            idOfA = first.bundle("test.a").getBundleId();
+            first.bundle("test.a").getBundleContext().getDataFile("left-by-last-run").createNewFile();
+        }
+        assertThat(cacheDir.resolve(BundleCache.RECORD)).exists();
+
+        try (KeptCacheRun second = new KeptCacheRun(cacheDir, Set.of("beta"))) {
+            assertThat(second.bundle("test.a").getState()).isNotEqualTo(Bundle.ACTIVE);
+            assertThat(second.bundle("test.b").getState()).isNotEqualTo(Bundle.ACTIVE);
+
+            BundleDirectory.Changes changes = second.directory.sync();
+
+            assertThat(changes.any()).isFalse();
+            assertThat(second.bundle("test.a").getBundleId()).isEqualTo(idOfA);
+            assertThat(second.bundle("test.f").getState()).isEqualTo(Bundle.RESOLVED);
+            assertThat(second.bundle("test.a").getState()).isEqualTo(Bundle.ACTIVE);
+            assertThat(second.bundle("test.b").getState() & (Bundle.ACTIVE | Bundle.STARTING)).isZero();
+            // Bundle data is per run, as with a fresh cache: ConfigAdmin's stored configurations live there.
+            assertThat(second.bundle("test.a").getBundleContext().getDataFile("left-by-last-run")).doesNotExist();
+        }
+    }
+
+    /** Jars changed, added or removed while the agent was down are updated, installed, uninstalled at the start. */
+    @Test
+    void jarsChangedWhileTheAgentWasDownAreAppliedAtTheNextStart() throws Exception {
+        writeBundle("a.jar", "test.a", "alpha", "1");
+        writeBundle("b.jar", "test.b", "beta", "1");
+        Path cacheDir = temp.resolve("kept");
+        try (KeptCacheRun first = new KeptCacheRun(cacheDir, Set.of())) {
+            first.directory.sync();
+        }
+        writeBundle("a.jar", "test.a", "alpha", "2");
+        Files.delete(bundles.resolve("b.jar"));
+        writeBundle("c.jar", "test.c", "gamma", "1");
+
+        try (KeptCacheRun second = new KeptCacheRun(cacheDir, Set.of())) {
+            BundleDirectory.Changes changes = second.directory.sync();
+
+            assertThat(changes.updated()).containsExactly("test.a/1.0.0");
+            assertThat(changes.installed()).containsExactly("test.c/1.0.0");
+            assertThat(second.bundle("test.a").getHeaders().get("Test-Build")).isEqualTo("2");
+            assertThat(second.bundle("test.a").getState()).isEqualTo(Bundle.ACTIVE);
+            assertThat(second.bundle("test.c").getState()).isEqualTo(Bundle.ACTIVE);
+            assertThat(second.bundles()).noneMatch(b -> "test.b".equals(b.getSymbolicName()));
+        }
+        try (KeptCacheRun third = new KeptCacheRun(cacheDir, Set.of())) {
+            assertThat(third.directory.sync().any()).isFalse();
+            assertThat(third.bundle("test.a").getHeaders().get("Test-Build")).isEqualTo("2");
+        }
+    }
+
+    /**
+     * The cache is trusted only through its record: without one (a crash before the first sync ended, a cache
+     * from before this change) it is removed and every jar installed afresh; a cached bundle the record does not
+     * name (installed in a sync that never finished) is replaced by its jar's build.
+     */
+    @Test
+    void aCacheIsTrustedOnlyAsFarAsItsRecordGoes() throws Exception {
+        writeBundle("a.jar", "test.a", "alpha", "1");
+        writeBundle("b.jar", "test.b", "beta", "1");
+        Path cacheDir = temp.resolve("kept");
+        try (KeptCacheRun first = new KeptCacheRun(cacheDir, Set.of())) {
+            first.directory.sync();
+        }
+        Path record = cacheDir.resolve(BundleCache.RECORD);
+        java.util.Properties properties = new java.util.Properties();
+        try (var in = Files.newInputStream(record)) {
+            properties.load(in);
+        }
+        properties.remove(bundles.resolve("a.jar").toUri().toString());
+        try (var out = Files.newOutputStream(record)) {
+            properties.store(out, null);
+        }
+        try (KeptCacheRun second = new KeptCacheRun(cacheDir, Set.of())) {
+            BundleDirectory.Changes changes = second.directory.sync();
+            assertThat(changes.installed()).containsExactly("test.a/1.0.0");
+            assertThat(second.bundle("test.a").getState()).isEqualTo(Bundle.ACTIVE);
+            assertThat(second.bundle("test.b").getState()).isEqualTo(Bundle.ACTIVE);
+        }
+
+        Files.delete(record);
+        try (KeptCacheRun third = new KeptCacheRun(cacheDir, Set.of())) {
+            assertThat(third.directory.sync().installed()).containsExactlyInAnyOrder("test.a/1.0.0", "test.b/1.0.0");
+        }
+        try (KeptCacheRun otherFramework = new KeptCacheRun(cacheDir, Set.of(), "another-felix.jar")) {
+            assertThat(otherFramework.directory.sync().installed()).hasSize(2);
+        }
+    }
+
+    @Test
+    void theDigestOnDiskReadsOnlyTheCentralDirectoryAndEqualsTheContentDigest() throws IOException {
+        byte[] jar = jarBytes("test.a", "alpha", "1");
+        Path file = Files.write(temp.resolve("a.jar"), jar);
+        assertThat(BundleDirectory.digestOnDisk(file)).isEqualTo(BundleDirectory.contentDigest(jar));
+
+        byte[] cut = Arrays.copyOf(jar, jar.length - 10);
+        Files.write(file, cut);
+        assertThat(BundleDirectory.digestOnDisk(file)).isEqualTo(BundleDirectory.contentDigest(cut));
+        assertThat(BundleDirectory.digestOnDisk(temp.resolve("missing.jar"))).isNull();
+    }
+
+    /** One start of a framework over a kept cache: prepare, init, adopt, start (as AgentFramework does). */
+    private final class KeptCacheRun implements AutoCloseable {
+        final Felix framework;
+        final BundleDirectory directory;
+
+        KeptCacheRun(Path cacheDir, Set<String> disabled) throws Exception {
+            this(cacheDir, disabled, "test-felix.jar");
+        }
+
+        KeptCacheRun(Path cacheDir, Set<String> disabled, String frameworkName) throws Exception {
+            BundleCache cache = BundleCache.prepare(cacheDir, frameworkName);
+            framework = new Felix(Map.of(Constants.FRAMEWORK_STORAGE, cacheDir.toString()));
+            framework.init();
+            directory = new BundleDirectory(bundles, framework.getBundleContext(), disabled);
+            directory.adopt(cache);
+            framework.start();
+        }
+
+        List<Bundle> bundles() {
+            return List.of(framework.getBundleContext().getBundles());
+        }
+
+        Bundle bundle(String symbolicName) {
+            return bundles().stream().filter(b -> symbolicName.equals(b.getSymbolicName())).findFirst().orElseThrow();
+        }
+
+        @Override
+        public void close() throws Exception {
+            framework.stop();
+            framework.waitForStop(5000);
+        }
+    }
+
     /** One stored entry with a fixed time, so two calls with the same content give the same bytes. */
     private static byte[] jarWith(String name, String content) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -311,6 +458,11 @@ class BundleDirectoryTest {
     }
 
     private static byte[] jarBytes(String symbolicName, String agentName, String build) throws IOException {
+        return jarBytes(symbolicName, agentName, build, Map.of());
+    }
+
+    private static byte[] jarBytes(String symbolicName, String agentName, String build, Map<String, String> headers)
+            throws IOException {
         Manifest manifest = new Manifest();
         Attributes main = manifest.getMainAttributes();
         main.put(Attributes.Name.MANIFEST_VERSION, "1.0");
@@ -319,6 +471,7 @@ class BundleDirectoryTest {
         main.putValue(Constants.BUNDLE_VERSION, "1.0.0");
         main.putValue(BundleDirectory.AGENT_BUNDLE_HEADER, agentName);
         main.putValue("Test-Build", build);
+        headers.forEach(main::putValue);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (JarOutputStream jar = new JarOutputStream(out, manifest)) {
             jar.flush();
