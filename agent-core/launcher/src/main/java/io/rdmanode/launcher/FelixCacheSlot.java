@@ -10,8 +10,9 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * This instance's Felix bundle cache: {@code <stateDir>/felix-cache} unless another running instance uses it (a
- * predecessor during a handover), then {@code felix-cache-2}, and so on. Felix cleans its cache at start and
- * keeps reading bundle jars from it while it runs, so two instances must never share one; a lock file per slot
+ * predecessor during a handover), then {@code felix-cache-2}, and so on. Felix writes its cache at start (what
+ * {@link BundleCache} does not keep) and keeps reading bundle jars from it while it runs, so two instances must
+ * never share one; a lock file per slot
  * ({@code felix-cache.lock}), held for the life of the process, says which are in use. A plain restart gets
  * {@code felix-cache} back; successive handovers alternate between the first two.
  */
