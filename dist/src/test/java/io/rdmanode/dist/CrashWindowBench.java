@@ -24,11 +24,15 @@ import java.util.stream.Stream;
  * nothing but print its version ({@code --version}). Driver of {@code scripts/bench-crash-window}; prints figures,
  * asserts nothing.
  *
- * <p>Usage: {@code CrashWindowBench DIST_DIR [ROUNDS]}.
+ * <p>Usage: {@code CrashWindowBench DIST_DIR [ROUNDS [JAVA_OPTS_B]]}. With {@code JAVA_OPTS_B} the alternate rounds
+ * run today's start path with those extra JVM flags instead of the path before issue 27: an A/B of a flag
+ * (heap, JIT) under the same load.
  */
 public final class CrashWindowBench {
 
     static final List<String> RESOURCES = List.of("rdma/sriov_rdma", "rdma/hca_shared");
+    /** JVM flags of the B rounds, or null: the B rounds are then the start path before issue 27. */
+    private static String flagsB;
 
     private CrashWindowBench() {
     }
@@ -36,6 +40,7 @@ public final class CrashWindowBench {
     public static void main(String[] args) throws Exception {
         Path dist = Path.of(args.length > 0 ? args[0] : "dist/target/rdma-node-agent").toAbsolutePath();
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 20;
+        flagsB = args.length > 2 ? args[2] : null;
         Path dir = Files.createTempDirectory(Path.of("/tmp"), "cw");
         try {
             run(dist, rounds, dir);
@@ -74,7 +79,7 @@ public final class CrashWindowBench {
         List<Double> lookupFromExec = new ArrayList<>();
         String loadBefore = Files.readString(Path.of("/proc/loadavg")).trim();
         try (KubeletDouble kubelet = KubeletDouble.start(pluginDir, podResources)) {
-            Process agent = start(script, config, dir.resolve("agent-0.log"));
+            Process agent = start(script, config, dir.resolve("agent-0.log"), null);
             awaitAll(kubelet, 1, Duration.ofSeconds(60));
             Thread.sleep(2000);                           // past the start: the CDS archive, first scrape...
             for (int round = 1; round <= 2 * rounds; round++) {
@@ -84,12 +89,12 @@ public final class CrashWindowBench {
                 agent.destroyForcibly();                  // SIGKILL
                 agent.waitFor();
                 long exec = System.nanoTime();
-                if (withLookup) {                         // what the script ran first before issue 27
+                if (withLookup && flagsB == null) {       // what the script ran first before issue 27
                     new ProcessBuilder(script.toString(), "--print-setting", "agent.runtime.stateDir", "--config",
                             config.toString()).redirectErrorStream(true)
                             .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
                 }
-                agent = start(script, config, dir.resolve("agent-" + round + ".log"));
+                agent = start(script, config, dir.resolve("agent-" + round + ".log"), withLookup ? flagsB : null);
                 long registered = 0;
                 for (int i = 0; i < RESOURCES.size(); i++) {
                     registered = Math.max(registered, kubelet.awaitRegistrations(RESOURCES.get(i), before[i] + 1,
@@ -120,13 +125,18 @@ public final class CrashWindowBench {
         System.out.printf(Locale.ROOT, "%-44s %9s %9s %9s%n", "", "p50 ms", "p99 ms", "max ms");
         row("SIGKILL -> every pool registered", fromKill);
         row("exec -> every pool registered (goal <= 500)", fromExec);
-        row("  before (+ the script's stateDir lookup)", lookupFromExec);
+        row(flagsB == null ? "  before (+ the script's stateDir lookup)" : "  B: JAVA_OPTS=" + flagsB, lookupFromExec);
         row("baseline: exec -> script + JVM --version exit", baseline);
     }
 
-    private static Process start(Path script, Path config, Path log) throws IOException {
-        return new ProcessBuilder(script.toString(), "--config", config.toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    private static Process start(Path script, Path config, Path log, String extraFlags) throws IOException {
+        ProcessBuilder builder = new ProcessBuilder(script.toString(), "--config", config.toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile());
+        if (extraFlags != null) {
+            String inherited = System.getenv("JAVA_OPTS");
+            builder.environment().put("JAVA_OPTS", (inherited == null ? "" : inherited + " ") + extraFlags);
+        }
+        return builder.start();
     }
 
     private static void awaitAll(KubeletDouble kubelet, long count, Duration timeout) {
