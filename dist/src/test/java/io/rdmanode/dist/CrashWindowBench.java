@@ -26,13 +26,15 @@ import java.util.stream.Stream;
  *
  * <p>Usage: {@code CrashWindowBench DIST_DIR [ROUNDS [JAVA_OPTS_B]]}. With {@code JAVA_OPTS_B} the alternate rounds
  * run today's start path with those extra JVM flags instead of the path before issue 27: an A/B of a flag
- * (heap, JIT) under the same load.
+ * (heap, JIT) under the same load. {@code JAVA_OPTS_B} = {@code fresh-cache}: the alternate rounds start without the
+ * kept Felix bundle cache (its record removed first, so the agent starts from a fresh cache, as before it was kept).
  */
 public final class CrashWindowBench {
 
     static final List<String> RESOURCES = List.of("rdma/sriov_rdma", "rdma/hca_shared");
     /** JVM flags of the B rounds, or null: the B rounds are then the start path before issue 27. */
     private static String flagsB;
+    private static final String FRESH_CACHE = "fresh-cache";
 
     private CrashWindowBench() {
     }
@@ -94,7 +96,12 @@ public final class CrashWindowBench {
                             config.toString()).redirectErrorStream(true)
                             .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
                 }
-                agent = start(script, config, dir.resolve("agent-" + round + ".log"), withLookup ? flagsB : null);
+                boolean freshCache = withLookup && FRESH_CACHE.equals(flagsB);
+                if (freshCache) {
+                    Files.deleteIfExists(state.resolve("felix-cache/rdma-agent-bundles.properties"));
+                }
+                agent = start(script, config, dir.resolve("agent-" + round + ".log"),
+                        withLookup && !freshCache ? flagsB : null);
                 long registered = 0;
                 for (int i = 0; i < RESOURCES.size(); i++) {
                     registered = Math.max(registered, kubelet.awaitRegistrations(RESOURCES.get(i), before[i] + 1,
@@ -125,7 +132,9 @@ public final class CrashWindowBench {
         System.out.printf(Locale.ROOT, "%-44s %9s %9s %9s%n", "", "p50 ms", "p99 ms", "max ms");
         row("SIGKILL -> every pool registered", fromKill);
         row("exec -> every pool registered (goal <= 500)", fromExec);
-        row(flagsB == null ? "  before (+ the script's stateDir lookup)" : "  B: JAVA_OPTS=" + flagsB, lookupFromExec);
+        row(flagsB == null ? "  before (+ the script's stateDir lookup)"
+                : FRESH_CACHE.equals(flagsB) ? "  B: a fresh Felix bundle cache" : "  B: JAVA_OPTS=" + flagsB,
+                lookupFromExec);
         row("baseline: exec -> script + JVM --version exit", baseline);
     }
 
