@@ -70,6 +70,19 @@ class StartScriptMemoryIT {
         assertThat(withJavaOpts.lastIndexOf("-Xmx99m")).isGreaterThan(withJavaOpts.lastIndexOf("-Xmx512m"));
     }
 
+    /** The heap starts at 24 MiB; a heap size of the operator's (below it, say) takes the initial size with it. */
+    @Test
+    void theHeapStartsAt24MibUnlessJavaOptsSizesTheHeap() throws Exception {
+        assertThat(flags(Map.of())).contains("-XX:MinHeapSize=8m -XX:InitialHeapSize=24m");
+        assertThat(flags(Map.of("JAVA_OPTS", "-Xmx16m"))).doesNotContain("InitialHeapSize").contains("-Xmx16m");
+
+        ProcessBuilder version = new ProcessBuilder(List.of(SCRIPT, "--version")).redirectErrorStream(true);
+        version.environment().put("JAVA_OPTS", "-Xmx16m");
+        Process p = version.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(out).isZero();
+    }
+
     @Test
     void aLimitTooSmallIsSaidAndAMalformedOneRefused() throws Exception {
         Run small = run(Map.of("RDMA_AGENT_MEMORY_LIMIT", "64Mi"));
