@@ -312,12 +312,7 @@ class BundleDirectoryTest {
     /** Jars changed, added or removed while the agent was down are updated, installed, uninstalled at the start. */
     @Test
     void jarsChangedWhileTheAgentWasDownAreAppliedAtTheNextStart() throws Exception {
-        writeBundle("a.jar", "test.a", "alpha", "1");
-        writeBundle("b.jar", "test.b", "beta", "1");
-        Path cacheDir = temp.resolve("kept");
-        try (KeptCacheRun first = new KeptCacheRun(cacheDir, Set.of())) {
-            first.directory.sync();
-        }
+        Path cacheDir = firstRunWithAAndB();
         writeBundle("a.jar", "test.a", "alpha", "2");
         Files.delete(bundles.resolve("b.jar"));
         writeBundle("c.jar", "test.c", "gamma", "1");
@@ -345,12 +340,7 @@ class BundleDirectoryTest {
      */
     @Test
     void aCacheIsTrustedOnlyAsFarAsItsRecordGoes() throws Exception {
-        writeBundle("a.jar", "test.a", "alpha", "1");
-        writeBundle("b.jar", "test.b", "beta", "1");
-        Path cacheDir = temp.resolve("kept");
-        try (KeptCacheRun first = new KeptCacheRun(cacheDir, Set.of())) {
-            first.directory.sync();
-        }
+        Path cacheDir = firstRunWithAAndB();
         Path record = cacheDir.resolve(BundleCache.RECORD);
         java.util.Properties properties = new java.util.Properties();
         try (var in = Files.newInputStream(record)) {
@@ -386,6 +376,17 @@ class BundleDirectoryTest {
         Files.write(file, cut);
         assertThat(BundleDirectory.digestOnDisk(file)).isEqualTo(BundleDirectory.contentDigest(cut));
         assertThat(BundleDirectory.digestOnDisk(temp.resolve("missing.jar"))).isNull();
+    }
+
+    /** Jars a and b, installed by a first run over a kept cache (stopped again); returns the cache directory. */
+    private Path firstRunWithAAndB() throws Exception {
+        writeBundle("a.jar", "test.a", "alpha", "1");
+        writeBundle("b.jar", "test.b", "beta", "1");
+        Path cacheDir = temp.resolve("kept");
+        try (KeptCacheRun first = new KeptCacheRun(cacheDir, Set.of())) {
+            first.directory.sync();
+        }
+        return cacheDir;
     }
 
     /** One start of a framework over a kept cache: prepare, init, adopt, start (as AgentFramework does). */
