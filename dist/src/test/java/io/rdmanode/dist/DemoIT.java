@@ -3,10 +3,6 @@ package io.rdmanode.dist;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.UnixDomainSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,7 +70,7 @@ class DemoIT {
             Run client = sh(ff.group(1), Map.of());
             assertThat(client.exit).as(client.output).isZero();
             assertThat(client.output).matches("(?s)ALLOC_PD -> \\d+\\s*");
-            assertThat(allocPd(Path.of(ff.group(2)))).isGreaterThanOrEqualTo(0);
+            assertThat(GenuineFreeflowCall.allocPd(Path.of(ff.group(2)))).isGreaterThanOrEqualTo(0);
 
             assertThat(agent.terminate(Duration.ofSeconds(15))).isZero();
         }
@@ -82,24 +78,6 @@ class DemoIT {
         // Nothing is left in the temporary directory: the class-data archive goes to the user's cache.
         try (var left = Files.list(tmp)) {
             assertThat(left).isEmpty();
-        }
-    }
-
-    /** The genuine Freeflow client's ALLOC_PD: a 12-byte header (client id, function 5, body size 0), a 4-byte answer. */
-    private static int allocPd(Path socket) throws Exception {
-        try (SocketChannel channel = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
-            ByteBuffer header = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN).putInt(7).putInt(5).putInt(0)
-                    .flip();
-            while (header.hasRemaining()) {
-                channel.write(header);
-            }
-            ByteBuffer answer = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
-            while (answer.hasRemaining()) {
-                if (channel.read(answer) < 0) {
-                    throw new AssertionError("router closed after " + answer.position() + " bytes");
-                }
-            }
-            return answer.flip().getInt();
         }
     }
 

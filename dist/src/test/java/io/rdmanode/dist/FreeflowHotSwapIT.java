@@ -7,10 +7,6 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.UnixDomainSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,7 +23,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FreeflowHotSwapIT {
 
-    private static final int ALLOC_PD = 5;
 
     @TempDir
     Path temp;
@@ -41,7 +36,7 @@ class FreeflowHotSwapIT {
             AgentProcess.DemoBanner demo = agent.awaitDemoBanner(Duration.ofSeconds(60));
             Path socket = demo.stateDir().resolve("freeflow").resolve("ffrouter");
             Object inode = Files.getAttribute(socket, "unix:ino");
-            int pd = allocPd(socket);
+            int pd = GenuineFreeflowCall.allocPd(socket);
             assertThat(pd).isPositive();
             assertThat(tenant(demo.base()).get("pds").getAsInt()).isEqualTo(1);
 
@@ -62,7 +57,7 @@ class FreeflowHotSwapIT {
             assertThat(agent.output().lines().filter(l -> l.contains("freeflow router listening on")).count())
                     .as("the router started once:\n%s", agent.output()).isEqualTo(1);
             assertThat(tenant(demo.base()).get("pds").getAsInt()).as("the tenant keeps its PD").isEqualTo(1);
-            assertThat(allocPd(socket)).as("and gets another").isGreaterThan(pd);
+            assertThat(GenuineFreeflowCall.allocPd(socket)).as("and gets another").isGreaterThan(pd);
             assertThat(tenant(demo.base()).get("pds").getAsInt()).isEqualTo(2);
             assertThat(agent.terminate(Duration.ofSeconds(15))).as("exit code; log:\n%s", agent.output()).isZero();
         }
@@ -77,23 +72,5 @@ class FreeflowHotSwapIT {
             }
         }
         throw new AssertionError("no tenant of pid " + ProcessHandle.current().pid() + " in " + tenants);
-    }
-
-    /** One ALLOC_PD on its own connection, as the genuine client sends it: {client id, func, body size}, LE. */
-    private static int allocPd(Path socket) throws IOException {
-        try (SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
-            ByteBuffer header = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN).putInt(7).putInt(ALLOC_PD)
-                    .putInt(0).flip();
-            while (header.hasRemaining()) {
-                ch.write(header);
-            }
-            ByteBuffer answer = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
-            while (answer.hasRemaining()) {
-                if (ch.read(answer) < 0) {
-                    throw new IOException("router closed the connection");
-                }
-            }
-            return answer.getInt(0);
-        }
     }
 }
