@@ -226,11 +226,16 @@ class CdiStateIT {
                     await("admissions through the restarted agent", Duration.ofSeconds(30),
                             () -> admitted.get() >= admittedBefore + 2);
                 } catch (org.awaitility.core.ConditionTimeoutException e) {
+                    // Both agents' logs: which of them kubelet's double ended up watching is the question (once,
+                    // round 2 of a final run: SR-IOV listed no device for 30 s after the owner registered it).
                     throw new AssertionError("no admission through the restarted agent; last refusal: "
                             + lastRefusal.get() + "; shared held " + kubelet.held(SHARED).size() + ", lists "
-                            + kubelet.deviceLists(SHARED).stream().map(List::size).toList() + "; admissions thread "
+                            + kubelet.deviceLists(SHARED).stream().map(List::size).toList() + "; sriov held "
+                            + kubelet.held(SRIOV).size() + ", lists "
+                            + kubelet.deviceLists(SRIOV).stream().map(List::size).toList() + "; admissions thread "
                             + java.util.Arrays.toString(loop.getStackTrace()).replace(", ", "\n  ")
-                            + "\nrestarted:\n" + restarted.output(), e);
+                            + "\nrestarted:\n" + restarted.output() + "\nthe one it took over from:\n"
+                            + old.output(), e);
                 }
                 stop.set(true);
                 loop.join(Duration.ofSeconds(30).toMillis());
