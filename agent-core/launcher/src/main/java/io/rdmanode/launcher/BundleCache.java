@@ -113,8 +113,15 @@ final class BundleCache {
                 Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
             }
         } catch (IOException e) {
-            // The next start then finds the previous record (or none) and installs what differs: slower, not wrong.
-            LOG.warn("cannot record the bundle cache in {}: {}", target, e.toString());
+            // The previous record may name builds the cache no longer holds (an update since): without a record
+            // the next start begins with a fresh cache, slower and never wrong.
+            LOG.warn("cannot record the bundle cache in {}: {}; the next start begins with a fresh cache", target,
+                    e.toString());
+            try {
+                Files.deleteIfExists(target);
+            } catch (IOException again) {
+                LOG.warn("cannot remove the bundle cache record {} either: {}", target, again.toString());
+            }
         }
     }
 
