@@ -3,17 +3,13 @@ package io.rdmanode.launcher;
 
 import java.io.IOException;
 import java.io.Reader;
-import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
@@ -60,7 +56,7 @@ final class BundleCache {
             if (Files.exists(directory)) {
                 LOG.info("bundle cache {} is {}; starting with a fresh one", directory,
                         recorded == null ? "not recorded" : "from another framework build");
-                deleteTree(directory);
+                Main.deleteTree(directory);  // warns when it cannot; adopt trusts nothing unrecorded
             }
             return new BundleCache(directory, framework, Map.of());
         }
@@ -68,7 +64,7 @@ final class BundleCache {
             for (Path entry : (Iterable<Path>) entries::iterator) {
                 Path data = entry.resolve("data");
                 if (entry.getFileName().toString().startsWith("bundle") && Files.isDirectory(data)) {
-                    deleteTree(data);
+                    Main.deleteTree(data);
                 }
             }
         }
@@ -138,30 +134,5 @@ final class BundleCache {
         Map<String, String> map = new TreeMap<>();
         properties.forEach((k, v) -> map.put(String.valueOf(k), String.valueOf(v)));
         return map;
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        try {
-            Files.walkFileTree(root, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.deleteIfExists(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
-                    if (e != null) {
-                        throw e;
-                    }
-                    Files.deleteIfExists(dir);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
-        } catch (NoSuchFileException gone) {
-            // nothing to remove
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
-        }
     }
 }
