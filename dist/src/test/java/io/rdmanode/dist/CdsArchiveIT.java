@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -65,6 +66,17 @@ class CdsArchiveIT {
             String base = second.awaitStarted(Duration.ofSeconds(60));
             assertThat(cdsStatus(base)).isEqualTo("state " + made);
             assertThat(second.terminate(Duration.ofSeconds(15))).isZero();
+        }
+    }
+
+    @Test
+    void theBuildsTrainingLeavesOnlyTheArchiveAndWhereItWasMade() throws Exception {
+        Path packaged = AgentProcessIT.DIST.resolve("lib/cds");
+        Assumptions.assumeTrue(Files.isDirectory(packaged), "built with -Ddist.cds.skip");
+        try (Stream<Path> files = Files.list(packaged)) {
+            // Not the training run's class log (CdsClassLinker deletes it), nor anything else it wrote.
+            assertThat(files.map(f -> f.getFileName().toString()))
+                    .allMatch(f -> f.matches("agent-.+\\.(jsa|aot)(\\.home)?"), "archives and their .home files");
         }
     }
 

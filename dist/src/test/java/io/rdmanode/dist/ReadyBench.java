@@ -11,6 +11,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -113,6 +114,11 @@ public final class ReadyBench {
                     }
                 }
             }
+        }
+        Path kept = Path.of("dist/target/ready-last.log");
+        if (Files.isDirectory(kept.getParent())) {
+            Files.copy(dir.resolve("agent-" + rounds + ".log"), kept, StandardCopyOption.REPLACE_EXISTING);
+            System.out.println("the last round's whole log: " + kept);
         }
         String loadAfter = Files.readString(Path.of("/proc/loadavg")).trim();
         System.out.printf(Locale.ROOT, "start to ready, %d rounds each, interleaved, %d CPUs; load before: %s;"

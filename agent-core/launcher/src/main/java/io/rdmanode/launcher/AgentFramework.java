@@ -124,6 +124,11 @@ final class AgentFramework implements AutoCloseable {
         return changes;
     }
 
+    /** In a class-data-sharing training run, links the bundle classes it loaded ({@link CdsClassLinker}). */
+    void linkLoadedClassesForTraining() {
+        CdsClassLinker.classLog().ifPresent(log -> CdsClassLinker.linkLoaded(log, felix.getBundleContext().getBundles()));
+    }
+
     /**
      * Lets the kubelet bundle's first registrations settle ({@link StartupBarrier}) before the bundles that do not
      * serve kubelet start, bounded by {@link #BARRIER_BOUND} in all: a Register normally answers within

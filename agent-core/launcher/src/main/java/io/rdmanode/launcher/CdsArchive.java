@@ -107,6 +107,7 @@ final class CdsArchive {
         } finally {
             try {
                 Files.deleteIfExists(partial);
+                Files.deleteIfExists(classLog(partial));
             } catch (IOException e) {
                 LOG.debug("cannot delete {}: {}", partial, e.getMessage());
             }
@@ -138,9 +139,19 @@ final class CdsArchive {
         boolean aot = output.getFileName().toString().contains(".aot");
         command.add(aot ? "-XX:AOTCacheOutput=" + output : "-XX:ArchiveClassesAtExit=" + output);
         command.add(aot ? "-Xlog:cds=error,aot=error" : "-Xlog:cds=error");
+        if (!aot) {                                    // the AOT cache's assembly JVM would write it again
+            Path classLog = classLog(output);
+            command.add("-Xlog:class+load=info:file=" + classLog + ":uptime,level,tags:filecount=0");
+            command.add("-D" + CdsClassLinker.CLASS_LOG_PROPERTY + "=" + classLog);
+        }
         command.addAll(List.of("-jar", home.resolve("lib/agent-launcher.jar").toString(), "--home", home.toString(),
                 "--demo", "--exit-when-ready"));
         return command;
+    }
+
+    /** The training run's class log ({@link CdsClassLinker}), beside its archive. */
+    static Path classLog(Path output) {
+        return output.resolveSibling(output.getFileName() + ".classes");
     }
 
     private static void removeOthers(Path kept) {

@@ -166,6 +166,7 @@ public final class Main {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        framework.linkLoadedClassesForTraining();             // while the bundles' class loaders still load
         try {
             if (!framework.stop(settings.shutdownTimeout())) {
                 log.error("framework did not stop within {}s; exiting anyway", settings.shutdownTimeout().toSeconds());
@@ -238,7 +239,7 @@ public final class Main {
                 }
                 if (options.exitWhenReady()) {
                     ReadinessProbe.get(base.get() + "/status");
-                    System.exit(0);
+                    System.exit(0);                           // the stop links what a training run loaded
                 }
                 CdsArchive.makeIfMissing(options.home());
                 // Polled often while a kubelet is likely to answer soon (a handover soon after readiness must find

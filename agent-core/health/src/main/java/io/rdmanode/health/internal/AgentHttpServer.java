@@ -17,7 +17,10 @@ import java.util.Hashtable;
 import java.util.List;
 import java.util.Optional;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.BundleListener;
 import org.osgi.framework.Constants;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceListener;
 import org.osgi.framework.ServiceReference;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
@@ -105,6 +108,9 @@ public final class AgentHttpServer {
 
     private final Handover handover;
     private final AutoCloseable offered;
+    private final BundleContext context;
+    private final ServiceListener changes;
+    private final BundleListener bundleChanges;
 
     @Activate
     public AgentHttpServer(Config config, BundleContext context, @Reference Handover handover) {
@@ -130,10 +136,25 @@ public final class AgentHttpServer {
         properties.put("io.rdmanode.http.url", uri.toString());
         BoundHttpEndpoint bound = () -> uri;
         this.registration = context.registerService(BoundHttpEndpoint.class, bound, properties);
+        // What changes readiness without a timer: a bundle starting or stopping, a check coming or going, the
+        // launcher's end of start-up. Each refreshes the cached result at once (HealthCache.refreshSoon).
+        this.context = context;
+        this.changes = event -> server.refreshHealthSoon();
+        this.bundleChanges = event -> server.refreshHealthSoon();
+        try {
+            context.addServiceListener(changes, "(|(" + Constants.OBJECTCLASS + "=" + HealthCheck.class.getName()
+                    + ")" + StartupCheck.COMPLETE_FILTER + ")");
+        } catch (InvalidSyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+        context.addBundleListener(bundleChanges);
+        server.refreshHealthSoon();                       // what changed between the first refresh and the listeners
     }
 
     @Deactivate
     void stop() {
+        context.removeServiceListener(changes);
+        context.removeBundleListener(bundleChanges);
         registration.unregister();
         if (offered != null) {
             try {

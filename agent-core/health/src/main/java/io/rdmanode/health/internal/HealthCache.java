@@ -5,7 +5,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -14,10 +16,14 @@ import org.slf4j.LoggerFactory;
 /**
  * The last health result, refreshed in the background so that {@code /healthz} and {@code /readyz} only read
  * it (issue 21): a request never waits for a check, whatever the clients or checks do. One thread refreshes,
- * every {@code interval} after the previous refresh ended; each refresh runs the checks through
- * {@link CheckRunner} (its per-check timeout model unchanged: a hung check is reported as timed out after the
- * bound, and holds one check thread, not the refresher) and reads the components. A refresh that throws keeps the
- * previous result. Thread-safe.
+ * every {@code interval} after the previous refresh ended while the agent is ready, every {@link #FAST_INTERVAL}
+ * for {@link #FAST_WINDOW} after it became not ready or after {@link #refreshSoon()} (a bundle, a check or the
+ * end of start-up changed): readiness is what kubelet, systemd and a successor's handover wait for, and a fixed
+ * second between refreshes kept a ready agent saying "not ready" for up to that second (a start to ready took
+ * 1.9 s, of which ~0.9 s was this wait). An agent that stays not ready (the demo, no kubelet) goes back to
+ * {@code interval} after the window. Each refresh runs the checks through {@link CheckRunner} (its per-check
+ * timeout model unchanged: a hung check is reported as timed out after the bound, and holds one check thread,
+ * not the refresher) and reads the components. A refresh that throws keeps the previous result. Thread-safe.
  */
 final class HealthCache implements AutoCloseable {
 
@@ -25,6 +31,9 @@ final class HealthCache implements AutoCloseable {
     record Snapshot(long nanos, List<CheckResult> checks, HealthReport liveness, HealthReport readiness) {
     }
 
+    /** Pause between refreshes while the agent is not ready, for {@link #FAST_WINDOW}. */
+    static final Duration FAST_INTERVAL = Duration.ofMillis(25);
+    static final Duration FAST_WINDOW = Duration.ofSeconds(10);
     private static final Logger LOG = LoggerFactory.getLogger(HealthCache.class);
 
     private final HealthSources sources;
@@ -32,7 +41,13 @@ final class HealthCache implements AutoCloseable {
     private final WarnOnce warnOnce;
     private final ScheduledExecutorService refresher;
     private final CompletableFuture<Snapshot> first = new CompletableFuture<>();
+    private final long intervalNanos;
+    private final Object schedule = new Object();
     private volatile Snapshot last;
+    private ScheduledFuture<?> next;                    // guarded by schedule
+    private long fastUntil;                             // guarded by schedule; System.nanoTime()
+    private boolean again;                              // guarded by schedule: a change during a refresh
+    private boolean wasReady;                           // refresher thread only
 
     HealthCache(HealthSources sources, Duration checkTimeout, Duration interval, WarnOnce warnOnce) {
         this.sources = sources;
@@ -43,7 +58,44 @@ final class HealthCache implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
-        refresher.scheduleWithFixedDelay(this::refresh, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+        this.intervalNanos = interval.toNanos();
+        refreshSoon();
+    }
+
+    /** Refreshes now (after a refresh in progress) and often for {@link #FAST_WINDOW}: something changed. */
+    void refreshSoon() {
+        synchronized (schedule) {
+            fastUntil = System.nanoTime() + FAST_WINDOW.toNanos();
+            if (next != null && !next.cancel(false)) {
+                again = true;                               // running now: it may have read the state before
+                return;
+            }
+            next = schedule(0);
+        }
+    }
+
+    private ScheduledFuture<?> schedule(long delayNanos) {
+        try {
+            return refresher.schedule(this::refreshThenSchedule, delayNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            return null;                                    // closed
+        }
+    }
+
+    private void refreshThenSchedule() {
+        refresh();
+        Snapshot now = last;
+        boolean ready = now != null && now.readiness().ok();
+        synchronized (schedule) {
+            long at = System.nanoTime();
+            if (wasReady && !ready) {
+                fastUntil = at + FAST_WINDOW.toNanos();     // just lost readiness: watch it come back
+            }
+            wasReady = ready;
+            boolean fast = !ready && at - fastUntil < 0;
+            next = schedule(again ? 0 : fast ? Math.min(FAST_INTERVAL.toNanos(), intervalNanos) : intervalNanos);
+            again = false;
+        }
     }
 
     /** The last result, or null before the first refresh ended (a few milliseconds after start, normally). */

@@ -92,6 +92,11 @@ final class HealthHttpServer implements AutoCloseable, HttpConnection.Router {
         this.uri = uri(address.getHostString(), transport.port());
     }
 
+    /** Something readiness depends on changed: refresh the cached result now, not at the next interval. */
+    void refreshHealthSoon() {
+        cache.refreshSoon();
+    }
+
     /** The base URL actually bound, e.g. {@code http://127.0.0.1:40123}. */
     URI uri() {
         return uri;
