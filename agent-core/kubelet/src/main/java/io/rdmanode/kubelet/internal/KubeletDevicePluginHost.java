@@ -108,6 +108,9 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
         this.bounds = new HostBounds(limits, registrar);
         this.workers = Executors.newCachedThreadPool(named("rdma-agent-kubelet-register-"));
         this.transport = new UdsTransport(this.settings.ioThreads(), "rdma-agent-kubelet-io", rpc);
+        if (problem.isEmpty() && !Boolean.getBoolean("rdma.agent.kubelet.noWarmup")) {
+            workers.execute(() -> KubeletConnectionWarmup.connect(transport, this.settings.kubeletSocket()));
+        }
         this.watcher = new PluginDirWatcher(this.settings.socketDir(), this::reconcileAllSoon);
         watcher.start();
         this.resync = scheduleResync(this.settings.resyncInterval());
