@@ -116,6 +116,11 @@ class HandoverIT {
         }
     }
 
+    private static String lastLines(String text, int count) {
+        List<String> lines = text.lines().toList();
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - count), lines.size()));
+    }
+
     /** One handover under load: a successor starts (by hand, or by the takeover command), the predecessor goes. */
     private record Round(int round, KubeletDouble kubelet, HandoverLoad load, KubeletLoad calls, Path home,
                          Path state, Path config, HandoverFigures figures) {
@@ -216,7 +221,10 @@ class HandoverIT {
                     && calls.calls() > kubeletCalls + 3 * RESOURCES.size());
             assertThat(load.failures).as("failed calls in round " + round).isEmpty();
             if (!PRE_135) {
-                assertThat(calls.failures).as("failed kubelet calls in round " + round).isEmpty();
+                String predecessorLog = lastLines(old.output(), 40);
+                String successorLog = lastLines(successor.output(), 40);
+                assertThat(calls.failures).as(() -> "failed kubelet calls in round " + round + "; the predecessor's"
+                        + " log ends:\n" + predecessorLog + "\nthe successor's:\n" + successorLog).isEmpty();
             }
             assertServesEverything(successor);
             long gap = load.takeMaxHealthGapMillis();

@@ -2,9 +2,11 @@
 package io.rdmanode.launcher;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.HttpURLConnection;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -60,20 +62,12 @@ final class ReadinessProbe {
 
     /** The failing lines of {@code /readyz}, joined; empty when it answers 200 or not at all. */
     String notReadyBecause(String base) {
-        try {
-            HttpURLConnection connection = (HttpURLConnection) URI.create(base + "/readyz").toURL().openConnection();
-            connection.setConnectTimeout(1000);
-            connection.setReadTimeout(2000);
-            if (connection.getResponseCode() == 200) {
-                return "";
-            }
-            try (InputStream body = connection.getErrorStream()) {
-                String text = body == null ? "" : new String(body.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-                return String.join("; ", text.lines().filter(l -> l.startsWith("[-]")).map(l -> l.substring(3)).toList());
-            }
-        } catch (IOException e) {
+        Response response = fetch(base + "/readyz");
+        if (response.code() == 200 || response.code() < 0) {
             return "";
         }
+        return String.join("; ", response.body().lines().filter(l -> l.startsWith("[-]")).map(l -> l.substring(3))
+                .toList());
     }
 
     Optional<String> baseUrl() {
@@ -85,19 +79,47 @@ final class ReadinessProbe {
     }
 
     static int get(String url) {
-        try {
-            HttpURLConnection connection = (HttpURLConnection) URI.create(url).toURL().openConnection();
-            connection.setConnectTimeout(1000);
-            connection.setReadTimeout(2000);
-            int code = connection.getResponseCode();
-            try (InputStream body = code < 400 ? connection.getInputStream() : connection.getErrorStream()) {
-                if (body != null) {
-                    body.readAllBytes();
-                }
+        return fetch(url).code();
+    }
+
+    /** A status code (-1: no answer) and the body's first {@link #MAX_BODY} bytes. */
+    record Response(int code, String body) {
+    }
+
+    private static final int MAX_BODY = 64 * 1024;
+
+    /**
+     * One GET on a connection of its own, closed after the answer. Not {@code HttpURLConnection}: the JDK keeps its
+     * connections alive and hands a cached one to the next request to the same port, and after a handover that one
+     * leads to the predecessor's server (which answers the requests of connections it accepted before), so a
+     * predecessor asking the endpoint whether its successor is ready got its own 200 back and stopped before kubelet
+     * had switched to the successor (HandoverIT, takeover round). A new connection is accepted by whoever listens now.
+     */
+    static Response fetch(String url) {
+        URI uri = URI.create(url);
+        String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
+        if (uri.getRawQuery() != null) {
+            path += "?" + uri.getRawQuery();
+        }
+        int port = uri.getPort() < 0 ? 80 : uri.getPort();
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(uri.getHost(), port), 1000);
+            socket.setSoTimeout(2000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("GET " + path + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + port
+                    + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            byte[] answer = socket.getInputStream().readNBytes(MAX_BODY);
+            String text = new String(answer, StandardCharsets.UTF_8);
+            // HTTP/1.1 200 OK
+            if (!text.startsWith("HTTP/1.") || text.length() < 12) {
+                return new Response(-1, "");
             }
-            return code;
-        } catch (IOException e) {
-            return -1;
+            int code = Integer.parseInt(text.substring(9, 12));
+            int headersEnd = text.indexOf("\r\n\r\n");
+            return new Response(code, headersEnd < 0 ? "" : text.substring(headersEnd + 4));
+        } catch (IOException | IllegalArgumentException e) {             // NumberFormatException among them
+            return new Response(-1, "");
         }
     }
 }

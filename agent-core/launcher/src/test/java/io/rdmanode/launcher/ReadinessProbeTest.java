@@ -11,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -25,12 +27,14 @@ class ReadinessProbeTest {
     private HttpServer server;
     private final AtomicInteger readyzStatus = new AtomicInteger(503);
     private final AtomicInteger readyzCalls = new AtomicInteger();
+    private final List<Integer> clientPorts = new CopyOnWriteArrayList<>();
 
     @BeforeEach
     void serve() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/readyz", exchange -> {
             readyzCalls.incrementAndGet();
+            clientPorts.add(exchange.getRemoteAddress().getPort());
             // As the agent's endpoint: ?pid of another process gets 409, whatever the readiness.
             String query = exchange.getRequestURI().getQuery();
             int status = query != null && !query.equals("pid=" + ProcessHandle.current().pid())
@@ -76,6 +80,22 @@ class ReadinessProbeTest {
         int calls = readyzCalls.get();
         sleep(100);
         assertThat(readyzCalls).hasValue(calls);
+    }
+
+    /**
+     * After a handover the listening port is the successor's, but a connection the predecessor's server accepted
+     * before stays the predecessor's: a probe that reused one asked the predecessor itself.
+     */
+    @Test
+    void everyRequestTakesAConnectionOfItsOwn() {
+        String base = new ReadinessProbe(state).baseUrl().orElseThrow();
+        readyzStatus.set(200);
+
+        for (int i = 0; i < 3; i++) {
+            assertThat(ReadinessProbe.get(base + "/readyz")).isEqualTo(200);
+        }
+
+        assertThat(clientPorts).hasSize(3).doesNotHaveDuplicates();
     }
 
     @Test

@@ -23,6 +23,7 @@ import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceListener;
 import org.osgi.framework.ServiceReference;
 import org.osgi.framework.ServiceRegistration;
+import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -102,6 +103,10 @@ public final class AgentHttpServer {
                policyOption = ReferencePolicyOption.GREEDY)
     private volatile ServiceComponentRuntime scr;
 
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+               policyOption = ReferencePolicyOption.GREEDY)
+    private volatile ConfigurationAdmin configAdmin;
+
     private final HealthHttpServer server;
     private final ServiceRegistration<BoundHttpEndpoint> registration;
     private final Optional<UrlFile> urlFile;
@@ -119,7 +124,8 @@ public final class AgentHttpServer {
         AgentInfo agent = AgentInfo.of(context.getProperty(VERSION_PROPERTY),
                 context.getProperty(STARTED_AT_PROPERTY), Instant.now())
                 .withCds(context.getProperty(AgentInfo.CDS_PROPERTY));
-        HealthSources sources = new OsgiHealthSources(context, () -> checks, () -> scr, agent);
+        HealthSources sources = new OsgiHealthSources(context, () -> checks, () -> scr, () -> configAdmin,
+                agent);
         HttpSettings settings = settings(config);
         String address = config.host() + ":" + config.port(); // as the launcher's pre-start check names it
         this.server = new HealthHttpServer(new InetSocketAddress(config.host(), config.port()),

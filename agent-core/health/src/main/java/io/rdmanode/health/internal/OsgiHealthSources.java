@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.function.Supplier;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
+import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.runtime.ServiceComponentRuntime;
 
 /** {@link HealthSources} read from the running framework: its bundles and SCR's view of their components. */
@@ -18,9 +19,10 @@ final class OsgiHealthSources implements HealthSources {
     private final AgentInfo agent;
     private final HealthCheck unresolvedBundles;
     private final HealthCheck startup;
+    private final HealthCheck pendingConfigurations;
 
     OsgiHealthSources(BundleContext context, Supplier<List<HealthCheck>> checks,
-                      Supplier<ServiceComponentRuntime> scr, AgentInfo agent) {
+                      Supplier<ServiceComponentRuntime> scr, Supplier<ConfigurationAdmin> configAdmin, AgentInfo agent) {
         this.context = context;
         this.checks = checks;
         this.scr = scr;
@@ -28,6 +30,8 @@ final class OsgiHealthSources implements HealthSources {
         this.unresolvedBundles = new UnresolvedBundlesCheck(context::getBundles);
         boolean signalled = context.getProperty(StartupCheck.SIGNAL_PROPERTY) != null;
         this.startup = new StartupCheck(context::getBundles, () -> !signalled || launcherDone(context));
+        this.pendingConfigurations = new PendingConfigurationsCheck(configAdmin, scr, this::agentBundles,
+                () -> stopping(context));
     }
 
     @Override
@@ -36,7 +40,16 @@ final class OsgiHealthSources implements HealthSources {
         List<HealthCheck> all = new java.util.ArrayList<>(current == null ? List.of() : current);
         all.add(unresolvedBundles);
         all.add(startup);
+        all.add(pendingConfigurations);
         return all;
+    }
+
+    private static boolean stopping(BundleContext context) {
+        try {
+            return context.getBundle(0).getState() == Bundle.STOPPING;
+        } catch (IllegalStateException e) {
+            return true;                                        // this bundle's context is gone: stopping too
+        }
     }
 
     private static boolean launcherDone(BundleContext context) {
@@ -59,10 +72,14 @@ final class OsgiHealthSources implements HealthSources {
         if (runtime == null) {
             return List.of();
         }
-        List<Bundle> agentBundles = Arrays.stream(context.getBundles())
+        List<Bundle> agentBundles = agentBundles();
+        return ComponentStates.of(runtime, agentBundles, StoppedProviders.of(agentBundles));
+    }
+
+    private List<Bundle> agentBundles() {
+        return Arrays.stream(context.getBundles())
                 .filter(b -> b.getHeaders("").get(BundleInfo.AGENT_BUNDLE_HEADER) != null)
                 .toList();
-        return ComponentStates.of(runtime, agentBundles, StoppedProviders.of(agentBundles));
     }
 
     @Override
