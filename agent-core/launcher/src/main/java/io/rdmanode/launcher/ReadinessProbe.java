@@ -21,6 +21,8 @@ import java.util.function.BooleanSupplier;
  */
 final class ReadinessProbe {
 
+    private static final int MAX_BODY = 64 * 1024;
+
     private final Path urlFile;
 
     ReadinessProbe(Path stateDir) {
@@ -85,8 +87,6 @@ final class ReadinessProbe {
     /** A status code (-1: no answer) and the body's first {@link #MAX_BODY} bytes. */
     record Response(int code, String body) {
     }
-
-    private static final int MAX_BODY = 64 * 1024;
 
     /**
      * One GET on a connection of its own, closed after the answer. Not {@code HttpURLConnection}: the JDK keeps its
