@@ -35,6 +35,7 @@ import java.util.jar.Manifest;
 import org.osgi.framework.FrameworkEvent;
 import org.osgi.framework.wiring.FrameworkWiring;
 import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.options.UrlProvisionOption;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
@@ -48,6 +49,8 @@ import org.osgi.util.tracker.ServiceTracker;
 abstract class AgentTestSupport {
 
     static final Duration APPLY_BOUND = Duration.ofSeconds(1);
+    /** Before Pax Exam's provisioned bundles ({@code START_LEVEL_DEFAULT_PROVISION}, 3), after its own (2). */
+    private static final int FIRST_START_LEVEL = org.ops4j.pax.exam.Constants.START_LEVEL_DEFAULT_PROVISION - 1;
 
     Path workDir() {
         return Path.of(System.getProperty("itest.work"), getClass().getSimpleName());
@@ -102,7 +105,15 @@ abstract class AgentTestSupport {
         }
         List<Option> options = new ArrayList<>();
         for (Path jar : jars(Path.of(System.getProperty("itest.bundles")))) {
-            options.add(isFragment(jar) ? bundle(jar.toUri().toString()).start(false) : bundle(jar.toUri().toString()));
+            UrlProvisionOption bundle = bundle(jar.toUri().toString());
+            if (isFragment(jar)) {
+                bundle.start(false);
+            } else if (jar.getFileName().toString().equals("rdma-agent-posix.jar")) {
+                // Started before the others, as the launcher starts it (BundleDirectory.FIRST): the first bundle
+                // to bind libc must find it active (jffi's stub comes from its data area).
+                bundle.startLevel(FIRST_START_LEVEL);
+            }
+            options.add(bundle);
         }
         // What the launcher's class path gives the distribution (system-bundle exports) comes as bundles here.
         options.add(bundle(Path.of(System.getProperty("itest.api")).toUri().toString()));

@@ -102,6 +102,37 @@ public class NativeLayerIT extends AgentTestSupport {
         }
     }
 
+    /**
+     * jffi's JNI stub is mapped from the posix bundle's data area (in the framework cache), where the bundle copied it
+     * once, not from a fresh copy in {@code java.io.tmpdir}: a {@code noexec} {@code /tmp} could not load that one.
+     */
+    @Test
+    public void jffisStubIsLoadedFromThePosixBundlesDataArea() throws IOException {
+        Posix.libc();
+        Bundle posix = null;
+        for (Bundle b : context.getBundles()) {
+            if (POSIX.equals(b.getSymbolicName())) {
+                posix = b;
+            }
+        }
+        assertTrue("posix bundle installed", posix != null && posix.getBundleContext() != null);
+        Path area = posix.getBundleContext().getDataFile("jffi").toPath();
+        List<String> jffi = Files.readAllLines(Path.of("/proc/self/maps")).stream()
+                .filter(line -> line.contains("jffi") && line.endsWith(".so")).map(line -> line.replaceAll(".* ", ""))
+                .distinct().toList();
+        assertTrue("jffi's stub mapped from " + jffi + ", not from " + area + " (jffi.boot.library.path="
+                + System.getProperty("jffi.boot.library.path") + ")", !jffi.isEmpty() && Files.isDirectory(area)
+                && jffi.stream().allMatch(p -> Path.of(p).startsWith(toReal(area))));
+    }
+
+    private static Path toReal(Path p) {
+        try {
+            return p.toRealPath();
+        } catch (IOException e) {
+            return p;
+        }
+    }
+
     @Test
     public void netlinkEntersANamespaceThroughPosix() throws Exception {
         NetworkNamespaces ns = awaitService(context, NetworkNamespaces.class, Duration.ofSeconds(10));

@@ -38,6 +38,7 @@ public final class JnrPosix implements Posix {
             synchronized (JnrPosix.class) {
                 p = instance;
                 if (p == null) {
+                    JffiStub.prepare();
                     p = new JnrPosix(LibraryLoader.create(LibC.class).failImmediately().load("c"));
                     instance = p;
                 }

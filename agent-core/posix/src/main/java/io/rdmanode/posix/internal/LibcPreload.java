@@ -17,6 +17,8 @@ public final class LibcPreload {
 
     @Activate
     public LibcPreload() {
+        // Before any bundle's first jnr-ffi call, so that none of them makes jffi extract its stub to /tmp.
+        JffiStub.prepare();
         Thread bind = new Thread(LibcPreload::bind, "rdma-agent-posix-bind");
         bind.setDaemon(true);
         bind.start();
