@@ -45,28 +45,43 @@ final class JffiStub {
         if (set != null && !set.equals(System.getProperty(SET_BY_AGENT_PROPERTY))) {
             return Optional.of(Path.of(set));                     // the operator's choice
         }
-        Bundle bundle = FrameworkUtil.getBundle(JffiStub.class);
-        BundleContext context = bundle == null ? null : bundle.getBundleContext();
         Optional<String> platform = platform(System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
-        if (context == null || platform.isEmpty()) {
-            return Optional.empty();
+        Optional<DataArea> area;
+        try {
+            area = DataArea.find();
+        } catch (LinkageError noFramework) {          // no OSGi on the class path
+            area = Optional.empty();
         }
-        URL stub = JffiStub.class.getClassLoader().getResource("jni/" + platform.get() + "/" + LIBRARY);
-        java.io.File area = context.getDataFile("jffi");
-        if (stub == null || area == null) {
+        URL stub = platform.isEmpty() ? null
+                : JffiStub.class.getClassLoader().getResource("jni/" + platform.get() + "/" + LIBRARY);
+        if (area.isEmpty() || stub == null) {
             return Optional.empty();
         }
         try {
             // A directory per revision of this bundle: a JNI library stays with the class loader that loaded it
             // until that loader is collected, so the revision after a hot swap must load a file of its own.
-            Path dir = area.toPath().resolve(platform.get() + "-" + bundle.getLastModified());
+            Path dir = area.get().directory().resolve(platform.get() + "-" + area.get().revision());
             copyIfDifferent(stub, dir.resolve(LIBRARY));
-            removeOtherRevisions(area.toPath(), dir);
+            removeOtherRevisions(area.get().directory(), dir);
             System.setProperty(BOOT_PATH_PROPERTY, dir.toString());
             System.setProperty(SET_BY_AGENT_PROPERTY, dir.toString());   // a later revision may replace it
             return Optional.of(dir);
         } catch (IOException e) {
             return Optional.empty();             // jffi extracts it where it can, as without this class
+        }
+    }
+
+    /**
+     * This bundle's {@code jffi} directory in its data area and a stamp of its revision. The OSGi types stay in
+     * this class: the posix library also runs on a plain class path (the Soft-RoCE VM's probes), without them.
+     */
+    record DataArea(Path directory, long revision) {
+
+        static Optional<DataArea> find() {
+            Bundle bundle = FrameworkUtil.getBundle(JffiStub.class);
+            BundleContext context = bundle == null ? null : bundle.getBundleContext();
+            java.io.File dir = context == null ? null : context.getDataFile("jffi");
+            return dir == null ? Optional.empty() : Optional.of(new DataArea(dir.toPath(), bundle.getLastModified()));
         }
     }
 

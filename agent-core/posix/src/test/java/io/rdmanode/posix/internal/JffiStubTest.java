@@ -47,6 +47,28 @@ class JffiStubTest {
         }
     }
 
+    /** The posix library on a plain class path without OSGi, as the Soft-RoCE VM's probes run it. */
+    @Test
+    void libcBindsWithoutOsgiOnTheClassPath() throws Exception {
+        String classPath = java.util.Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+                .filter(entry -> !entry.contains("osgi")).collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                classPath, PlainClassPath.class.getName()).redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor()).as(output).isZero();
+        assertThat(output).contains("pipe read 3 bytes");
+    }
+
+    /** A {@code Posix.libc()} caller outside any framework. */
+    static final class PlainClassPath {
+        public static void main(String[] args) {
+            io.rdmanode.posix.Posix libc = io.rdmanode.posix.Posix.libc();
+            io.rdmanode.posix.Pipe pipe = libc.pipe2(io.rdmanode.posix.Posix.O_CLOEXEC);
+            libc.write(pipe.writeFd(), new byte[] {1, 2, 3}, 3);
+            System.out.println("pipe read " + libc.read(pipe.readFd(), new byte[3], 3) + " bytes");
+        }
+    }
+
     @Test
     void outsideAFrameworkNothingIsSet() {
         assertThat(JffiStub.prepare()).isEmpty();
