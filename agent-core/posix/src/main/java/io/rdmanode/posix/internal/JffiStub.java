@@ -25,8 +25,6 @@ import org.osgi.framework.FrameworkUtil;
 final class JffiStub {
 
     static final String BOOT_PATH_PROPERTY = "jffi.boot.library.path";
-    /** The value this class gave {@value #BOOT_PATH_PROPERTY}, as opposed to one given on the command line. */
-    static final String SET_BY_AGENT_PROPERTY = "rdma.agent.jffi.stubDir";
     /** {@code System.mapLibraryName("jffi-" + Version.MAJOR + "." + Version.MINOR)} of the embedded jffi. */
     static final String LIBRARY = "libjffi-" + com.kenai.jffi.Version.MAJOR + "." + com.kenai.jffi.Version.MINOR + ".so";
 
@@ -41,17 +39,17 @@ final class JffiStub {
             return Optional.ofNullable(System.getProperty(BOOT_PATH_PROPERTY)).map(Path::of);
         }
         prepared = true;
-        String set = System.getProperty(BOOT_PATH_PROPERTY);
-        if (set != null && !set.equals(System.getProperty(SET_BY_AGENT_PROPERTY))) {
-            return Optional.of(Path.of(set));                     // the operator's choice
-        }
-        Optional<String> platform = platform(System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
         Optional<DataArea> area;
         try {
             area = DataArea.find();
         } catch (LinkageError noFramework) {          // no OSGi on the class path
             area = Optional.empty();
         }
+        String set = System.getProperty(BOOT_PATH_PROPERTY);
+        if (set != null && area.map(a -> !Path.of(set).startsWith(a.directory())).orElse(true)) {
+            return Optional.of(Path.of(set));      // the operator's choice; an earlier revision's copy is replaced
+        }
+        Optional<String> platform = platform(System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
         URL stub = platform.isEmpty() ? null
                 : JffiStub.class.getClassLoader().getResource("jni/" + platform.get() + "/" + LIBRARY);
         if (area.isEmpty() || stub == null) {
@@ -64,7 +62,6 @@ final class JffiStub {
             copyIfDifferent(stub, dir.resolve(LIBRARY));
             removeOtherRevisions(area.get().directory(), dir);
             System.setProperty(BOOT_PATH_PROPERTY, dir.toString());
-            System.setProperty(SET_BY_AGENT_PROPERTY, dir.toString());   // a later revision may replace it
             return Optional.of(dir);
         } catch (IOException e) {
             return Optional.empty();             // jffi extracts it where it can, as without this class
