@@ -37,7 +37,10 @@ import org.slf4j.LoggerFactory;
  * did not exist or was removed coming (back) into existence.</li>
  * </ul>
  * The callback runs on the watch thread, one call at a time; an exception from it is logged and watching
- * goes on.
+ * goes on. A change can be reported twice: when a poll lists it before its inotify event arrives (the JDK reads
+ * inotify on a thread of its own), the event then calls back again. Callbacks rescan, so that costs a rescan;
+ * dropping an event whose listing looks unchanged would instead miss a same-size rewrite within the file
+ * system's timestamp granularity.
  *
  * @since 1.0
  */
