@@ -5,11 +5,14 @@ import io.rdmanode.deviceplugin.DeviceFile;
 import io.rdmanode.deviceplugin.DevicePaths;
 import io.rdmanode.kubelet.ContainerAllocation;
 import io.rdmanode.kubelet.ContainerAllocation.DeviceNode;
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 
 /**
  * What a container gets for its VFs (kubelet {@code ContainerAllocateResponse}): per VF its RDMA character
@@ -17,21 +20,105 @@ import java.util.Map;
  * bound to {@code vfio-pci} {@code /dev/vfio/vfio} and its IOMMU group's node. Container paths are
  * {@code /dev/…}, host paths under the layer's {@code hostDevRoot} ({@link DevicePaths}). Device nodes are
  * de-duplicated, permissions {@code rw} as the peer's. The environment is {@link PciDeviceEnv}'s.
+ *
+ * <p>What one VF contributes (its nodes, its {@code _INFO} member) depends only on that VF as the pool sees it and on
+ * {@code rdma_cm}, so it is worked out once per VF and kept while both stay the same objects: a new assignment or
+ * rescan makes new {@link PooledVf}s, which are worked out again. Allocate then only joins them (issue #23: the
+ * per-call JSON writer, streams and path resolution were a fifth of an SR-IOV Allocate's own CPU).
  */
-public record VfAllocator(String resourcePrefix, String resourceName, DevicePaths paths) {
+public final class VfAllocator {
 
     static final String PERMISSIONS = "rw";
 
+    private final String resourcePrefix;
+    private final String resourceName;
+    private final DevicePaths paths;
+    private final String variable;
+    /**
+     * VF ID to what it contributes: at most one entry per VF the pool ever handed out (~1 KB each), bounded by the
+     * host's VFs. The VF it was worked out for is held weakly: a PooledVf leads to its host snapshot, which a
+     * cache must not keep alive after a rescan replaced it.
+     */
+    private final ConcurrentMap<String, Grant> grants = new ConcurrentHashMap<>();
+
+    public VfAllocator(String resourcePrefix, String resourceName, DevicePaths paths) {
+        this.resourcePrefix = resourcePrefix;
+        this.resourceName = resourceName;
+        this.paths = paths;
+        this.variable = PciDeviceEnv.variable(resourcePrefix, resourceName);
+    }
+
+    public String resourcePrefix() {
+        return resourcePrefix;
+    }
+
+    public String resourceName() {
+        return resourceName;
+    }
+
+    public DevicePaths paths() {
+        return paths;
+    }
+
     /** @param rdmaCm the host's {@code rdma_cm}; left out when absent (the pool's status says why) */
     public ContainerAllocation allocate(List<PooledVf> vfs, DeviceFile rdmaCm) {
-        List<DeviceFile> files = new ArrayList<>();
-        Map<String, Map<String, Map<String, String>>> info = new LinkedHashMap<>();
+        Map<String, DeviceNode> nodes = new LinkedHashMap<>();
+        StringBuilder ids = new StringBuilder();
+        StringBuilder info = new StringBuilder("{");
         boolean anyRdma = false;
         for (PooledVf p : vfs) {
+            Grant g = grant(p, rdmaCm);
+            for (DeviceNode n : g.nodes()) {
+                nodes.putIfAbsent(n.containerPath(), n);
+            }
+            anyRdma |= g.rdma();
+            if (!ids.isEmpty()) {
+                ids.append(',');
+                info.append(',');
+            }
+            ids.append(p.vf().id());
+            info.append(g.infoMember());
+        }
+        if (anyRdma && rdmaCm.present()) {
+            DeviceNode cm = paths.node(rdmaCm, PERMISSIONS);
+            nodes.putIfAbsent(cm.containerPath(), cm);
+        }
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put(variable, ids.toString());
+        env.put(variable + "_INFO", info.append('}').toString());
+        return new ContainerAllocation(env, List.of(), List.copyOf(nodes.values()), Map.of(), List.of());
+    }
+
+    private Grant grant(PooledVf p, DeviceFile rdmaCm) {
+        Grant g = grants.get(p.vf().id());
+        if (g == null || g.vf().get() != p || g.rdmaCm() != rdmaCm) {
+            g = Grant.of(p, rdmaCm, paths);
+            grants.put(p.vf().id(), g);
+        }
+        return g;
+    }
+
+    /** IDs in request order without repeats (kubelet never repeats one, a hand-written client might). */
+    static List<String> distinct(List<String> ids) {
+        return List.copyOf(new LinkedHashSet<>(ids));
+    }
+
+    /**
+     * One VF's part of an allocation.
+     *
+     * @param vf         the pool's view of the VF it was worked out for (compared by identity)
+     * @param rdmaCm     the {@code rdma_cm} it was worked out with (compared by identity)
+     * @param nodes      its own device nodes, de-duplicated, without {@code rdma_cm}
+     * @param rdma       it has an RDMA device: the container gets {@code rdma_cm} too
+     * @param infoMember {@code "<id>":{...}}, its member of the {@code _INFO} object
+     */
+    private record Grant(WeakReference<PooledVf> vf, DeviceFile rdmaCm, List<DeviceNode> nodes, boolean rdma, String infoMember) {
+
+        static Grant of(PooledVf p, DeviceFile rdmaCm, DevicePaths paths) {
+            List<DeviceFile> files = new ArrayList<>();
             Map<String, Map<String, String>> providers = new LinkedHashMap<>();
             providers.put("generic", Map.of("deviceID", p.vf().id()));
             if (p.rdma().isPresent()) {
-                anyRdma = true;
                 VfRdma rdma = p.rdma().get();
                 Map<String, String> r = new LinkedHashMap<>();
                 r.put("rdma_dev", rdma.device());
@@ -51,19 +138,10 @@ public record VfAllocator(String resourcePrefix, String resourceName, DevicePath
                 providers.put("vfio", Map.of("mount", "/dev/" + vfio.get(0).relativePath(),
                         "dev-mount", "/dev/" + vfio.get(1).relativePath()));
             }
-            info.put(p.vf().id(), providers);
+            // {"<id>":{...}} without its braces: the member, joined with the other VFs' into one object.
+            String object = Json.write(Map.of(p.vf().id(), providers));
+            return new Grant(new WeakReference<>(p), rdmaCm, paths.nodes(files, PERMISSIONS), p.rdma().isPresent(),
+                    object.substring(1, object.length() - 1));
         }
-        if (anyRdma) {
-            files.add(rdmaCm);
-        }
-        List<DeviceNode> nodes = paths.nodes(files, PERMISSIONS);
-        List<String> ids = vfs.stream().map(p -> p.vf().id()).toList();
-        return new ContainerAllocation(PciDeviceEnv.of(resourcePrefix, resourceName, ids, info), List.of(), nodes,
-                Map.of(), List.of());
-    }
-
-    /** IDs in request order without repeats (kubelet never repeats one, a hand-written client might). */
-    static List<String> distinct(List<String> ids) {
-        return List.copyOf(new LinkedHashSet<>(ids));
     }
 }

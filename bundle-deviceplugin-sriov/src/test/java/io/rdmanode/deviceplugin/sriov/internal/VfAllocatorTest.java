@@ -4,6 +4,7 @@ package io.rdmanode.deviceplugin.sriov.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.groups.Tuple.tuple;
 
+import io.rdmanode.deviceplugin.DeviceFile;
 import io.rdmanode.deviceplugin.DevicePaths;
 import io.rdmanode.deviceplugin.DevicePluginLayer;
 import io.rdmanode.deviceplugin.LayerSettings;
@@ -84,6 +85,34 @@ class VfAllocatorTest {
                 tuple("/dev/vfio/62", "/node/dev/vfio/62"));
         assertThat(a.envs().get("PCIDEVICE_RDMA_SRIOV_A_X_INFO")).contains("\"vfio\":{")
                 .contains("\"dev-mount\":\"/dev/vfio/61\"").doesNotContain("rdma_cm");
+    }
+
+    @Test
+    void aVfThePoolSeesAnewIsWorkedOutAgain() {
+        SriovHost host = SriovHost.recorded(dir);
+        VfAllocator allocator = new VfAllocator("rdma", "sriov-a.x", NODE);
+        DeviceFile cm = io.rdmanode.deviceplugin.testing.DevicePluginTesting.layer(LayerSettings.DEFAULT)
+                .rdmaCm(host.snapshot());
+        PooledVf before = vfs(host).get("0000:86:00.2");
+        ContainerAllocation rdma = allocator.allocate(List.of(before), cm);
+        assertThat(allocator.allocate(List.of(before), cm)).isEqualTo(rdma);
+
+        // Rebound to vfio-pci: the rescan's assignment makes a new PooledVf, and the allocation follows it.
+        host.bindVfio("0000:86:00.2", "mlx5_10", "ens2f0v0");
+        host.rescan();
+        ContainerAllocation vfio = allocator.allocate(List.of(vfs(host).get("0000:86:00.2")), cm);
+
+        assertThat(rdma.devices()).extracting(DeviceNode::containerPath).contains("/dev/infiniband/rdma_cm")
+                .noneMatch(path -> path.startsWith("/dev/vfio"));
+        assertThat(vfio.devices()).extracting(DeviceNode::containerPath).containsExactly("/dev/vfio/vfio",
+                "/dev/vfio/61");
+        assertThat(vfio.envs().get("PCIDEVICE_RDMA_SRIOV_A_X_INFO")).contains("\"vfio\":{")
+                .doesNotContain("rdma_cm");
+        // rdma_cm gone from the host: a VF worked out with it is worked out again without it.
+        ContainerAllocation noCm = allocator.allocate(List.of(before), new DeviceFile("rdma_cm", "infiniband/rdma_cm",
+                dir.resolve("dev/infiniband/rdma_cm"), Optional.of("no rdma_cm on this host")));
+        assertThat(noCm.devices()).extracting(DeviceNode::containerPath).doesNotContain("/dev/infiniband/rdma_cm");
+        assertThat(noCm.envs().get("PCIDEVICE_RDMA_SRIOV_A_X_INFO")).doesNotContain("rdma_cm");
     }
 
     @ParameterizedTest
