@@ -161,8 +161,7 @@ public final class SriovVfPool implements ResourcePool {
     private List<CdiDevice> cdiDevices(java.util.Collection<PooledVf> pooled, DeviceFile rdmaCmNode) {
         List<CdiDevice> list = new ArrayList<>();
         for (PooledVf p : pooled) {
-            List<io.rdmanode.kubelet.ContainerAllocation.DeviceNode> nodes =
-                    allocator.allocate(List.of(p), rdmaCmNode).devices();
+            List<io.rdmanode.kubelet.ContainerAllocation.DeviceNode> nodes = allocator.nodes(p, rdmaCmNode);
             if (!nodes.isEmpty()) {
                 list.add(new CdiDevice(p.vf().id(), nodes, Map.of()));
             }

@@ -60,18 +60,22 @@ public final class VfAllocator {
         return paths;
     }
 
+    /**
+     * The nodes Allocate would hand out for {@code vf} alone (a CDI device), worked out without keeping anything:
+     * a CDI spec covers every VF of the pool, most of which no container may ever ask for.
+     */
+    public List<DeviceNode> nodes(PooledVf vf, DeviceFile rdmaCm) {
+        return join(List.of(Grant.of(vf, rdmaCm, paths)), rdmaCm);
+    }
+
     /** @param rdmaCm the host's {@code rdma_cm}; left out when absent (the pool's status says why) */
     public ContainerAllocation allocate(List<PooledVf> vfs, DeviceFile rdmaCm) {
-        Map<String, DeviceNode> nodes = new LinkedHashMap<>();
+        List<Grant> granted = new ArrayList<>(vfs.size());
         StringBuilder ids = new StringBuilder();
         StringBuilder info = new StringBuilder("{");
-        boolean anyRdma = false;
         for (PooledVf p : vfs) {
             Grant g = grant(p, rdmaCm);
-            for (DeviceNode n : g.nodes()) {
-                nodes.putIfAbsent(n.containerPath(), n);
-            }
-            anyRdma |= g.rdma();
+            granted.add(g);
             if (!ids.isEmpty()) {
                 ids.append(',');
                 info.append(',');
@@ -79,14 +83,27 @@ public final class VfAllocator {
             ids.append(p.vf().id());
             info.append(g.infoMember());
         }
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put(variable, ids.toString());
+        env.put(variable + "_INFO", info.append('}').toString());
+        return new ContainerAllocation(env, List.of(), join(granted, rdmaCm), Map.of(), List.of());
+    }
+
+    /** The VFs' nodes de-duplicated by container path, in order, then {@code rdma_cm} once if any VF has RDMA. */
+    private List<DeviceNode> join(List<Grant> granted, DeviceFile rdmaCm) {
+        Map<String, DeviceNode> nodes = new LinkedHashMap<>();
+        boolean anyRdma = false;
+        for (Grant g : granted) {
+            for (DeviceNode n : g.nodes()) {
+                nodes.putIfAbsent(n.containerPath(), n);
+            }
+            anyRdma |= g.rdma();
+        }
         if (anyRdma && rdmaCm.present()) {
             DeviceNode cm = paths.node(rdmaCm, PERMISSIONS);
             nodes.putIfAbsent(cm.containerPath(), cm);
         }
-        Map<String, String> env = new LinkedHashMap<>();
-        env.put(variable, ids.toString());
-        env.put(variable + "_INFO", info.append('}').toString());
-        return new ContainerAllocation(env, List.of(), List.copyOf(nodes.values()), Map.of(), List.of());
+        return List.copyOf(nodes.values());
     }
 
     private Grant grant(PooledVf p, DeviceFile rdmaCm) {

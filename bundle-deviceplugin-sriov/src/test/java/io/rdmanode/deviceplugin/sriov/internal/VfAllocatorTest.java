@@ -96,6 +96,7 @@ class VfAllocatorTest {
         PooledVf before = vfs(host).get("0000:86:00.2");
         ContainerAllocation rdma = allocator.allocate(List.of(before), cm);
         assertThat(allocator.allocate(List.of(before), cm)).isEqualTo(rdma);
+        assertThat(allocator.nodes(before, cm)).isEqualTo(rdma.devices());          // a CDI device's nodes
 
         // Rebound to vfio-pci: the rescan's assignment makes a new PooledVf, and the allocation follows it.
         host.bindVfio("0000:86:00.2", "mlx5_10", "ens2f0v0");
