@@ -107,9 +107,11 @@ final class FastPath {
         if (func != Func.POLL_CQ || size != 8) {
             throw new WireException(Errno.EINVAL, "function " + func + " (" + size + " bytes) in a CQ mailbox");
         }
-        PollCqRequest req = PollCqRequest.decode(mb.buf, BODY);
-        if (req.cqHandle() != mb.handle) {
-            throw new WireException(Errno.EINVAL, "CQ " + req.cqHandle() + " polled through the mailbox of CQ " + mb.handle);
+        // Read in place, no request object: a client's poll loop is most of the fast path's requests.
+        int ne = PollCqRequest.ne(mb.buf, BODY);
+        int cqHandle = PollCqRequest.cqHandle(mb.buf, BODY);
+        if (cqHandle != mb.handle) {
+            throw new WireException(Errno.EINVAL, "CQ " + cqHandle + " polled through the mailbox of CQ " + mb.handle);
         }
         int n;
         synchronized (router) {
@@ -118,8 +120,8 @@ final class FastPath {
                 throw new WireException(Errno.EINVAL, "CQ " + mb.handle + " destroyed");
             }
             mb.tenant.requests++;
-            router.transport.refill(cq, req.ne());
-            n = cq.entries.isEmpty() ? 0 : router.transport.poll(cq, req.ne(), mb.buf, RSP_BODY);
+            router.transport.refill(cq, ne);
+            n = cq.entries.isEmpty() ? 0 : router.transport.poll(cq, ne, mb.buf, RSP_BODY);
         }
         mb.buf.putInt(Mailbox.RSP, n * WorkCompletion.SIZE);
     }

@@ -16,10 +16,21 @@ public record PollCqRequest(int cqHandle, int ne) {
 
     /** The body at {@code base} of b (a mailbox's request area). */
     public static PollCqRequest decode(ByteBuffer b, int base) {
+        int ne = ne(b, base);
+        return new PollCqRequest(cqHandle(b, base), ne);
+    }
+
+    /** The ne field of the body at {@code base}, checked as {@link #decode} checks it; the fast path's read (no object). */
+    public static int ne(ByteBuffer b, int base) {
         int ne = Wire.i32(b, base + NE);
         if (ne < 0 || ne > MAX_NE) {
             throw new WireException(Errno.EINVAL, "poll of " + ne + " completions, 0.." + MAX_NE + " allowed");
         }
-        return new PollCqRequest(Wire.handle(b, base + CQ_HANDLE, "CQ"), ne);
+        return ne;
+    }
+
+    /** The CQ handle of the body at {@code base}, checked as {@link #decode} checks it. */
+    public static int cqHandle(ByteBuffer b, int base) {
+        return Wire.handle(b, base + CQ_HANDLE, "CQ");
     }
 }

@@ -8,14 +8,14 @@ import io.rdmanode.freeflow.testclient.FfClient.Qp;
 import io.rdmanode.freeflow.testclient.FfClient.Sg;
 import io.rdmanode.freeflow.testclient.FfClient.Wr;
 import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The router thread's own cost per fast-path request, without the client round trip: requests prepared once in
  * QP and CQ mailboxes and served again and again (the state word is left alone, so the poller thread never serves
- * them). Reports the thread's CPU time per request as well as wall time: CPU time holds on a loaded machine.
+ * them). Reports the thread's CPU time per request as well as wall time (CPU time holds on a loaded machine),
+ * and the bytes the thread allocated per request.
  * Prints figures; not a test. Run: {@code ./mvnw -q -pl bundle-freeflow test-compile exec:java
  * -Dexec.classpathScope=test -Dexec.mainClass=io.rdmanode.freeflow.internal.router.FastPathBench} (add JVM flags
  * with MAVEN_OPTS, e.g. the start script's c1 or c2 profile).
@@ -138,7 +138,8 @@ public final class FastPathBench {
     }
 
     private static String time(int n, Runnable r) {
-        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long a0 = mx.getCurrentThreadAllocatedBytes();
         long c0 = mx.getCurrentThreadCpuTime();
         long t0 = System.nanoTime();
         for (int i = 0; i < n; i++) {
@@ -146,6 +147,7 @@ public final class FastPathBench {
         }
         long t1 = System.nanoTime();
         long c1 = mx.getCurrentThreadCpuTime();
-        return String.format("%.3f us (%.3f)", (c1 - c0) / 1e3 / n, (t1 - t0) / 1e3 / n);
+        long a1 = mx.getCurrentThreadAllocatedBytes();
+        return String.format("%.3f us (%.3f) %.0f B", (c1 - c0) / 1e3 / n, (t1 - t0) / 1e3 / n, (a1 - a0) / (double) n);
     }
 }
