@@ -37,7 +37,14 @@ record RuntimeSettings(Path stateDir, Level logLevel, LogFormat logFormat, Durat
 
     /** The file as the agent reads it: includes, then substitutions resolved as the config bundle does. */
     static Config resolve(Path file) {
-        Config parsed = ConfigFactory.parseFile(file.toFile(), ConfigParseOptions.defaults().setAllowMissing(false));
+        Config parsed;
+        try {
+            parsed = ConfigFactory.parseFile(file.toFile(), ConfigParseOptions.defaults().setAllowMissing(false));
+        } catch (IllegalArgumentException e) {
+            // typesafe-config's tokenizer throws this for a backslash-u with a sign (HoconFile says more, and where).
+            throw new IllegalArgumentException(file + ": a \\u escape in a quoted string must be followed by four"
+                    + " hex digits (" + e.getMessage() + ")", e);
+        }
         // The same resolution as the config bundle's; rdma.agent.stateDir is a JVM system property here.
         return Hocon.resolve(parsed, Hocon.substitutions(Map.of()));
     }

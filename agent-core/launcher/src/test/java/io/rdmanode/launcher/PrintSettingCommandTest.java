@@ -132,6 +132,11 @@ class PrintSettingCommandTest {
                 .isEqualTo(ExitCode.CONFIG_INVALID.code);
         assertThat(err()).contains("agent.conf");
         assertThat(out()).isEmpty();
+        // typesafe-config threw IllegalArgumentException, not ConfigException, for a signed backslash-u escape.
+        Path escape = config("agent.runtime { stateDir = \"/var/\\u-01b\" }\n");
+        assertThat(run("--print-setting", "agent.runtime.stateDir", "--config", escape.toString()))
+                .isEqualTo(ExitCode.CONFIG_INVALID.code);
+        assertThat(err()).contains(escape.toString(), "must be followed by four hex digits");
         assertThat(run("--print-setting", "--help")).isZero();
         assertThat(out()).startsWith("usage: rdma-node-agent --print-setting KEY");
     }

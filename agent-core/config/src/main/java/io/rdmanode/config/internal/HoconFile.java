@@ -54,7 +54,19 @@ final class HoconFile {
         try {
             ConfigParseOptions options = ConfigParseOptions.defaults().setOriginDescription(name)
                     .setSyntax(ConfigSyntax.CONF).setAllowMissing(false);
-            Config parsed = ConfigFactory.parseString(new String(content, StandardCharsets.UTF_8), options);
+            String text = new String(content, StandardCharsets.UTF_8);
+            Config parsed;
+            try {
+                parsed = ConfigFactory.parseString(text, options);
+            } catch (IllegalArgumentException e) {
+                // typesafe-config 1.4 reads the four characters after backslash-u with Integer.parseInt(.., 16), which
+                // takes a sign: backslash-u-01b makes a negative code point, and appendCodePoint throws this unchecked exception
+                // instead of a ConfigException (HoconMappingFuzzTest found it). It would end a reload with a stack
+                // trace instead of a refusal that names the line.
+                return new Parsed(checksum, null, List.of(new Problem(name, badUnicodeEscapeLine(text),
+                        Problem.SYNTAX, "a \\u escape in a quoted string must be followed by four hex digits ("
+                        + e.getMessage() + ")")));
+            }
             return new Parsed(checksum, Hocon.resolve(parsed, Hocon.substitutions(frameworkProperties)), List.of());
         } catch (ConfigException e) {
             int line = e.origin() != null ? e.origin().lineNumber() : -1;
@@ -67,6 +79,19 @@ final class HoconFile {
                     "objects or lists are nested too deeply to parse")));
         }
     }
+
+    /** The 1-based line of the first backslash-u not followed by four hex digits; -1 when there is none. */
+    static int badUnicodeEscapeLine(String text) {
+        java.util.regex.Matcher m = BAD_UNICODE_ESCAPE.matcher(text);
+        if (!m.find()) {
+            return -1;
+        }
+        return (int) text.substring(0, m.start()).chars().filter(c -> c == '\n').count() + 1;
+    }
+
+    /** A backslash-u that is not itself escaped (an even run of backslashes before it) and lacks four hex digits. */
+    private static final java.util.regex.Pattern BAD_UNICODE_ESCAPE =
+            java.util.regex.Pattern.compile("(?<!\\\\)(?:\\\\\\\\)*\\\\u(?![0-9A-Fa-f]{4})");
 
     static Parsed missing(Path file, IOException e) {
         String reason = e instanceof NoSuchFileException ? "No such file" : e.toString();

@@ -25,6 +25,18 @@ class HoconFileTest {
     }
 
     @Test
+    void aSignedUnicodeEscapeIsASyntaxProblemWithItsLine() {
+        // typesafe-config threw IllegalArgumentException for this (HoconMappingFuzzTest's finding,
+        // HoconMappingFuzzTestInputs/mapsOrRefuses/negative-unicode-escape); an escaped backslash before u is text.
+        HoconFile.Parsed parsed = parse("probe {\n  path = \"c:\\\\u-not-an-escape\"\n  tags = [\"\\u-01b[31m\"]\n}\n");
+        assertThat(parsed.ok()).isFalse();
+        assertThat(parsed.problems()).hasSize(1);
+        assertThat(parsed.problems().get(0).toString()).startsWith(FILE + ":3: ")
+                .contains("must be followed by four hex digits");
+        assertThat(parse("probe { tags = [\"\\u00e9\\u001b\"] }").ok()).isTrue();
+    }
+
+    @Test
     void substitutionsResolveAgainstFrameworkPropertiesAndTheEnvironment() {
         HoconFile.Parsed parsed = parse("agent.runtime.stateDir = ${rdma.agent.stateDir}\n"
                 + "x = ${?RDMA_AGENT_SURELY_UNSET_VARIABLE}\n");
