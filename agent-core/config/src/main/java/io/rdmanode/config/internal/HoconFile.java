@@ -59,10 +59,10 @@ final class HoconFile {
             try {
                 parsed = ConfigFactory.parseString(text, options);
             } catch (IllegalArgumentException e) {
-                // typesafe-config 1.4 reads the four characters after backslash-u with Integer.parseInt(.., 16), which
-                // takes a sign: backslash-u-01b makes a negative code point, and appendCodePoint throws this unchecked exception
-                // instead of a ConfigException (HoconMappingFuzzTest found it). It would end a reload with a stack
-                // trace instead of a refusal that names the line.
+                // typesafe-config 1.4 reads the four characters after backslash-u with Integer.parseInt(.., 16),
+                // which takes a sign: backslash-u-01b makes a negative code point, and appendCodePoint throws this
+                // unchecked exception instead of a ConfigException (HoconMappingFuzzTest found it). A reload then
+                // ended in an ERROR with a stack trace instead of a refusal that names the line.
                 return new Parsed(checksum, null, List.of(new Problem(name, badUnicodeEscapeLine(text),
                         Problem.SYNTAX, "a \\u escape in a quoted string must be followed by four hex digits ("
                         + e.getMessage() + ")")));

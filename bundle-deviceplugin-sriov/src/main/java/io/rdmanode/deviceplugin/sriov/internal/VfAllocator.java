@@ -24,15 +24,15 @@ import java.util.concurrent.ConcurrentMap;
  * <p>What one VF contributes (its nodes, its {@code _INFO} member) depends only on that VF as the pool sees it and on
  * {@code rdma_cm}, so it is worked out once per VF and kept while both stay the same objects: a new assignment or
  * rescan makes new {@link PooledVf}s, which are worked out again. Allocate then only joins them (issue #23: the
- * per-call JSON writer, streams and path resolution were a fifth of an SR-IOV Allocate's own CPU).
+ * per-call JSON writer, streams and path resolution were about a quarter of
+ * an SR-IOV Allocate handler's own CPU).
  */
 public final class VfAllocator {
 
     static final String PERMISSIONS = "rw";
 
-    private final String resourcePrefix;
-    private final String resourceName;
     private final DevicePaths paths;
+    /** {@code PCIDEVICE_<PREFIX>_<NAME>}: the same for every Allocate of the pool. */
     private final String variable;
     /**
      * VF ID to what it contributes: at most one entry per VF the pool ever handed out (~1 KB each), bounded by the
@@ -42,22 +42,8 @@ public final class VfAllocator {
     private final ConcurrentMap<String, Grant> grants = new ConcurrentHashMap<>();
 
     public VfAllocator(String resourcePrefix, String resourceName, DevicePaths paths) {
-        this.resourcePrefix = resourcePrefix;
-        this.resourceName = resourceName;
         this.paths = paths;
         this.variable = PciDeviceEnv.variable(resourcePrefix, resourceName);
-    }
-
-    public String resourcePrefix() {
-        return resourcePrefix;
-    }
-
-    public String resourceName() {
-        return resourceName;
-    }
-
-    public DevicePaths paths() {
-        return paths;
     }
 
     /**

@@ -41,7 +41,6 @@ final class SoftwareTransport implements Transport {
     private final DeviceEvents.Sink async;
     private final RouterStats stats;
     private static final PostResponse OK = new PostResponse(0, 0);
-    private final MemoryRegion[][] mrScratch = {new MemoryRegion[4], new MemoryRegion[4]};
     /** QPs whose SQ head waits for an RNR retry. */
     private final Set<QueuePair> rnrWaiting = new LinkedHashSet<>();
     /** rnrWaiting is not empty; read by the poller thread without the router lock, after every scan. */
@@ -263,9 +262,8 @@ final class SoftwareTransport implements Transport {
         }
         long total = 0;
         int localAccess = wr.opcode() == SendWr.OP_RDMA_READ ? MemoryRegion.LOCAL_WRITE : 0;
-        int nLocal = wr.sges().length;
-        MemoryRegion[] local = scratch(0, nLocal);
-        for (int i = 0; i < nLocal; i++) {
+        MemoryRegion[] local = new MemoryRegion[wr.sges().length];
+        for (int i = 0; i < local.length; i++) {
             Sge s = wr.sges()[i];
             local[i] = lookup(qp, s, localAccess);
             if (local[i] == null) {
@@ -279,10 +277,9 @@ final class SoftwareTransport implements Transport {
                 if (recv == null) {
                     return qp.reliable() ? rnr(qp, wr, peer) : dropped(qp, wr, total);
                 }
-                int nRemote = recv.sges().length;
-                MemoryRegion[] remote = scratch(1, nRemote);
+                MemoryRegion[] remote = new MemoryRegion[recv.sges().length];
                 long room = 0;
-                for (int i = 0; i < nRemote; i++) {
+                for (int i = 0; i < remote.length; i++) {
                     remote[i] = lookup(peer, recv.sges()[i], MemoryRegion.LOCAL_WRITE);
                     if (remote[i] == null) {
                         take(peer);
@@ -316,7 +313,7 @@ final class SoftwareTransport implements Transport {
                     return qp.reliable() ? fail(qp, wr, REM_ACCESS_ERR, 0) : dropped(qp, wr, total);
                 }
                 long off = wr.remoteAddr() - target.appBase;
-                for (int i = 0; i < nLocal; i++) {
+                for (int i = 0; i < local.length; i++) {
                     Sge s = wr.sges()[i];
                     copy(local[i].buf, s.offset(), target.buf, off, s.len());
                     off += s.len();
@@ -335,7 +332,7 @@ final class SoftwareTransport implements Transport {
                     return fail(qp, wr, REM_ACCESS_ERR, 0);
                 }
                 long off = wr.remoteAddr() - source.appBase;
-                for (int i = 0; i < nLocal; i++) {
+                for (int i = 0; i < local.length; i++) {
                     Sge s = wr.sges()[i];
                     copy(source.buf, off, local[i].buf, s.offset(), s.len());
                     off += s.len();
@@ -348,20 +345,6 @@ final class SoftwareTransport implements Transport {
             }
         }
         return Outcome.DONE;
-    }
-
-    /**
-     * A reused array of at least {@code n} MRs: {@code which} 0 for the requester's SGEs, 1 for the responder's. The
-     * transport runs under the router's monitor and {@link #execute} does not re-enter itself, so one pair serves every
-     * WR; a 64-byte WRITE then allocates no array. Entries past {@code n} are stale and never read.
-     */
-    private MemoryRegion[] scratch(int which, int n) {
-        MemoryRegion[] a = mrScratch[which];
-        if (a.length < n) {
-            a = new MemoryRegion[Math.max(n, a.length * 2)];
-            mrScratch[which] = a;
-        }
-        return a;
     }
 
     /** An SGE's MR in the QP owner's own table, same PD, access granted, bounds inside; null otherwise. */

@@ -53,12 +53,8 @@ public record PostRequest(int handle, List<SendWr> sends, List<RecvWr> recvs) {
         int sgeAt = base + (int) (HEADER + wrCount * wrSize);
         int ahAt = sgeAt + (int) (sgeCount * Sge.SIZE);
         int used = 0;
-        // One WR per post is the common case (perftest's default): its list is made at the end, without an ArrayList.
-        boolean one = wrCount == 1;
-        List<SendWr> sends = send && !one ? new ArrayList<>((int) wrCount) : List.of();
-        List<RecvWr> recvs = send || one ? List.of() : new ArrayList<>((int) wrCount);
-        SendWr oneSend = null;
-        RecvWr oneRecv = null;
+        List<SendWr> sends = send ? new ArrayList<>((int) wrCount) : List.of();
+        List<RecvWr> recvs = send ? List.of() : new ArrayList<>((int) wrCount);
         for (int i = 0; i < wrCount; i++) {
             int at = base + HEADER + i * wrSize;
             int n = send ? SendWr.numSge(b, at) : RecvWr.numSge(b, at);
@@ -71,28 +67,13 @@ public record PostRequest(int handle, List<SendWr> sends, List<RecvWr> recvs) {
             }
             used += n;
             if (send) {
-                SendWr wr = SendWr.decode(b, at, withAh ? b.getInt(ahAt + i * 4) : 0, sges);
-                if (one) {
-                    oneSend = wr;
-                } else {
-                    sends.add(wr);
-                }
+                sends.add(SendWr.decode(b, at, withAh ? b.getInt(ahAt + i * 4) : 0, sges));
             } else {
-                RecvWr wr = RecvWr.decode(b, at, sges);
-                if (one) {
-                    oneRecv = wr;
-                } else {
-                    recvs.add(wr);
-                }
+                recvs.add(RecvWr.decode(b, at, sges));
             }
         }
         if (used != sgeCount) {
             throw new WireException(Errno.EINVAL, "WRs use " + used + " SGEs, header says " + sgeCount);
-        }
-        if (oneSend != null) {
-            sends = List.of(oneSend);
-        } else if (oneRecv != null) {
-            recvs = List.of(oneRecv);
         }
         return new PostRequest(handle, sends, recvs);
     }
