@@ -95,7 +95,7 @@ class BadEditCorpusIT {
                     .start();
             assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("check-config %s", c).isTrue();
             String output = Files.readString(out);
-            String why = verdict(c, file, process.exitValue() == 3, output.lines().toList());
+            String why = verdict(c, file, process.exitValue() == 6, output.lines().toList());
             if (why != null) {
                 failures.add(c + ": " + why + "\n    exit " + process.exitValue() + ": " + output.strip()
                         .replace("\n", "\n    "));

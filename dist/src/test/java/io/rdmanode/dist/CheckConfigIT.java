@@ -54,7 +54,7 @@ class CheckConfigIT {
 
         Result result = run("check-config", file.toString());
 
-        assertThat(result.exit).isEqualTo(3);
+        assertThat(result.exit).isEqualTo(6);
         assertThat(result.out.lines()).contains(
                 file + ":1:14: agent.http.port: 99999 is not allowed: greater than the maximum 65535",
                 file + ":2:13: discovery.backend: 'verbz' is not one of [sysfs, verbs]",
@@ -84,7 +84,7 @@ class CheckConfigIT {
 
         Result result = run("check-config", file.toString());
 
-        assertThat(result.exit).as(result.out + result.err).isEqualTo(3);
+        assertThat(result.exit).as(result.out + result.err).isEqualTo(6);
         assertThat(result.out.lines()).anySatisfy(l -> assertThat(l).startsWith(file + ":3:").endsWith(
                 "freeflow.device: freeflow.device and freeflow.deviceSelectors exclude each other; name the device or"
                         + " select it"));
@@ -101,7 +101,7 @@ class CheckConfigIT {
         Result syntax = run("check-config", broken.toString());
         Result missing = run("check-config", temp.resolve("absent.conf").toString());
 
-        assertThat(syntax.exit).isEqualTo(3);
+        assertThat(syntax.exit).isEqualTo(6);
         assertThat(syntax.out).startsWith(broken + ":").containsPattern(":\\d+:\\d+: syntax: ").contains("invalid (1 error(s)");
         assertThat(missing.exit).isEqualTo(4);
         assertThat(missing.err).contains("absent.conf does not exist");
@@ -117,7 +117,7 @@ class CheckConfigIT {
 
         assertThat(lenient.exit).isZero();
         assertThat(lenient.out).contains("warning: " + file + ":1:14: deviceplugin.sharde: no installed bundle declares");
-        assertThat(strict.exit).isEqualTo(3);
+        assertThat(strict.exit).isEqualTo(6);
     }
 
     /**
@@ -137,7 +137,7 @@ class CheckConfigIT {
 
         Result result = run("check-config", file.toString());
 
-        assertThat(result.exit).as(result.out + result.err).isEqualTo(3);
+        assertThat(result.exit).as(result.out + result.err).isEqualTo(6);
         assertThat(result.out).contains(file + ":2:1: dra.nodeName: required when enabled = true")
                 .contains(file + ":4:3: dra.registryDir: 'relative/plugins_registry' is not an absolute path");
     }
@@ -171,9 +171,9 @@ class CheckConfigIT {
         Result misspelt = run("check-config", typo.toString());
 
         assertThat(passes.exit).as(passes.out + passes.err).isZero();
-        assertThat(twice.exit).as(twice.out + twice.err).isEqualTo(3);
+        assertThat(twice.exit).as(twice.out + twice.err).isEqualTo(6);
         assertThat(twice.out).contains(duplicate + ":7:").contains("dra.pools.1.name: duplicate pool name 'vfs-a'");
-        assertThat(misspelt.exit).as(misspelt.out + misspelt.err).isEqualTo(3);
+        assertThat(misspelt.exit).as(misspelt.out + misspelt.err).isEqualTo(6);
         assertThat(misspelt.out).contains(typo + ":7:")
                 .contains("dra.pools.1.selectors.pfNamez: unknown key (did you mean pools.N.selectors.pfNames?)");
     }

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Issue 22: through the shipped script, as an operator meets it: a start that cannot get its HTTP port or state
  * directory stops at once with exit 5 and one line naming the key and variable; a missing configuration file is
- * exit 4 and an invalid one exit 3 (the table {@code --help} prints); {@code --help} names every environment
- * variable the script reads.
+ * exit 4 and an invalid one exit 6 (the table {@code --help} prints); an agent out of memory exits 3, the JVM's own
+ * status, which no status of the agent's shares; {@code --help} names every environment variable the script reads.
  */
 class ExitCodesIT {
 
@@ -83,7 +83,7 @@ class ExitCodesIT {
     }
 
     @Test
-    void aMissingFileIsFourAndAnInvalidOneThree() throws Exception {
+    void aMissingFileIsFourAndAnInvalidOneSix() throws Exception {
         Run missing = run(Map.of(), "--config", temp.resolve("none.conf").toString());
         Path broken = Files.writeString(temp.resolve("broken.conf"), "agent.runtime { stateDir = \n");
         Run invalid = run(Map.of("RDMA_AGENT_CDS_DIR", ""), "--config", broken.toString());
@@ -92,9 +92,25 @@ class ExitCodesIT {
 
         assertThat(missing.exit).as(missing.output).isEqualTo(4);
         assertThat(missing.output).contains("none.conf does not exist", "--config");
-        assertThat(invalid.exit).as(invalid.output).isEqualTo(3);
+        assertThat(invalid.exit).as(invalid.output).isEqualTo(6);
         assertThat(checkMissing.exit).as(checkMissing.output).isEqualTo(4);
         assertThat(usage.exit).as(usage.output).isEqualTo(2);
+    }
+
+    /**
+     * The start script runs the JVM with {@code -XX:+ExitOnOutOfMemoryError}, whose status is 3: it must not read
+     * as a configuration problem (it did, when an invalid configuration was 3), nor be stopped by the script's
+     * own heap flags: {@code -XX:MinHeapSize=8m} beside a smaller {@code -Xmx} would stop the JVM before it
+     * starts ("Incompatible minimum and maximum heap sizes", status 1).
+     */
+    @Test
+    void anAgentOutOfMemoryExitsThreeWhichIsNotTheConfigurationsStatus() throws Exception {
+        Run small = run(Map.of("JAVA_OPTS", "-Xmx6m", "RDMA_AGENT_HTTP_PORT", "0", "RDMA_AGENT_CDS_DIR", ""),
+                "--demo", "--exit-when-ready");
+
+        assertThat(small.exit).as(small.output).isEqualTo(3);
+        assertThat(small.output).contains("Terminating due to java.lang.OutOfMemoryError")
+                .doesNotContain("configuration is invalid", "Incompatible minimum and maximum heap sizes");
     }
 
     @Test
@@ -104,8 +120,8 @@ class ExitCodesIT {
         assertThat(help.exit).isZero();
         assertThat(scriptVariables()).isNotEmpty().allSatisfy(variable -> assertThat(help.output)
                 .as("--help names %s", variable).containsPattern("\\b" + variable + "\\b"));
-        assertThat(help.output).contains("exit status:", "  3  the configuration is invalid",
-                "  5  a resource is unavailable");
+        assertThat(help.output).contains("exit status:", "  6  the configuration is invalid",
+                "  3  the JVM ran out of heap or metaspace", "  5  a resource is unavailable");
         for (String command : List.of("status", "check-config")) {
             Run sub = run(Map.of(), command, "--help");
             assertThat(sub.exit).as(command).isZero();

@@ -46,7 +46,8 @@ final class CheckConfigCommand {
               keys, against the MetaType of this distribution's bundles, then each bundle's own check of its
               values); prints file:line: key: message lines
               --strict   warnings (e.g. a section no bundle declares) fail the check too
-            exit status: 0 valid, 3 invalid, 4 FILE missing or unreadable, 2 usage, 1 the check could not run
+            exit status: 0 valid, 6 invalid, 4 FILE missing or unreadable, 2 usage, 1 the check could not run,
+            3 the JVM ran out of memory
             """;
     static final int EXIT_INVALID = ExitCode.CONFIG_INVALID.code;
     static final int EXIT_USAGE = ExitCode.USAGE.code;

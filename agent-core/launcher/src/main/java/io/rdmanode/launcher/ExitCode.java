@@ -11,10 +11,20 @@ enum ExitCode {
     OK(0, "success (status: the agent is ready and every check passes)"),
     FAILURE(1, "anything else (status: the agent runs but is not ready or a check fails)"),
     USAGE(2, "usage: an unknown option or a missing argument"),
-    CONFIG_INVALID(3, "the configuration is invalid (syntax, type, range, a component's own check)"),
+    /**
+     * Never returned by the agent: the JVM's own status when it runs out of heap or metaspace under the start
+     * script's {@code -XX:+ExitOnOutOfMemoryError}. It is in the table because a supervisor sees it, and so that
+     * no status of the agent's means the same number: the configuration's was 3 until an out-of-memory exit was
+     * found reading as "the configuration is invalid", which a unit's {@code RestartPreventExitStatus=} would
+     * then have left down.
+     */
+    OUT_OF_MEMORY(3, "the JVM ran out of heap or metaspace and exited (-XX:+ExitOnOutOfMemoryError; the JVM's "
+            + "own status, not a configuration problem)"),
     CONFIG_UNREADABLE(4, "the configuration file is missing or unreadable"),
     RESOURCE_UNAVAILABLE(5, "a resource is unavailable: at start, the HTTP port, state directory, CNI socket, "
-            + "Freeflow socket or device-plugin directory; for status, the agent is not reachable");
+            + "Freeflow socket or device-plugin directory; for status, the agent is not reachable"),
+    /** systemd names it NOTCONFIGURED (LSB); the shipped unit does not restart on it: a restart cannot fix it. */
+    CONFIG_INVALID(6, "the configuration is invalid (syntax, type, range, a component's own check)");
 
     static final String TABLE = table();
 

@@ -38,7 +38,7 @@ final class PrintSettingCommand {
             usage: rdma-node-agent --print-setting KEY [--config PATH]
               prints the setting at the HOCON path KEY (e.g. agent.runtime.stateDir) as the agent resolves it:
               includes, substitutions and the launcher's defaults; objects and lists as JSON
-            exit status: 0 printed, 1 no such setting, 2 usage, 3 the file is invalid, 4 the file is missing
+            exit status: 0 printed, 1 no such setting, 2 usage, 6 the file is invalid, 4 the file is missing
             or unreadable
             """;
     static final int EXIT_NO_SETTING = ExitCode.FAILURE.code;
