@@ -129,6 +129,15 @@ public interface Posix {
     /** {@code int open(const char *path, int flags)}: the new descriptor. */
     int open(String path, int flags);
 
+    /**
+     * {@code int openat(int dirfd, const char *path, int flags)}: the new descriptor. {@code path} is the C string
+     * itself, NUL-terminated, so that a caller opening the same names again and again (counter files, relative to
+     * their directory) encodes each once.
+     *
+     * @since 1.3
+     */
+    int openat(int dirfd, byte[] path, int flags);
+
     /** {@code int close(int fd)}. */
     void close(int fd);
 

@@ -15,10 +15,13 @@
  * <p>1.2: {@link io.rdmanode.posix.FdLines}, the line protocol with descriptors that the handover and the Freeflow
  * router's drain speak.
  *
+ * <p>1.3: {@link io.rdmanode.posix.Posix#openat}, for files read often relative to an open directory (discovery's
+ * counter files).
+ *
  * @since 1.0
  */
 @Export
-@Version("1.2.0")
+@Version("1.3.0")
 package io.rdmanode.posix;
 
 import org.osgi.annotation.bundle.Export;

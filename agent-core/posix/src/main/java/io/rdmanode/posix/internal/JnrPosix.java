@@ -150,7 +150,9 @@ public final class JnrPosix implements Posix {
 
     @Override
     public long read(int fd, byte[] buf, int len) {
-        return check(c.read(fd, buf, checkLength(buf, len)), "read(fd " + fd + ")");
+        // The call's name only on failure: read, openat and close run per counter file of every scrape.
+        long n = c.read(fd, buf, checkLength(buf, len));
+        return n >= 0 ? n : check(n, "read(fd " + fd + ")");
     }
 
     @Override
@@ -164,8 +166,20 @@ public final class JnrPosix implements Posix {
     }
 
     @Override
+    public int openat(int dirfd, byte[] path, int flags) {
+        if (path.length == 0 || path[path.length - 1] != 0) {
+            throw new IllegalArgumentException("openat: the path must end with a NUL byte");
+        }
+        int fd = c.openat(dirfd, path, flags);
+        return fd >= 0 ? fd : check(fd, "openat(fd " + dirfd + ", "
+                + new String(path, 0, path.length - 1, java.nio.charset.StandardCharsets.UTF_8) + ")");
+    }
+
+    @Override
     public void close(int fd) {
-        check(c.close(fd), "close(fd " + fd + ")");
+        if (c.close(fd) != 0) {
+            check(-1, "close(fd " + fd + ")");
+        }
     }
 
     @Override

@@ -45,6 +45,8 @@ public interface LibC {
 
     int open(String path, int flags);
 
+    int openat(int dirfd, @In byte[] path, int flags);
+
     int close(int fd);
 
     /** The two-int form of the variadic {@code fcntl}: same calling convention on x86-64 and aarch64 Linux. */

@@ -3,53 +3,54 @@ package io.rdmanode.discovery.internal.sysfs;
 
 import io.rdmanode.discovery.RdmaCounter;
 import io.rdmanode.discovery.RdmaCounters;
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.SeekableByteChannel;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.OpenOption;
-import java.nio.file.Path;
-import java.nio.file.SecureDirectoryStream;
-import java.nio.file.StandardOpenOption;
-import java.util.Set;
+import io.rdmanode.posix.Posix;
+import io.rdmanode.posix.PosixException;
 
 /**
- * A prepared {@link RdmaCounters.Reader}: per value its directory (one String and one Path per directory, shared)
- * and its file name (one String and one relative Path per distinct name). Holding every value's full path instead
- * kept 43,000 strings of ~150 bytes on a 1,032-device host, for no gain. Each file is one open, one read of at
- * most 128 bytes into a buffer reused for the whole call, and one close; values are parsed from those bytes,
- * without a String. The files of a directory with many of them ({@code counters/}, {@code hw_counters/}) are
- * opened relative to the directory ({@code openat(2)} through a {@link SecureDirectoryStream}): the kernel then
- * walks one path component per file instead of the whole path and the {@code class/infiniband} symlink, about a
- * fifth less CPU per file (a 41,000-file tree on tmpfs, C1). A directory with a few files is not worth its own
- * open; those files are opened by path.
+ * A prepared {@link RdmaCounters.Reader}: per value its directory (one String per directory, shared) and its file
+ * name (one String and one C string per distinct name, shared). Holding every value's full path instead kept
+ * 43,000 strings of ~150 bytes on a 1,032-device host, for no gain. Each file is one open, one read of at most 128
+ * bytes into a buffer reused for the whole call, and one close; values are parsed from those bytes, without a
+ * String. The files of a directory with many of them ({@code counters/}, {@code hw_counters/}) are opened relative
+ * to the directory with {@code openat(2)}, through the agent's libc binding: the kernel then walks one path
+ * component per file instead of the whole path and the {@code class/infiniband} symlink, and no Java channel is
+ * made per file (a {@code SecureDirectoryStream}'s channel cost as much CPU in Java as the three system calls in
+ * the kernel: its file descriptor object, cleaner and close; async-profiler, 1,032 devices). A directory with a few
+ * files is not worth its own open; those files, and every file when libc cannot be bound, are opened by path.
  */
 final class CounterFileReader implements RdmaCounters.Reader {
 
-    /** Fewer files than this in a directory: opened by path (the directory's open, dup and close cost ~3 files). */
+    /** Fewer files than this in a directory: opened by path (the directory's open and close cost ~2 files). */
     static final int RELATIVE_MIN = 6;
-    private static final Set<OpenOption> READ = Set.of(StandardOpenOption.READ);
 
     private final String[] dirs;
-    private final Path[] dirPaths;
     private final int[] dirOf;
     private final String[] names;
-    private final Path[] relative;
+    private final byte[][] cNames;
     private final RdmaCounter.Kind[] kinds;
+    private final Posix posix;
 
     /**
-     * {@code dirs[dirOf[i]] + names[i]} is the i-th value's file, {@code relative[i]} its name as a relative path;
-     * every {@code dirs} entry ends with '/', {@code dirPaths} are the same directories.
+     * {@code dirs[dirOf[i]] + names[i]} is the i-th value's file, {@code cNames[i]} its name as a NUL-terminated C
+     * string; every {@code dirs} entry ends with '/'. {@code posix}: null reads every file by path.
      */
-    CounterFileReader(String[] dirs, Path[] dirPaths, int[] dirOf, String[] names, Path[] relative,
-                      RdmaCounter.Kind[] kinds) {
+    CounterFileReader(String[] dirs, int[] dirOf, String[] names, byte[][] cNames, RdmaCounter.Kind[] kinds,
+                      Posix posix) {
         this.dirs = dirs;
-        this.dirPaths = dirPaths;
         this.dirOf = dirOf;
         this.names = names;
-        this.relative = relative;
+        this.cNames = cNames;
         this.kinds = kinds;
+        this.posix = posix;
+    }
+
+    /** The process's libc, or null when it cannot be bound (the files are then read through Java's file API). */
+    static Posix libcOrNull() {
+        try {
+            return Posix.libc();
+        } catch (RuntimeException | LinkageError e) {
+            return null;
+        }
     }
 
     @Override
@@ -60,7 +61,6 @@ final class CounterFileReader implements RdmaCounters.Reader {
     @Override
     public void read(double[] values) {
         byte[] buf = new byte[128];
-        ByteBuffer wrapped = ByteBuffer.wrap(buf);
         StringBuilder path = new StringBuilder(256);
         int i = 0;
         while (i < names.length) {
@@ -69,7 +69,7 @@ final class CounterFileReader implements RdmaCounters.Reader {
             while (end < names.length && dirOf[end] == dir) {
                 end++;
             }
-            if (end - i < RELATIVE_MIN || !readRelative(dir, i, end, values, buf, wrapped)) {
+            if (end - i < RELATIVE_MIN || posix == null || !readRelative(dir, i, end, values, buf)) {
                 path.setLength(0);
                 path.append(dirs[dir]);
                 int dirLength = path.length();
@@ -83,33 +83,46 @@ final class CounterFileReader implements RdmaCounters.Reader {
     }
 
     /** Values {@code from} to {@code to} of directory {@code dir}, opened relative to it; false: open them by path. */
-    private boolean readRelative(int dir, int from, int to, double[] values, byte[] buf, ByteBuffer wrapped) {
-        DirectoryStream<Path> stream;
+    private boolean readRelative(int dir, int from, int to, double[] values, byte[] buf) {
+        int dirFd;
         try {
-            stream = Files.newDirectoryStream(dirPaths[dir]);
-        } catch (IOException | RuntimeException e) {
+            dirFd = posix.open(dirs[dir], Posix.O_RDONLY | Posix.O_CLOEXEC);
+        } catch (PosixException e) {
             return false;
         }
-        try (stream) {
-            if (!(stream instanceof SecureDirectoryStream<Path> secure)) {
-                return false;
-            }
+        try {
             for (int k = from; k < to; k++) {
-                values[k] = parse(kinds[k], buf, read(secure, relative[k], wrapped));
+                values[k] = parse(kinds[k], buf, read(dirFd, cNames[k], buf));
             }
             return true;
-        } catch (IOException e) {
-            return true;                                       // closing the directory; the values are read
+        } finally {
+            closeQuietly(dirFd);
         }
     }
 
     /** As {@link InfinibandCounters#read(String, byte[])}: byte count, -1 empty, -2 not readable. */
-    private static int read(SecureDirectoryStream<Path> dir, Path name, ByteBuffer buf) {
-        buf.clear();
-        try (SeekableByteChannel in = dir.newByteChannel(name, READ)) {
-            return in.read(buf);
-        } catch (IOException | RuntimeException e) {
+    private int read(int dirFd, byte[] name, byte[] buf) {
+        int fd;
+        try {
+            fd = posix.openat(dirFd, name, Posix.O_RDONLY | Posix.O_CLOEXEC);
+        } catch (PosixException e) {
             return -2;
+        }
+        try {
+            long n = posix.read(fd, buf, buf.length);
+            return n == 0 ? -1 : (int) n;
+        } catch (PosixException e) {
+            return -2;                                         // e.g. EOPNOTSUPP from a counter without a PMA
+        } finally {
+            closeQuietly(fd);
+        }
+    }
+
+    private void closeQuietly(int fd) {
+        try {
+            posix.close(fd);
+        } catch (PosixException e) {
+            // close(2) of a read-only sysfs file has nothing to flush; the descriptor is released either way
         }
     }
 

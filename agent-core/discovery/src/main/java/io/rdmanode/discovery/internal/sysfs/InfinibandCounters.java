@@ -64,10 +64,11 @@ public final class InfinibandCounters implements RdmaCounters {
         int n = counters.size();
         List<Path> dirs = new ArrayList<>();
         Map<String, Integer> dirIndex = new HashMap<>();          // one string per directory (issue 8, item 17)
-        Map<String, Path> names = new HashMap<>();               // one string and path per file name (issue 23)
+        Map<String, String> names = new HashMap<>();             // one string and C string per file name (issue 23)
+        Map<String, byte[]> cNames = new HashMap<>();
         int[] dirOf = new int[n];
         String[] files = new String[n];
-        Path[] relative = new Path[n];
+        byte[][] cFiles = new byte[n][];
         RdmaCounter.Kind[] kinds = new RdmaCounter.Kind[n];
         for (int i = 0; i < n; i++) {
             RdmaCounter c = counters.get(i);
@@ -76,11 +77,19 @@ public final class InfinibandCounters implements RdmaCounters {
                 dirs.add(directory(c.device(), c.port(), c.kind()));
                 return dirs.size() - 1;
             });
-            relative[i] = names.computeIfAbsent(file(c), f -> classDir.getFileSystem().getPath(f));
-            files[i] = relative[i].toString();
+            String file = names.computeIfAbsent(file(c), f -> f);
+            files[i] = file;
+            cFiles[i] = cNames.computeIfAbsent(file, InfinibandCounters::cString);
         }
-        return new CounterFileReader(dirs.stream().map(d -> d + "/").toArray(String[]::new),
-                dirs.toArray(Path[]::new), dirOf, files, relative, kinds);
+        // libc is bound here, at the first scrape's plan, not when discovery starts: binding takes ~100 ms.
+        return new CounterFileReader(dirs.stream().map(d -> d + "/").toArray(String[]::new), dirOf, files, cFiles,
+                kinds, CounterFileReader.libcOrNull());
+    }
+
+    /** {@code s} as a NUL-terminated C string (file names here are ASCII; UTF-8 for anything else). */
+    private static byte[] cString(String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        return java.util.Arrays.copyOf(b, b.length + 1);
     }
 
     /** The directory holding {@code c}'s file; for the link attributes the port directory itself. */

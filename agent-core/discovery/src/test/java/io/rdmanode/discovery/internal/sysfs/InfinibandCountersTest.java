@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.OptionalDouble;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -142,6 +143,42 @@ class InfinibandCountersTest {
         double[] values = new double[reader.size()];
         reader.read(values);
         assertThat(values).containsExactly(expected.stream().mapToDouble(Double::doubleValue).toArray());
+    }
+
+    /**
+     * Read relative to its directory through libc: a name that is a directory (read fails: EISDIR) and a name
+     * that is missing (openat fails) have no value, and no descriptor outlives a read, failed ones included.
+     */
+    @Test
+    void theRelativeReadLeavesNoDescriptorOpenAndFailedReadsHaveNoValue(@TempDir Path sys) throws IOException {
+        Path hw = Files.createDirectories(sys.resolve("class/infiniband/mlx5_0/hw_counters"));
+        var counters = new java.util.ArrayList<io.rdmanode.discovery.RdmaCounter>();
+        for (int i = 0; i < CounterFileReader.RELATIVE_MIN; i++) {
+            Files.writeString(hw.resolve("c" + i), i + "\n");
+            counters.add(new io.rdmanode.discovery.RdmaCounter("mlx5_0", 0,
+                    io.rdmanode.discovery.RdmaCounter.Kind.HW_COUNTER, "c" + i));
+        }
+        Files.createDirectory(hw.resolve("a_directory"));
+        for (String odd : List.of("a_directory", "missing")) {
+            counters.add(new io.rdmanode.discovery.RdmaCounter("mlx5_0", 0,
+                    io.rdmanode.discovery.RdmaCounter.Kind.HW_COUNTER, odd));
+        }
+        var reader = new InfinibandCounters(sys).reader(counters);
+        double[] values = new double[reader.size()];
+        reader.read(values);
+        long before = openDescriptors();
+        for (int round = 0; round < 200; round++) {
+            reader.read(values);
+        }
+
+        assertThat(values).containsExactly(0, 1, 2, 3, 4, 5, Double.NaN, Double.NaN);
+        assertThat(openDescriptors()).isLessThanOrEqualTo(before);
+    }
+
+    private static long openDescriptors() throws IOException {
+        try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
+        }
     }
 
     private static OptionalDouble of(Double d) {
