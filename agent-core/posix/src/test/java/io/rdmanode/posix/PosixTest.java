@@ -118,6 +118,30 @@ class PosixTest {
     }
 
     @Test
+    void openatOpensRelativeToADirectoryWithANulTerminatedName(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("port_rcv_data"), "12345\n");
+        int dirFd = posix.open(dir.toString(), Posix.O_RDONLY | Posix.O_CLOEXEC);
+        try {
+            int fd = posix.openat(dirFd, "port_rcv_data\0".getBytes(StandardCharsets.US_ASCII), Posix.O_RDONLY);
+            byte[] buf = new byte[64];
+            long n;
+            try {
+                n = posix.read(fd, buf, buf.length);
+            } finally {
+                posix.close(fd);
+            }
+            assertThat(new String(buf, 0, (int) n, StandardCharsets.US_ASCII)).isEqualTo("12345\n");
+            assertThatThrownBy(() -> posix.openat(dirFd, "gone\0".getBytes(StandardCharsets.US_ASCII), 0))
+                    .isInstanceOf(PosixException.class)
+                    .hasMessage("openat(fd " + dirFd + ", gone): No such file or directory (ENOENT)");
+            assertThatThrownBy(() -> posix.openat(dirFd, "port_rcv_data".getBytes(StandardCharsets.US_ASCII), 0))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("NUL");
+        } finally {
+            posix.close(dirFd);
+        }
+    }
+
+    @Test
     void failuresNameTheCallAndTheErrno() {
         assertThatThrownBy(() -> posix.open("/nonexistent/posix-test", Posix.O_RDONLY))
                 .isInstanceOf(PosixException.class)
