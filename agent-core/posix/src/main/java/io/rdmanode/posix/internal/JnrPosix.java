@@ -152,7 +152,10 @@ public final class JnrPosix implements Posix {
     public long read(int fd, byte[] buf, int len) {
         // The call's name only on failure: read, openat and close run per counter file of every scrape.
         long n = c.read(fd, buf, checkLength(buf, len));
-        return n >= 0 ? n : check(n, "read(fd " + fd + ")");
+        if (n < 0) {
+            throw fail("read(fd " + fd + ")");
+        }
+        return n;
     }
 
     @Override
@@ -171,14 +174,17 @@ public final class JnrPosix implements Posix {
             throw new IllegalArgumentException("openat: the path must end with a NUL byte");
         }
         int fd = c.openat(dirfd, path, flags);
-        return fd >= 0 ? fd : check(fd, "openat(fd " + dirfd + ", "
-                + new String(path, 0, path.length - 1, java.nio.charset.StandardCharsets.UTF_8) + ")");
+        if (fd < 0) {
+            throw fail("openat(fd " + dirfd + ", "
+                    + new String(path, 0, path.length - 1, java.nio.charset.StandardCharsets.UTF_8) + ")");
+        }
+        return fd;
     }
 
     @Override
     public void close(int fd) {
         if (c.close(fd) != 0) {
-            check(-1, "close(fd " + fd + ")");
+            throw fail("close(fd " + fd + ")");
         }
     }
 

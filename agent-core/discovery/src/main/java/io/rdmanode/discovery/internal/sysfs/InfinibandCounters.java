@@ -64,8 +64,7 @@ public final class InfinibandCounters implements RdmaCounters {
         int n = counters.size();
         List<Path> dirs = new ArrayList<>();
         Map<String, Integer> dirIndex = new HashMap<>();          // one string per directory (issue 8, item 17)
-        Map<String, String> names = new HashMap<>();             // one string and C string per file name (issue 23)
-        Map<String, byte[]> cNames = new HashMap<>();
+        Map<String, FileName> names = new HashMap<>();           // one string and C string per file name (issue 23)
         int[] dirOf = new int[n];
         String[] files = new String[n];
         byte[][] cFiles = new byte[n][];
@@ -77,19 +76,21 @@ public final class InfinibandCounters implements RdmaCounters {
                 dirs.add(directory(c.device(), c.port(), c.kind()));
                 return dirs.size() - 1;
             });
-            String file = names.computeIfAbsent(file(c), f -> f);
-            files[i] = file;
-            cFiles[i] = cNames.computeIfAbsent(file, InfinibandCounters::cString);
+            FileName name = names.computeIfAbsent(file(c), FileName::of);
+            files[i] = name.name();
+            cFiles[i] = name.cName();
         }
         // libc is bound here, at the first scrape's plan, not when discovery starts: binding takes ~100 ms.
         return new CounterFileReader(dirs.stream().map(d -> d + "/").toArray(String[]::new), dirOf, files, cFiles,
                 kinds, CounterFileReader.libcOrNull());
     }
 
-    /** {@code s} as a NUL-terminated C string (file names here are ASCII; UTF-8 for anything else). */
-    private static byte[] cString(String s) {
-        byte[] b = s.getBytes(StandardCharsets.UTF_8);
-        return java.util.Arrays.copyOf(b, b.length + 1);
+    /** A counter file's name, once as a Java string and once as a NUL-terminated C string for {@code openat}. */
+    private record FileName(String name, byte[] cName) {
+        static FileName of(String name) {
+            byte[] b = name.getBytes(StandardCharsets.UTF_8);   // ASCII in sysfs; UTF-8 for anything else
+            return new FileName(name, java.util.Arrays.copyOf(b, b.length + 1));
+        }
     }
 
     /** The directory holding {@code c}'s file; for the link attributes the port directory itself. */
