@@ -131,6 +131,15 @@ final class BundleDirectory {
                     bundle.uninstall();
                     continue;
                 }
+                if (!servedHere(jar)) {
+                    // Cached from another distribution directory on the same state directory (a copy, an
+                    // install moved or upgraded beside the old one): kept, it would hold its symbolic name and
+                    // version, and this directory's build of the same bundle could not install.
+                    LOG.info("cached bundle {} came from {}, not this distribution's {}: uninstalled",
+                            describe(bundle), jar.getParent(), dir);
+                    bundle.uninstall();
+                    continue;
+                }
                 if (bundle.getHeaders().get(Constants.FRAGMENT_HOST) == null) {
                     bundle.stop(); // a fragment has no autostart setting (and refuses stop)
                 }
@@ -140,6 +149,13 @@ final class BundleDirectory {
                 LOG.warn("cannot take over cached bundle {}: {}", describe(bundle), e.toString());
             }
         }
+    }
+
+    /** A jar of this directory, or one of the optional jars switched on. */
+    private boolean servedHere(Path jar) {
+        Path absolute = jar.toAbsolutePath().normalize();
+        return absolute.getParent().equals(dir.toAbsolutePath().normalize())
+                || extras.stream().anyMatch(extra -> extra.toAbsolutePath().normalize().equals(absolute));
     }
 
     private static Path jarAt(String location) {

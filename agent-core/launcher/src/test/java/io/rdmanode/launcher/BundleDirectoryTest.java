@@ -366,6 +366,36 @@ class BundleDirectoryTest {
         }
     }
 
+    /**
+     * The same state directory under a distribution in another directory (a copy, an install moved or upgraded
+     * beside the old one, which is still there): the bundles cached from the old directory are not adopted, so
+     * the new directory's builds of the same bundles (same symbolic names and versions) install and start. Before,
+     * every install failed ("symbolic name and version are not unique") and the agent ran without bundles.
+     */
+    @Test
+    void bundlesCachedFromAnotherDistributionDirectoryGiveWayToThisOnesJars() throws Exception {
+        Path cacheDir = firstRunWithAAndB();
+        Path other = Files.createDirectories(temp.resolve("other-home-bundles"));
+        Files.copy(bundles.resolve("a.jar"), other.resolve("a.jar"));
+        Files.copy(bundles.resolve("b.jar"), other.resolve("b.jar"));
+
+        try (KeptCacheRun moved = new KeptCacheRun(cacheDir, Set.of(), "test-felix.jar", other)) {
+            BundleDirectory.Changes changes = moved.directory.sync();
+
+            assertThat(changes.failed()).isEmpty();
+            assertThat(changes.installed()).containsExactlyInAnyOrder("test.a/1.0.0", "test.b/1.0.0");
+            assertThat(moved.bundles()).filteredOn(b -> b.getBundleId() != 0)
+                    .allSatisfy(b -> assertThat(b.getLocation()).startsWith(other.toUri().toString()))
+                    .allSatisfy(b -> assertThat(b.getState()).isEqualTo(Bundle.ACTIVE))
+                    .hasSize(2);
+        }
+        try (KeptCacheRun back = new KeptCacheRun(cacheDir, Set.of())) {    // and back to the first directory
+            assertThat(back.directory.sync().failed()).isEmpty();
+            assertThat(back.bundle("test.a").getState()).isEqualTo(Bundle.ACTIVE);
+            assertThat(back.bundle("test.a").getLocation()).startsWith(bundles.toUri().toString());
+        }
+    }
+
     @Test
     void theDigestOnDiskReadsOnlyTheCentralDirectoryAndEqualsTheContentDigest() throws IOException {
         byte[] jar = jarBytes("test.a", "alpha", "1");
@@ -399,10 +429,14 @@ class BundleDirectoryTest {
         }
 
         KeptCacheRun(Path cacheDir, Set<String> disabled, String frameworkName) throws Exception {
+            this(cacheDir, disabled, frameworkName, bundles);
+        }
+
+        KeptCacheRun(Path cacheDir, Set<String> disabled, String frameworkName, Path bundlesDir) throws Exception {
             BundleCache cache = BundleCache.prepare(cacheDir, frameworkName);
             framework = new Felix(Map.of(Constants.FRAMEWORK_STORAGE, cacheDir.toString()));
             framework.init();
-            directory = new BundleDirectory(bundles, framework.getBundleContext(), disabled);
+            directory = new BundleDirectory(bundlesDir, framework.getBundleContext(), disabled);
             directory.adopt(cache);
             framework.start();
         }
