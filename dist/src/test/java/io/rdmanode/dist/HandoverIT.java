@@ -236,7 +236,7 @@ class HandoverIT {
                     + (takeover() ? "; SIGTERM by the takeover command, exit seen at +"
                             : predecessorExitsByItself() ? "; exit by itself (--exit-after-handover), seen at +"
                             : "; SIGTERM at +" + millis(exec, stop) + " ms, exit at +")
-                    + millis(exec, exited) + " ms; /healthz gaps over 100 ms (ms after exec: length) " + gaps(exec)
+                    + millis(exec, exited) + " ms; /healthz gaps over 100 ms (ms after exec: length (how long the answer after it took)) " + gaps(exec)
                     + lateFigures);
             old.close();
             return successor;
@@ -262,7 +262,7 @@ class HandoverIT {
         private String gaps(long exec) {
             List<String> list = new ArrayList<>();
             for (long[] gap; (gap = load.longGaps.poll()) != null; ) {
-                list.add("+" + millis(exec, gap[0]) + ": " + gap[1]);
+                list.add("+" + millis(exec, gap[0]) + ": " + gap[1] + " (answer " + gap[2] + ")");
             }
             return list.toString();
         }
