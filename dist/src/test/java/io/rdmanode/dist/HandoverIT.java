@@ -236,7 +236,8 @@ class HandoverIT {
                     + (takeover() ? "; SIGTERM by the takeover command, exit seen at +"
                             : predecessorExitsByItself() ? "; exit by itself (--exit-after-handover), seen at +"
                             : "; SIGTERM at +" + millis(exec, stop) + " ms, exit at +")
-                    + millis(exec, exited) + " ms; /healthz gaps over 100 ms (ms after exec: length (how long the answer after it took)) " + gaps(exec)
+                    + millis(exec, exited) + " ms; /healthz gaps over 100 ms (ms after exec: length (how long the"
+                    + " answer after it took)) " + gaps(exec)
                     + lateFigures);
             old.close();
             return successor;

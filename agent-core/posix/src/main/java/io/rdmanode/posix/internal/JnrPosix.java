@@ -10,6 +10,7 @@ import io.rdmanode.posix.Received;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.ReadOnlyBufferException;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import jnr.ffi.LibraryLoader;
 import jnr.ffi.Memory;
@@ -176,7 +177,7 @@ public final class JnrPosix implements Posix {
         int fd = c.openat(dirfd, path, flags);
         if (fd < 0) {
             throw fail("openat(fd " + dirfd + ", "
-                    + new String(path, 0, path.length - 1, java.nio.charset.StandardCharsets.UTF_8) + ")");
+                    + new String(path, 0, path.length - 1, StandardCharsets.UTF_8) + ")");
         }
         return fd;
     }

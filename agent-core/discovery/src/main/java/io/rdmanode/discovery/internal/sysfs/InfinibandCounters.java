@@ -11,6 +11,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -89,7 +90,7 @@ public final class InfinibandCounters implements RdmaCounters {
     private record FileName(String name, byte[] cName) {
         static FileName of(String name) {
             byte[] b = name.getBytes(StandardCharsets.UTF_8);   // ASCII in sysfs; UTF-8 for anything else
-            return new FileName(name, java.util.Arrays.copyOf(b, b.length + 1));
+            return new FileName(name, Arrays.copyOf(b, b.length + 1));
         }
     }
 
