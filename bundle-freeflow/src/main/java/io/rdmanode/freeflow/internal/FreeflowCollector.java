@@ -170,6 +170,9 @@ public final class FreeflowCollector implements MultiCollector {
                     point(f.unacknowledged(), "outcome", "unacknowledged")));
             out.add(counter("rdma_agent_freeflow_mr_mapping_resends", "MR mapping attempts sent again for want of an"
                     + " acknowledgement", point(f.resent())));
+            out.add(counter("rdma_agent_freeflow_mr_mapping_ambiguous", "WRITE/READ remote addresses left as the"
+                    + " client gave them: several hosts announced the rkey and the QP's peer address is none of them",
+                    point(f.ambiguous())));
             out.add(new GaugeSnapshot(new MetricMetadata("rdma_agent_freeflow_remote_mrs",
                     "MRs of other hosts' routers known for address translation"),
                     List.of(new GaugeDataPointSnapshot(f.mappings(), Labels.EMPTY, null))));

@@ -630,6 +630,7 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
                 mm.put("unacknowledged", f.unacknowledged());
                 mm.put("resent", f.resent());
                 mm.put("rkeyCollisions", f.collisions());
+                mm.put("ambiguousLookups", f.ambiguous());
             }
             if (!mappingProblem.isEmpty()) {
                 mm.put("problem", mappingProblem);

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -101,6 +102,22 @@ public final class MrMappingService implements AutoCloseable {
 
     public RemoteMrTable table() {
         return table;
+    }
+
+    /**
+     * A WRITE or READ's remote address for the remote NIC (see {@link RemoteMrTable#translate(int, long, InetAddress,
+     * boolean)}): {@code peer} is the address the QP's destination GID carries, null when it carries none.
+     */
+    public OptionalLong translate(int rkey, long remoteAddr, InetAddress peer) {
+        boolean listed = peer != null && hosts.contains(peer);
+        OptionalLong t = table.translate(rkey, remoteAddr, peer, listed);
+        if (t.isEmpty() && !listed && table.announcers(rkey) > 1) {
+            refusals.warn("ambiguous", "freeflow: rkey {} was announced by several hosts and the QP's peer {} is none of"
+                    + " them: the WRITE/READ address is left as the client gave it (list the hosts by the addresses"
+                    + " their RDMA devices use)", Integer.toUnsignedString(rkey),
+                    peer == null ? "(no IP address in its GID)" : peer.getHostAddress());
+        }
+        return t;
     }
 
     /** The bound UDP address (tests bind port 0). */
@@ -207,12 +224,12 @@ public final class MrMappingService implements AutoCloseable {
 
     /** Figures for metrics and {@code /status}. */
     public record Figures(long received, long unknownSenders, long malformed, long announced, long unacknowledged,
-                          long resent, long collisions, int mappings) {
+                          long resent, long collisions, long ambiguous, int mappings) {
     }
 
     public Figures figures() {
         return new Figures(received.sum(), unknownSenders.sum(), malformed.sum(), announced.sum(),
-                unacknowledged.sum(), resent.sum(), table.collisions.sum(), table.size());
+                unacknowledged.sum(), resent.sum(), table.collisions.sum(), table.ambiguous.sum(), table.size());
     }
 
     @Override

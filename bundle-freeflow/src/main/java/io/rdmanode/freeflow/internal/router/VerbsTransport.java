@@ -70,8 +70,10 @@ import io.rdmanode.freeflow.internal.wire.SendWr;
 import io.rdmanode.freeflow.internal.wire.Sge;
 import io.rdmanode.freeflow.internal.wire.WireException;
 import io.rdmanode.freeflow.internal.wire.WorkCompletion;
+import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -116,6 +118,13 @@ final class VerbsTransport implements Transport {
     private final Map<Tenant, Counted> pds = new IdentityHashMap<>();
     private final Map<CompletionQueue, Counted> cqs = new IdentityHashMap<>();
     private final Map<QueuePair, VerbsDevice.Qp> qps = new IdentityHashMap<>();
+    /**
+     * Where each connected QP sends: to this device's own port (its address names the GID it sends from, or the port's
+     * LID), or to a peer whose IP address its destination GID may carry. An rkey names an MR of the destination's
+     * device, and keys are unique on one device only (rxe and mlx5 keys are an object index and one byte), so a QP
+     * towards this port looks among this router's MRs first, any other among the peer's announcements first.
+     */
+    private final Map<QueuePair, Destination> destinations = new IdentityHashMap<>();
     private final Map<SharedReceiveQueue, Long> srqs = new IdentityHashMap<>();
     private final Map<AddressHandle, Long> ahs = new IdentityHashMap<>();
     /** Registered MRs by the device's keys (unique on the device). */
@@ -144,6 +153,10 @@ final class VerbsTransport implements Transport {
     }
 
     private record Registered(Tenant tenant, long handle, long base, int lkey, int rkey) {
+    }
+
+    /** A QP's destination: this port, or a peer with the IP address its GID carries (null when it carries none). */
+    private record Destination(boolean thisPort, InetAddress peer) {
     }
 
     VerbsTransport(VerbsDevice device, int gidIndex, QpnSpace qpns, Supplier<Limits> limits, Completions completions,
@@ -283,6 +296,7 @@ final class VerbsTransport implements Transport {
     @Override
     public void destroyed(QueuePair qp) {
         VerbsDevice.Qp q = qps.remove(qp);
+        destinations.remove(qp);
         if (q == null) {
             return;
         }
@@ -456,6 +470,12 @@ final class VerbsTransport implements Transport {
                 .put(ATTR_TIMEOUT, (byte) r.timeout()).put(ATTR_RETRY_CNT, (byte) r.retryCnt())
                 .put(ATTR_RNR_RETRY, (byte) r.rnrRetry());
         device.modifyQp(q.handle(), a, mask);
+        if ((mask & QpTransitions.AV) != 0) {
+            boolean thisPort = global
+                    ? Arrays.equals(r.dgid(), device.gid(qp.routeGidIndex >= 0 ? qp.routeGidIndex : gidIndex))
+                    : r.dlid() == device.port().lid();
+            destinations.put(qp, new Destination(thisPort, global ? ipOf(r.dgid()) : null));
+        }
         if ((mask & QpTransitions.STATE) != 0) {
             qp.state = r.qpState();
         }
@@ -509,7 +529,7 @@ final class VerbsTransport implements Transport {
                 b.putLong(at + WR_UD_AH, dev).putInt(at + WR_UD_REMOTE_QPN, wr.rkey())
                         .putInt(at + WR_UD_REMOTE_QKEY, wr.remoteQkey());
             } else if (wr.opcode() != SendWr.OP_SEND && wr.opcode() != SendWr.OP_SEND_WITH_IMM) {
-                b.putLong(at + WR_REMOTE_ADDR, remote(wr.rkey(), wr.remoteAddr())).putInt(at + WR_RKEY, wr.rkey());
+                b.putLong(at + WR_REMOTE_ADDR, remote(qp, wr.rkey(), wr.remoteAddr())).putInt(at + WR_RKEY, wr.rkey());
             }
             sgeAt += wr.sges().length * SGE_SIZE;
         }
@@ -593,23 +613,56 @@ final class VerbsTransport implements Transport {
     /**
      * A WRITE or READ's remote address as the remote device knows it: an MR of this router is registered at the
      * router's mapping, named by the client from its application base; another router's comes from its MR mapping
-     * announcement; an unknown key passes unchanged (the device then answers with a remote access error).
+     * announcement; an unknown key passes unchanged (the device then answers with a remote access error). Keys are
+     * unique on one device only: a QP towards this port looks among this router's MRs first, any other QP among the
+     * announcements first, so an rkey of a peer's device that equals one of ours is not translated as ours.
      */
-    long remote(int rkey, long remoteAddr) {
-        Registered local = byRkey.get(rkey);
-        if (local != null) {
-            MemoryRegion mr = local.tenant().mrsByKey.get(local.lkey());
-            long appBase = mr == null ? 0 : mr.appBase;
-            return local.base() + (remoteAddr - appBase);
-        }
-        Optional<MrMappingService> m = mapping.get();
-        if (m.isPresent()) {
-            OptionalLong t = m.get().table().translate(rkey, remoteAddr);
-            if (t.isPresent()) {
-                return t.getAsLong();
+    long remote(QueuePair qp, int rkey, long remoteAddr) {
+        Destination d = destinations.get(qp);
+        OptionalLong t;
+        if (d != null && d.thisPort()) {
+            t = local(rkey, remoteAddr);
+            if (t.isEmpty()) {
+                t = announced(rkey, remoteAddr, null);
+            }
+        } else {
+            t = announced(rkey, remoteAddr, d == null ? null : d.peer());
+            if (t.isEmpty()) {
+                t = local(rkey, remoteAddr);     // a loopback QP addressed through another GID of this port
             }
         }
-        return remoteAddr;
+        return t.orElse(remoteAddr);
+    }
+
+    /**
+     * The IP address a GID carries: IPv4 when IPv4-mapped (RoCE v2 over IPv4), else the GID read as IPv6 (RoCE v2
+     * over IPv6; a link-local or InfiniBand GID simply matches no listed host).
+     */
+    static InetAddress ipOf(byte[] gid) {
+        try {
+            boolean mapped = gid[10] == (byte) 0xff && gid[11] == (byte) 0xff;
+            for (int i = 0; i < 10 && mapped; i++) {
+                mapped = gid[i] == 0;
+            }
+            return mapped ? InetAddress.getByAddress(Arrays.copyOfRange(gid, 12, 16)) : InetAddress.getByAddress(gid);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException("a 16-byte GID is an IPv6 address", e);
+        }
+    }
+
+    private OptionalLong local(int rkey, long remoteAddr) {
+        Registered local = byRkey.get(rkey);
+        if (local == null) {
+            return OptionalLong.empty();
+        }
+        MemoryRegion mr = local.tenant().mrsByKey.get(local.lkey());
+        long appBase = mr == null ? 0 : mr.appBase;
+        return OptionalLong.of(local.base() + (remoteAddr - appBase));
+    }
+
+    private OptionalLong announced(int rkey, long remoteAddr, InetAddress peer) {
+        Optional<MrMappingService> m = mapping.get();
+        return m.isPresent() ? m.get().translate(rkey, remoteAddr, peer) : OptionalLong.empty();
     }
 
     private ByteBuffer scratch(int size) {

@@ -68,6 +68,34 @@ class MrMappingServiceTest {
     }
 
     @Test
+    void twoHostsAnnouncingOneKeyAreKeptApartAndALookupNamesThePeer() throws Exception {
+        // Two hosts' devices handing out the same rkey (an object index and one byte): the genuine routers keep the
+        // last announcement, so WRITEs towards the other host land at the wrong address.
+        MrMappingService a = router(A, 3, B);
+        MrMappingService b = router(B, 3, A, C);
+        MrMappingService c = router(C, 3, B);
+        a.announce(new MrMappingDatagram(0x1234, 0x7f0000100000L, 0x7e0000500000L));
+        c.announce(new MrMappingDatagram(0x1234, 0x7f0000100000L, 0x7d0000900000L));
+        a.announce(new MrMappingDatagram(0x5678, 0x1000, 0x2000));
+
+        assertThat(b.translate(0x1234, 0x7f0000100040L, A)).hasValue(0x7e0000500040L);
+        assertThat(b.translate(0x1234, 0x7f0000100040L, C)).hasValue(0x7d0000900040L);
+        assertThat(b.translate(0x1234, 0x7f0000100040L, null)).as("no peer address: either could be meant").isEmpty();
+        assertThat(b.translate(0x1234, 0x7f0000100040L, address("10.9.9.9"))).isEmpty();
+        assertThat(b.translate(0x5678, 0x1040, address("10.9.9.9"))).as("the key's only announcement").hasValue(0x2040);
+        assertThat(b.translate(0x5678, 0x1040, C)).as("a listed peer that announced no such key").isEmpty();
+        assertThat(b.table().get(A, 0x1234)).hasValueSatisfying(mr -> assertThat(mr.shmPtr()).isEqualTo(0x7e0000500000L));
+        MrMappingService.Figures f = b.figures();
+        assertThat(f.collisions()).isEqualTo(1);
+        assertThat(f.ambiguous()).isEqualTo(2);
+        assertThat(f.mappings()).isEqualTo(3);
+
+        b.hosts(new MappingSettings(List.of(C), port, B, 100, 3));
+        assertThat(b.translate(0x1234, 0x7f0000100040L, null)).as("A left: C's is the only one").hasValue(0x7d0000900040L);
+        assertThat(b.figures().mappings()).isEqualTo(1);
+    }
+
+    @Test
     void aSenderNotInTheHostListIsIgnoredCountedAndNotAcknowledged() throws Exception {
         MrMappingService b = router(B, 2, A);
         MrMappingService c = router(C, 2, B);

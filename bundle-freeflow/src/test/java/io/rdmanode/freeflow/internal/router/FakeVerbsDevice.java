@@ -105,9 +105,12 @@ final class FakeVerbsDevice implements VerbsDevice {
         return attr;
     }
 
+    /** The port's GID at every index (a test sets its own to tell a QP towards this port from one towards a peer). */
+    byte[] gid = new byte[16];
+
     @Override
     public byte[] gid(int index) {
-        return new byte[16];
+        return gid.clone();
     }
 
     @Override

@@ -35,8 +35,15 @@ import io.rdmanode.freeflow.testclient.FfClient.Qp;
 import io.rdmanode.freeflow.testclient.FfClient.Sg;
 import io.rdmanode.freeflow.testclient.FfClient.Wc;
 import io.rdmanode.freeflow.testclient.FfClient.Wr;
+import io.rdmanode.freeflow.internal.mapping.MappingSettings;
+import io.rdmanode.freeflow.internal.mapping.MrMappingDatagram;
+import io.rdmanode.freeflow.internal.mapping.MrMappingService;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -155,6 +162,93 @@ class VerbsTransportTest {
         assertThat(c.postRecv(qp, 31, new Sg(1024, 512, mr.lkey()))).containsExactly(0, 0);
         assertThat(dev.recvs).singleElement().satisfies(list -> assertThat(list).containsExactly(
                 new NativeWr(31, -1, 0, 0, 0, 0, List.of(new FakeVerbsDevice.Sg(base + 1024, 512, mr.lkey())))));
+    }
+
+    @Test
+    void an_rkey_of_a_peers_device_equal_to_one_of_ours_is_translated_with_the_peers_announcement() throws Exception {
+        // rxe and mlx5 keys are an object index and one random byte: two hosts' MRs made in the same order share a
+        // key now and then. A WRITE to the peer's MR translated as ours lands where the peer's NIC refuses it
+        // (IBV_WC_REM_ACCESS_ERR, as FreeflowVerbsSoftRoceIT met once) or at the wrong offset of the peer's MR.
+        InetAddress here = InetAddress.getByName("127.0.0.7");
+        InetAddress peerHost = InetAddress.getByName("127.0.0.8");
+        int port;
+        try (DatagramSocket probe = new DatagramSocket(new InetSocketAddress(here, 0))) {
+            port = probe.getLocalPort();
+        }
+        try (MrMappingService ours = MrMappingService.start(new MappingSettings(List.of(peerHost), port, here, 200, 5));
+             MrMappingService peer = MrMappingService.start(new MappingSettings(List.of(here), port, peerHost, 200, 5))) {
+            fx.router.mapping(Optional.of(ours));
+            dev.gid = gid(0x01);
+            long base = dev.regs.get(0).addr();
+            long appBase = 0x7f5500000000L;
+            assertThat(c.regMrMapping(mr.lkey(), appBase)).isZero();
+            long peerApp = 0x7f0000100000L;
+            long peerMapping = 0x7e0000500000L;
+            assertThat(peer.announce(new MrMappingDatagram(mr.rkey(), peerApp, peerMapping)).complete()).isTrue();
+            Qp loopback = c.createQp(pd, cq, cq, 32, 4);
+            c.connect(qp, 0x00b200, ACCESS_ALL, 12, 7, gid(0x02));
+            c.connect(loopback, qp.qpn(), ACCESS_ALL, 12, 7, gid(0x01));
+
+            assertThat(c.postSend(qp, List.of(new Wr(41, 0, 2, 0, peerApp + 64, mr.rkey(), new Sg(0, 64, mr.lkey())))))
+                    .containsExactly(0, 0);
+            assertThat(c.postSend(loopback, List.of(new Wr(42, 4, 2, 0, appBase + 64, mr.rkey(),
+                    new Sg(128, 64, mr.lkey()))))).containsExactly(0, 0);
+
+            assertThat(dev.sends).extracting(list -> list.get(0).remoteAddr())
+                    .as("towards the peer: its announcement; towards this port: this router's MR")
+                    .containsExactly(peerMapping + 64, base + 64);
+        }
+    }
+
+    @Test
+    void a_key_two_peers_announced_is_translated_with_the_announcement_of_the_host_the_qps_gid_names() throws Exception {
+        // RoCE v2 over IPv4: the destination GID is ::ffff:<peer's address>; with the hosts listed by those addresses
+        // the router knows whose MR an rkey names, as the genuine routers (one entry per rkey, the last wins) do not.
+        InetAddress here = InetAddress.getByName("127.0.0.10");
+        InetAddress p1 = InetAddress.getByName("127.0.0.11");
+        InetAddress p2 = InetAddress.getByName("127.0.0.12");
+        int port;
+        try (DatagramSocket probe = new DatagramSocket(new InetSocketAddress(here, 0))) {
+            port = probe.getLocalPort();
+        }
+        try (MrMappingService ours = MrMappingService.start(new MappingSettings(List.of(p1, p2), port, here, 200, 5));
+             MrMappingService one = MrMappingService.start(new MappingSettings(List.of(here), port, p1, 200, 5));
+             MrMappingService two = MrMappingService.start(new MappingSettings(List.of(here), port, p2, 200, 5))) {
+            fx.router.mapping(Optional.of(ours));
+            long app = 0x7f0000100000L;
+            assertThat(two.announce(new MrMappingDatagram(0x4444, app, 0x7d0000900000L)).complete()).isTrue();
+            assertThat(one.announce(new MrMappingDatagram(0x4444, app, 0x7e0000500000L)).complete()).isTrue();
+            Qp towardsTwo = c.createQp(pd, cq, cq, 32, 4);
+            c.connect(towardsTwo, 0x00b200, ACCESS_ALL, 12, 7, ipv4Gid(p2));
+            c.connect(qp, 0x00b200, ACCESS_ALL, 12, 7, gid(0x02));
+
+            assertThat(c.postSend(towardsTwo, List.of(new Wr(51, 0, 2, 0, app + 64, 0x4444,
+                    new Sg(0, 64, mr.lkey()))))).containsExactly(0, 0);
+            assertThat(c.postSend(qp, List.of(new Wr(52, 0, 2, 0, app + 64, 0x4444,
+                    new Sg(0, 64, mr.lkey()))))).containsExactly(0, 0);
+
+            assertThat(dev.sends).extracting(list -> list.get(0).remoteAddr())
+                    .as("towards ::ffff:127.0.0.12: its announcement; a link-local GID names no host: left as given")
+                    .containsExactly(0x7d0000900040L, app + 64);
+            assertThat(ours.figures().ambiguous()).isEqualTo(1);
+        }
+    }
+
+    private static byte[] ipv4Gid(InetAddress v4) {
+        byte[] g = new byte[16];
+        g[10] = (byte) 0xff;
+        g[11] = (byte) 0xff;
+        System.arraycopy(v4.getAddress(), 0, g, 12, 4);
+        return g;
+    }
+
+    /** A GID of fe80::/64 ending in {@code last}. */
+    private static byte[] gid(int last) {
+        byte[] g = new byte[16];
+        g[0] = (byte) 0xfe;
+        g[1] = (byte) 0x80;
+        g[15] = (byte) last;
+        return g;
     }
 
     @Test

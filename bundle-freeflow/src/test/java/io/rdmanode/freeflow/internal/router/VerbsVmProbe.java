@@ -124,6 +124,8 @@ public final class VerbsVmProbe {
             System.out.println("qpn.a=" + qpA.qpn());
             System.out.println("qpn.b=" + qpB.qpn());
             System.out.println("mr.a.lkey=" + mrA.lkey() + " mr.a.rkey=" + mrA.rkey());
+            // rxe's keys are the MR's index and a random byte: 1 run in 256 or so both devices hand out the same one
+            System.out.println("mr.b.rkey=" + mrB.rkey() + (mrA.rkey() == mrB.rkey() ? " (equal to A's)" : ""));
             System.out.println("mr.keys.equal=" + (mrA.lkey() == mrA.rkey() && mrB.lkey() == mrB.rkey()));
             check(a.regMrMapping(mrA.lkey(), APP_A) == 0, "REG_MR_MAPPING A");
             check(b.regMrMapping(mrB.lkey(), APP_B) == 0, "REG_MR_MAPPING B");
