@@ -28,6 +28,9 @@ import java.util.stream.Stream;
  * run today's start path with those extra JVM flags instead of the path before issue 27: an A/B of a flag
  * (heap, JIT) under the same load. {@code JAVA_OPTS_B} = {@code fresh-cache}: the alternate rounds start without the
  * kept Felix bundle cache (its record removed first, so the agent starts from a fresh cache, as before it was kept).
+ * {@code JAVA_OPTS_B} = {@code script:NAME}: the alternate rounds start through {@code bin/NAME} of the same
+ * distribution instead of {@code bin/rdma-node-agent} (an A/B of the start script itself; the baseline keeps the
+ * shipped one).
  */
 public final class CrashWindowBench {
 
@@ -35,6 +38,7 @@ public final class CrashWindowBench {
     /** JVM flags of the B rounds, or null: the B rounds are then the start path before issue 27. */
     private static String flagsB;
     private static final String FRESH_CACHE = "fresh-cache";
+    private static final String SCRIPT = "script:";
 
     private CrashWindowBench() {
     }
@@ -100,8 +104,9 @@ public final class CrashWindowBench {
                 if (freshCache) {
                     Files.deleteIfExists(state.resolve("felix-cache/rdma-agent-bundles.properties"));
                 }
-                agent = start(script, config, dir.resolve("agent-" + round + ".log"),
-                        withLookup && !freshCache ? flagsB : null);
+                boolean otherScript = withLookup && flagsB != null && flagsB.startsWith(SCRIPT);
+                agent = start(otherScript ? script.resolveSibling(flagsB.substring(SCRIPT.length())) : script, config,
+                        dir.resolve("agent-" + round + ".log"), withLookup && !freshCache && !otherScript ? flagsB : null);
                 long registered = 0;
                 for (int i = 0; i < RESOURCES.size(); i++) {
                     registered = Math.max(registered, kubelet.awaitRegistrations(RESOURCES.get(i), before[i] + 1,
@@ -133,7 +138,8 @@ public final class CrashWindowBench {
         row("SIGKILL -> every pool registered", fromKill);
         row("exec -> every pool registered (goal <= 500)", fromExec);
         row(flagsB == null ? "  before (+ the script's stateDir lookup)"
-                : FRESH_CACHE.equals(flagsB) ? "  B: a fresh Felix bundle cache" : "  B: JAVA_OPTS=" + flagsB,
+                : FRESH_CACHE.equals(flagsB) ? "  B: a fresh Felix bundle cache"
+                : flagsB.startsWith(SCRIPT) ? "  B: bin/" + flagsB.substring(SCRIPT.length()) : "  B: JAVA_OPTS=" + flagsB,
                 lookupFromExec);
         row("baseline: exec -> script + JVM --version exit", baseline);
     }
