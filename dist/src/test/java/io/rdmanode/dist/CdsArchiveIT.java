@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.awaitility.Awaitility;
@@ -25,19 +26,7 @@ class CdsArchiveIT {
 
     @Test
     void makesAnArchiveForTheRunningJdkOnTheFirstStartAndUsesItOnTheNext() throws Exception {
-        Path home = temp.resolve("rdma-node-agent");
-        AgentProcessIT.copyTree(AgentProcessIT.DIST, home);
-        Path packaged = home.resolve("lib/cds");
-        if (Files.isDirectory(packaged)) {
-            try (Stream<Path> archives = Files.list(packaged)) {
-                // The archives only: their .home files (where each was made) stay as they are.
-                for (Path archive : archives.filter(a -> a.toString().endsWith(".aot") || a.toString().endsWith(".jsa"))
-                        .toList()) {
-                    Files.move(archive, packaged.resolve("agent-17.0.0-other-build."
-                            + (archive.toString().endsWith(".aot") ? "aot" : "jsa")));
-                }
-            }
-        }
+        Path home = distributionWithoutAnArchiveForThisJdk();
         Path state = temp.resolve("state");
         Path config = temp.resolve("agent.conf");
         Files.writeString(config, """
@@ -77,6 +66,85 @@ class CdsArchiveIT {
             // Not the training run's class log (CdsClassLinker deletes it), nor anything else it wrote.
             assertThat(files.map(f -> f.getFileName().toString()))
                     .allMatch(f -> f.matches("agent-.+\\.(jsa|aot)(\\.home)?"), "archives and their .home files");
+        }
+    }
+
+    /**
+     * An agent killed while it trains (SIGKILL, the OOM killer) takes its training run with it: each start of a
+     * crash loop left one more training JVM running (12 after 16 rounds of {@code bench-crash-window} on a JDK
+     * without an archive). The next start removes the files the killed run left and makes the archive.
+     */
+    @Test
+    void aTrainingRunEndsWhenItsAgentIsKilledAndTheNextStartCleansUpAfterIt() throws Exception {
+        Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "util-linux's setpriv");
+        Path home = distributionWithoutAnArchiveForThisJdk();
+        Path state = temp.resolve("state");
+        Path cds = state.resolve("cds");
+        Map<String, String> env = Map.of("RDMA_AGENT_CDS_DIR", cds.toString(), "RDMA_AGENT_HTTP_PORT", "0");
+        List<ProcessHandle> training;
+        try (AgentProcess first = AgentProcess.start(home, state, env, "--demo")) {
+            first.awaitDemoBanner(Duration.ofSeconds(60));
+            ProcessHandle agent = ProcessHandle.of(first.pid()).orElseThrow();
+            Awaitility.await("training run started").atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(50)).until(() -> !trainingRuns(agent, cds).isEmpty());
+            Awaitility.await("training run has written into " + cds).atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(50)).until(() -> !files(cds).stream()
+                            .filter(f -> f.contains(".partial-")).toList().isEmpty());
+            training = trainingRuns(agent, cds);
+            first.kill();
+        }
+        Awaitility.await("training run gone with its agent").atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(100)).until(() -> training.stream().noneMatch(ProcessHandle::isAlive));
+        assertThat(ProcessHandle.allProcesses().filter(p -> commandLine(p).contains(cds.toString())))
+                .as("no process of the killed agent's training (nor an AOT assembly JVM it started) left").isEmpty();
+        // Had it gone on, it would have written its archive under the name only the killed agent would rename.
+        assertThat(files(cds)).as("left by the killed run: what it wrote before the kill, no archive")
+                .anyMatch(f -> f.contains(".partial-"))
+                .noneMatch(f -> f.matches("agent-.+\\.(jsa|aot)\\.partial-\\d+"));
+
+        try (AgentProcess second = AgentProcess.start(home, state, env, "--demo")) {
+            second.awaitDemoBanner(Duration.ofSeconds(60));
+            Awaitility.await("archive made").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> archive(cds) != null);
+            assertThat(files(cds)).as("the killed run's partial files removed").containsExactly(
+                    archive(cds).getFileName().toString());
+            assertThat(second.output()).contains("(a training run whose agent is gone)");
+            assertThat(second.terminate(Duration.ofSeconds(15))).isZero();
+        }
+    }
+
+    /** A copy of the built distribution whose packaged archives are renamed as another JDK build's. */
+    private Path distributionWithoutAnArchiveForThisJdk() throws Exception {
+        Path home = temp.resolve("rdma-node-agent");
+        AgentProcessIT.copyTree(AgentProcessIT.DIST, home);
+        Path packaged = home.resolve("lib/cds");
+        if (Files.isDirectory(packaged)) {
+            try (Stream<Path> archives = Files.list(packaged)) {
+                // The archives only: their .home files (where each was made) stay as they are.
+                for (Path archive : archives.filter(a -> a.toString().endsWith(".aot") || a.toString().endsWith(".jsa"))
+                        .toList()) {
+                    Files.move(archive, packaged.resolve("agent-17.0.0-other-build."
+                            + (archive.toString().endsWith(".aot") ? "aot" : "jsa")));
+                }
+            }
+        }
+        return home;
+    }
+
+    private static List<ProcessHandle> trainingRuns(ProcessHandle agent, Path cds) {
+        return agent.descendants().filter(p -> commandLine(p).contains(cds.toString())).toList();
+    }
+
+    private static String commandLine(ProcessHandle process) {
+        return process.info().commandLine().orElse("");
+    }
+
+    private static List<String> files(Path dir) throws Exception {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).toList();
         }
     }
 

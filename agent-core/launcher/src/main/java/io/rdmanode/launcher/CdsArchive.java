@@ -30,6 +30,8 @@ final class CdsArchive {
     /** Framework property for {@code /status}: {@code packaged <path>}, {@code state <path>} or {@code none}. */
     static final String STATUS_PROPERTY = "rdma.agent.cds";
     private static final Logger LOG = LoggerFactory.getLogger(CdsArchive.class);
+    private static final String PARTIAL = ".partial-";
+    private static final Path SETPRIV = Path.of("/usr/bin/setpriv");
     private static volatile Process training;
 
     private CdsArchive() {
@@ -68,31 +70,22 @@ final class CdsArchive {
     }
 
     private static void train(Path home, Path target) {
-        Path partial = target.resolveSibling(target.getFileName() + ".partial-" + ProcessHandle.current().pid());
+        Path partial = target.resolveSibling(target.getFileName() + PARTIAL + ProcessHandle.current().pid());
         Path log = target.resolveSibling(target.getFileName() + ".log");
         try {
             Files.createDirectories(target.getParent());
-            List<String> command = command(home, partial);
+            removeAbandoned(target);
             LOG.info("no class-data-sharing archive for java {}: making {} (a start-up on the demo host)",
                     System.getProperty("java.version"), target);
             long started = System.nanoTime();
-            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(log.toFile());
-            builder.environment().put("RDMA_AGENT_HTTP_PORT", "0");
-            builder.environment().remove("RDMA_AGENT_CDS_TRAIN");
-            // The training run is not the agent: it must not tell systemd (MAINPID would move to it) nor a
-            // takeover command waiting for this process that it serves.
-            builder.environment().remove("NOTIFY_SOCKET");
-            builder.environment().remove(ReadyNotice.READY_FILE_ENV);
-            Process process = builder.start();
-            training = process;
-            if (!process.waitFor(5, TimeUnit.MINUTES)) {
-                process.destroyForcibly();
-                LOG.warn("class-data-sharing training did not finish in 5 minutes; see {}", log);
-                return;
+            Files.deleteIfExists(log);
+            for (List<String> step : commands(home, partial)) {
+                if (!run(step, log)) {
+                    return;
+                }
             }
-            if (process.exitValue() != 0 || !Files.isRegularFile(partial)) {
-                LOG.warn("class-data-sharing training failed (exit {}); see {}", process.exitValue(), log);
+            if (!Files.isRegularFile(partial)) {
+                LOG.warn("class-data-sharing training wrote no archive; see {}", log);
                 return;
             }
             Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -108,10 +101,35 @@ final class CdsArchive {
             try {
                 Files.deleteIfExists(partial);
                 Files.deleteIfExists(classLog(partial));
+                Files.deleteIfExists(aotConfiguration(partial));
             } catch (IOException e) {
                 LOG.debug("cannot delete {}: {}", partial, e.getMessage());
             }
         }
+    }
+
+    /** One step of the training; false (and a warning) when it failed or overran. */
+    private static boolean run(List<String> command, Path log) throws IOException, InterruptedException {
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        builder.environment().put("RDMA_AGENT_HTTP_PORT", "0");
+        builder.environment().remove("RDMA_AGENT_CDS_TRAIN");
+        // The training run is not the agent: it must not tell systemd (MAINPID would move to it) nor a
+        // takeover command waiting for this process that it serves.
+        builder.environment().remove("NOTIFY_SOCKET");
+        builder.environment().remove(ReadyNotice.READY_FILE_ENV);
+        Process process = builder.start();
+        training = process;
+        if (!process.waitFor(5, TimeUnit.MINUTES)) {
+            process.destroyForcibly();
+            LOG.warn("class-data-sharing training did not finish in 5 minutes; see {}", log);
+            return false;
+        }
+        if (process.exitValue() != 0) {
+            LOG.warn("class-data-sharing training failed (exit {}); see {}", process.exitValue(), log);
+            return false;
+        }
+        return true;
     }
 
     /** The agent is stopping: a training run still going would outlive it for nothing. */
@@ -122,9 +140,31 @@ final class CdsArchive {
         }
     }
 
-    /** The same java and flags as this JVM, writing the archive at exit, on the demo host. */
-    static List<String> command(Path home, Path output) {
-        List<String> command = new ArrayList<>();
+    /**
+     * The training's steps: the same java and flags as this JVM on the demo host. JDK 17: one run that writes
+     * the archive at exit. JDK 25: the AOT cache's two steps run here one after the other (a run recording the
+     * AOT configuration, then the JVM that assembles the cache from it), not the one-step
+     * {@code -XX:AOTCacheOutput}, whose training JVM starts the assembly JVM itself: that one would outlive an
+     * agent killed meanwhile. Each step is tied to the agent's life ({@link #tiedToThisProcess}).
+     */
+    static List<List<String>> commands(Path home, Path output) {
+        boolean aot = output.getFileName().toString().contains(".aot");
+        if (!aot) {                                    // the class log, for CdsClassLinker
+            Path classLog = classLog(output);
+            return List.of(step(home, List.of("-XX:ArchiveClassesAtExit=" + output, "-Xlog:cds=error",
+                    "-Xlog:class+load=info:file=" + classLog + ":uptime,level,tags:filecount=0",
+                    "-D" + CdsClassLinker.CLASS_LOG_PROPERTY + "=" + classLog)));
+        }
+        Path configuration = aotConfiguration(output);
+        return List.of(
+                step(home, List.of("-XX:AOTMode=record", "-XX:AOTConfiguration=" + configuration,
+                        "-Xlog:cds=error,aot=error")),
+                step(home, List.of("-XX:AOTMode=create", "-XX:AOTConfiguration=" + configuration,
+                        "-XX:AOTCache=" + output, "-Xlog:cds=error,aot=error")));
+    }
+
+    private static List<String> step(Path home, List<String> archiveFlags) {
+        List<String> command = new ArrayList<>(tiedToThisProcess());
         if (Files.isExecutable(Path.of("/usr/bin/nice"))) {
             command.addAll(List.of("/usr/bin/nice", "-n", "19"));
         }
@@ -136,17 +176,49 @@ final class CdsArchive {
                 command.add(arg);
             }
         }
-        boolean aot = output.getFileName().toString().contains(".aot");
-        command.add(aot ? "-XX:AOTCacheOutput=" + output : "-XX:ArchiveClassesAtExit=" + output);
-        command.add(aot ? "-Xlog:cds=error,aot=error" : "-Xlog:cds=error");
-        if (!aot) {                                    // the AOT cache's assembly JVM would write it again
-            Path classLog = classLog(output);
-            command.add("-Xlog:class+load=info:file=" + classLog + ":uptime,level,tags:filecount=0");
-            command.add("-D" + CdsClassLinker.CLASS_LOG_PROPERTY + "=" + classLog);
-        }
+        command.addAll(archiveFlags);
         command.addAll(List.of("-jar", home.resolve("lib/agent-launcher.jar").toString(), "--home", home.toString(),
                 "--demo", "--exit-when-ready"));
         return command;
+    }
+
+    /**
+     * {@code setpriv --pdeathsig KILL} (util-linux), where the node has it: the kernel kills the step when the
+     * agent dies. An agent killed (SIGKILL, out of memory) while training left its training JVM running, and
+     * each start of a crash loop under a supervisor that does not kill the whole process group added one more
+     * (12 orphaned JVMs after 16 rounds of {@code bench-crash-window} on a JDK without an archive). systemd and
+     * a container runtime kill the orphans anyway.
+     */
+    static List<String> tiedToThisProcess() {
+        return Files.isExecutable(SETPRIV) ? List.of(SETPRIV.toString(), "--pdeathsig", "KILL") : List.of();
+    }
+
+    /** The training run's record of what to put in the AOT cache (JDK 25), beside the archive. */
+    static Path aotConfiguration(Path output) {
+        return output.resolveSibling(output.getFileName() + ".aotconf");
+    }
+
+    /** Partial files of training runs whose agent is gone (killed before it could delete them). */
+    private static void removeAbandoned(Path target) {
+        try (DirectoryStream<Path> partials = Files.newDirectoryStream(target.getParent(),
+                target.getFileName() + PARTIAL + "*")) {
+            for (Path file : partials) {
+                String rest = file.getFileName().toString().substring(target.getFileName().toString().length()
+                        + PARTIAL.length());
+                int end = 0;
+                while (end < rest.length() && Character.isDigit(rest.charAt(end))) {
+                    end++;
+                }
+                boolean owned = end > 0 && ProcessHandle.of(Long.parseLong(rest.substring(0, end)))
+                        .map(ProcessHandle::isAlive).orElse(false);
+                if (!owned) {
+                    Files.deleteIfExists(file);
+                    LOG.info("removed {} (a training run whose agent is gone)", file);
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            LOG.debug("cannot clean {}: {}", target.getParent(), e.getMessage());
+        }
     }
 
     /** The training run's class log ({@link CdsClassLinker}), beside its archive. */
