@@ -63,11 +63,6 @@ public final class RemoteMrTable {
         return hosts == null ? 0 : hosts.size();
     }
 
-    /** {@link #translate(int, long, InetAddress, boolean)} for a peer the caller cannot name. */
-    public OptionalLong translate(int rkey, long remoteAddr) {
-        return translate(rkey, remoteAddr, null, false);
-    }
-
     /**
      * The address the remote NIC knows for {@code remoteAddr} in the MR of {@code rkey}: when {@code peerListed},
      * only {@code peer}'s announcement counts; otherwise the key's only announcement. Empty when there is none, when

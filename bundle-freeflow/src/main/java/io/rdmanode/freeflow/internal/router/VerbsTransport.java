@@ -635,16 +635,13 @@ final class VerbsTransport implements Transport {
     }
 
     /**
-     * The IP address a GID carries: IPv4 when IPv4-mapped (RoCE v2 over IPv4), else the GID read as IPv6 (RoCE v2
-     * over IPv6; a link-local or InfiniBand GID simply matches no listed host).
+     * The IP address a GID carries: IPv4 when IPv4-mapped (RoCE v2 over IPv4; {@link InetAddress#getByAddress}
+     * returns those as {@code Inet4Address}), else the GID read as IPv6 (RoCE v2 over IPv6; a link-local or
+     * InfiniBand GID simply matches no listed host).
      */
     static InetAddress ipOf(byte[] gid) {
         try {
-            boolean mapped = gid[10] == (byte) 0xff && gid[11] == (byte) 0xff;
-            for (int i = 0; i < 10 && mapped; i++) {
-                mapped = gid[i] == 0;
-            }
-            return mapped ? InetAddress.getByAddress(Arrays.copyOfRange(gid, 12, 16)) : InetAddress.getByAddress(gid);
+            return InetAddress.getByAddress(gid);
         } catch (java.net.UnknownHostException e) {
             throw new IllegalStateException("a 16-byte GID is an IPv6 address", e);
         }

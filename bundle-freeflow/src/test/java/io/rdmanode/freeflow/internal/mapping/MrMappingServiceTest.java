@@ -61,9 +61,9 @@ class MrMappingServiceTest {
         assertThat(sent.acknowledged()).containsExactly(B);
         assertThat(sent.complete()).isTrue();
         assertThat(b.table().get(0x1234)).hasValueSatisfying(mr -> assertThat(mr.host()).isEqualTo(A));
-        assertThat(b.table().translate(0x1234, 0x7f0000100040L)).hasValue(0x7e0000500040L);
-        assertThat(b.table().translate(0x1234, 0x7f00000fffffL)).isEmpty();
-        assertThat(b.table().translate(0x9999, 0x7f0000100040L)).isEmpty();      // a key nobody announced
+        assertThat(b.translate(0x1234, 0x7f0000100040L, null)).hasValue(0x7e0000500040L);
+        assertThat(b.translate(0x1234, 0x7f00000fffffL, null)).isEmpty();
+        assertThat(b.translate(0x9999, 0x7f0000100040L, null)).isEmpty();      // a key nobody announced
         assertThat(b.figures().received()).isEqualTo(1);
     }
 

@@ -80,6 +80,15 @@ class VerbsTransportTest {
     }
 
     @Test
+    void aGidNamesTheHostItCarriesAsAHostListCouldNameIt() throws Exception {
+        byte[] roceV2OverIpv4 = java.util.HexFormat.of().parseHex("00000000000000000000ffff0a000102");
+        byte[] linkLocal = java.util.HexFormat.of().parseHex("fe800000000000000211223344556677");
+        assertThat(VerbsTransport.ipOf(roceV2OverIpv4)).isEqualTo(InetAddress.getByName("10.0.1.2"))
+                .isInstanceOf(java.net.Inet4Address.class);
+        assertThat(VerbsTransport.ipOf(linkLocal)).isEqualTo(InetAddress.getByName("fe80::211:2233:4455:6677"));
+    }
+
+    @Test
     void the_client_sees_the_device_qpn_and_keys_and_the_mr_is_the_routers_mapping_of_its_file() {
         assertThat(qp.qpn()).isEqualTo(0x00a100);
         assertThat(mr.lkey()).isEqualTo(0x1234);
