@@ -30,7 +30,9 @@ import java.util.stream.Stream;
  * kept Felix bundle cache (its record removed first, so the agent starts from a fresh cache, as before it was kept).
  * {@code JAVA_OPTS_B} = {@code script:NAME}: the alternate rounds start through {@code bin/NAME} of the same
  * distribution instead of {@code bin/rdma-node-agent} (an A/B of the start script itself; the baseline keeps the
- * shipped one).
+ * shipped one). {@code JAVA_OPTS_B} = {@code jdk:PATH}: the alternate rounds start with {@code JAVA_HOME=PATH} (an A/B
+ * of two JDKs; each uses the distribution's packaged archive for it when there is one, see
+ * {@code RDMA_AGENT_CDS_TRAIN} in the start script).
  */
 public final class CrashWindowBench {
 
@@ -39,6 +41,7 @@ public final class CrashWindowBench {
     private static String flagsB;
     private static final String FRESH_CACHE = "fresh-cache";
     private static final String SCRIPT = "script:";
+    private static final String JDK = "jdk:";
 
     private CrashWindowBench() {
     }
@@ -105,8 +108,11 @@ public final class CrashWindowBench {
                     Files.deleteIfExists(state.resolve("felix-cache/rdma-agent-bundles.properties"));
                 }
                 boolean otherScript = withLookup && flagsB != null && flagsB.startsWith(SCRIPT);
+                boolean otherJdk = withLookup && flagsB != null && flagsB.startsWith(JDK);
                 agent = start(otherScript ? script.resolveSibling(flagsB.substring(SCRIPT.length())) : script, config,
-                        dir.resolve("agent-" + round + ".log"), withLookup && !freshCache && !otherScript ? flagsB : null);
+                        dir.resolve("agent-" + round + ".log"),
+                        withLookup && !freshCache && !otherScript && !otherJdk ? flagsB : null,
+                        otherJdk ? flagsB.substring(JDK.length()) : null);
                 long registered = 0;
                 for (int i = 0; i < RESOURCES.size(); i++) {
                     registered = Math.max(registered, kubelet.awaitRegistrations(RESOURCES.get(i), before[i] + 1,
@@ -139,14 +145,23 @@ public final class CrashWindowBench {
         row("exec -> every pool registered (goal <= 500)", fromExec);
         row(flagsB == null ? "  before (+ the script's stateDir lookup)"
                 : FRESH_CACHE.equals(flagsB) ? "  B: a fresh Felix bundle cache"
-                : flagsB.startsWith(SCRIPT) ? "  B: bin/" + flagsB.substring(SCRIPT.length()) : "  B: JAVA_OPTS=" + flagsB,
+                : flagsB.startsWith(SCRIPT) ? "  B: bin/" + flagsB.substring(SCRIPT.length())
+                : flagsB.startsWith(JDK) ? "  B: JAVA_HOME=" + flagsB.substring(JDK.length()) : "  B: JAVA_OPTS=" + flagsB,
                 lookupFromExec);
         row("baseline: exec -> script + JVM --version exit", baseline);
     }
 
     private static Process start(Path script, Path config, Path log, String extraFlags) throws IOException {
+        return start(script, config, log, extraFlags, null);
+    }
+
+    private static Process start(Path script, Path config, Path log, String extraFlags, String javaHome)
+            throws IOException {
         ProcessBuilder builder = new ProcessBuilder(script.toString(), "--config", config.toString())
                 .redirectErrorStream(true).redirectOutput(log.toFile());
+        if (javaHome != null) {
+            builder.environment().put("JAVA_HOME", javaHome);
+        }
         if (extraFlags != null) {
             String inherited = System.getenv("JAVA_OPTS");
             builder.environment().put("JAVA_OPTS", (inherited == null ? "" : inherited + " ") + extraFlags);
