@@ -56,6 +56,8 @@ public final class DirectoryWatcher implements AutoCloseable {
     private final WatchService service;
     private final Thread thread;
     private volatile boolean watching;
+    /** The listing {@link #start()} took, which the watch thread compares with first. */
+    private Map<String, Object> initial;
     private volatile boolean closed;
 
     private DirectoryWatcher(Builder builder, Runnable onChange) throws IOException {
@@ -74,8 +76,16 @@ public final class DirectoryWatcher implements AutoCloseable {
         return new Builder(dir);
     }
 
-    /** Starts the watch thread. */
+    /**
+     * Watches the directory and lists it on the calling thread, then starts the watch thread: every change made
+     * once this returns is reported, however late that thread first runs.
+     */
     public DirectoryWatcher start() {
+        watching = register();
+        if (!watching) {
+            LOG.warn("directory {} missing; watching for it to appear", dir);
+        }
+        initial = listing();
         thread.start();
         return this;
     }
@@ -115,11 +125,7 @@ public final class DirectoryWatcher implements AutoCloseable {
 
     private void run() {
         try {
-            watching = register();
-            if (!watching) {
-                LOG.warn("directory {} missing; watching for it to appear", dir);
-            }
-            Map<String, Object> seen = listing();
+            Map<String, Object> seen = initial;
             long nextPoll = System.nanoTime() + pollNanos;
             long lastEvent = 0;
             boolean pending = false;

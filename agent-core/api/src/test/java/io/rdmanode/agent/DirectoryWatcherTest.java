@@ -34,6 +34,28 @@ class DirectoryWatcherTest {
         }
     }
 
+    /**
+     * What changes once {@code start()} has returned is reported, however late the watch thread runs: the watch
+     * and the listing it compares with are taken by {@code start()} itself. They were taken on the watch thread,
+     * so a change made before it ran was in the first listing and reported by nothing (a kubelet that came up
+     * right after the device-plugin host started was seen only at the next 60 s resync). The poll is an hour
+     * here, so only the watch can report it.
+     */
+    @Test
+    void reportsAChangeMadeTheMomentStartReturns() throws Exception {
+        for (int round = 0; round < 40; round++) {
+            Path dir = Files.createDirectory(tmp.resolve("round-" + round));
+            AtomicInteger calls = new AtomicInteger();
+            try (DirectoryWatcher watcher = DirectoryWatcher.of(dir).pollInterval(Duration.ofHours(1))
+                    .build(calls::incrementAndGet).start()) {
+                Files.writeString(dir.resolve("kubelet.sock"), "");
+                int r = round;
+                await("round " + r + ": the file created right after start() reported").atMost(BOUND)
+                        .until(() -> calls.get() >= 1);
+            }
+        }
+    }
+
     @Test
     void namesItsThreadAfterOwnerAndPurpose() throws Exception {
         try (DirectoryWatcher watcher = DirectoryWatcher.of(tmp).threadName("launcher", "bundle-watch")
