@@ -33,6 +33,8 @@ final class CdsArchive {
     private static final String PARTIAL = ".partial-";
     private static final Path SETPRIV = Path.of("/usr/bin/setpriv");
     private static volatile Process training;
+    /** {@link #tiedToThisProcess()}'s answer, worked out once (it runs setpriv). */
+    private static volatile List<String> tiedPrefix;
 
     private CdsArchive() {
     }
@@ -183,14 +185,46 @@ final class CdsArchive {
     }
 
     /**
-     * {@code setpriv --pdeathsig KILL} (util-linux), where the node has it: the kernel kills the step when the
-     * agent dies. An agent killed (SIGKILL, out of memory) while training left its training JVM running, and
-     * each start of a crash loop under a supervisor that does not kill the whole process group added one more
-     * (12 orphaned JVMs after 16 rounds of {@code bench-crash-window} on a JDK without an archive). systemd and
-     * a container runtime kill the orphans anyway.
+     * {@code setpriv --pdeathsig KILL} (util-linux), where the node's setpriv has that option: the kernel kills the
+     * step when the agent dies. An agent killed (SIGKILL, out of memory) while training left its training JVM
+     * running, and each start of a crash loop under a supervisor that does not kill the whole process group added
+     * one more (12 orphaned JVMs after 16 rounds of {@code bench-crash-window} on a JDK without an archive).
+     * systemd and a container runtime kill the orphans anyway. Without the option (util-linux before 2.33, as on
+     * RHEL 8) the steps run untied rather than not at all.
      */
     static List<String> tiedToThisProcess() {
-        return Files.isExecutable(SETPRIV) ? List.of(SETPRIV.toString(), "--pdeathsig", "KILL") : List.of();
+        List<String> prefix = tiedPrefix;
+        if (prefix == null) {
+            prefix = tiedBy(SETPRIV);
+            tiedPrefix = prefix;
+        }
+        return prefix;
+    }
+
+    /** The prefix that ties a command to this process through {@code setpriv}, once it has been seen to work. */
+    static List<String> tiedBy(Path setpriv) {
+        if (!Files.isExecutable(setpriv)) {
+            return List.of();
+        }
+        List<String> prefix = List.of(setpriv.toString(), "--pdeathsig", "KILL");
+        List<String> probe = new ArrayList<>(prefix);
+        probe.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        probe.add("-version");
+        try {
+            Process process = new ProcessBuilder(probe).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (process.waitFor(30, TimeUnit.SECONDS) && process.exitValue() == 0) {
+                return prefix;
+            }
+            process.destroyForcibly();
+            LOG.info("{} cannot set a parent-death signal: the class-data training is not tied to the agent",
+                    setpriv);
+        } catch (IOException e) {
+            LOG.info("cannot run {}: {}; the class-data training is not tied to the agent", setpriv, e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return List.of();
     }
 
     /** The training run's record of what to put in the AOT cache (JDK 25), beside the archive. */

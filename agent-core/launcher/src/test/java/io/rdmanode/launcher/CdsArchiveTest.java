@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Whether the training's steps are tied to the agent: only through a setpriv that has {@code --pdeathsig}. */
+class CdsArchiveTest {
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void aSetprivWithoutThePdeathsigOptionLeavesTheStepsUntiedInsteadOfFailingThem() throws Exception {
+        // util-linux before 2.33 (RHEL 8): "setpriv: unrecognized option '--pdeathsig'", exit 1.
+        Path old = script("old-setpriv", "echo \"setpriv: unrecognized option '$1'\" >&2; exit 1");
+        assertThat(CdsArchive.tiedBy(old)).isEmpty();
+        assertThat(CdsArchive.tiedBy(tmp.resolve("absent"))).isEmpty();
+    }
+
+    @Test
+    void theNodesSetprivTiesTheSteps() {
+        Path setpriv = Path.of("/usr/bin/setpriv");
+        assumeTrue(Files.isExecutable(setpriv), "util-linux's setpriv");
+        assertThat(CdsArchive.tiedBy(setpriv)).containsExactly(setpriv.toString(), "--pdeathsig", "KILL");
+        assertThat(CdsArchive.commands(tmp, tmp.resolve("agent-17.jsa.partial-1")))
+                .allSatisfy(step -> assertThat(step.subList(0, 3))
+                        .isEqualTo(List.of(setpriv.toString(), "--pdeathsig", "KILL")));
+    }
+
+    private Path script(String name, String body) throws Exception {
+        Path file = tmp.resolve(name);
+        Files.writeString(file, "#!/bin/sh\n" + body + "\n");
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return file;
+    }
+}
