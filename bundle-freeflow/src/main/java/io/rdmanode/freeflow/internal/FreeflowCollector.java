@@ -69,6 +69,9 @@ public final class FreeflowCollector implements MultiCollector {
                 point(s.asyncEvents(), "result", "queued"), point(s.asyncEventsDropped(), "result", "dropped")));
         out.add(counter("rdma_agent_freeflow_reclaimed_tenants", "Client processes whose resources were reclaimed",
                 point(s.tenantsReclaimed())));
+        out.add(counter("rdma_agent_freeflow_shm_faults", "Faults in a client's shared memory the router caught (a"
+                + " file the client truncated under the router's mapping; that client is reclaimed)",
+                point(s.shmFaults())));
         out.add(counter("rdma_agent_freeflow_reclaimed_objects", "QPs, SRQs, CQs, MRs, channels and PDs reclaimed",
                 point(s.objectsReclaimed())));
         double cpu = router.poller().cpuSeconds();
@@ -146,6 +149,9 @@ public final class FreeflowCollector implements MultiCollector {
                 List.of(new GaugeDataPointSnapshot(router.cmChannels(), Labels.EMPTY, null))));
         out.add(counter("rdma_agent_freeflow_idle_cuts", "Control connections closed for sending nothing within"
                 + " the idle timeout", point(server.idleCuts())));
+        out.add(counter("rdma_agent_freeflow_body_budget_cuts", "Control connections closed because request bodies"
+                + " still arriving held more than the router's budget (the connection holding the most is closed)",
+                point(server.budgetCuts())));
         out.add(counter("rdma_agent_freeflow_accept_pauses", "Times the control socket stopped accepting at its"
                 + " total connection cap", point(server.acceptPauses())));
         out.add(counter("rdma_agent_freeflow_parked_cq_events", "GET_CQ_EVENT requests that waited for their event"

@@ -36,6 +36,9 @@ final class FreeflowStatus {
         control.put("writeTimeoutMillis", cs.writeTimeoutMillis());
         control.put("idleCuts", server.idleCuts());
         control.put("acceptPauses", server.acceptPauses());
+        control.put("bodyBudgetBytes", server.bodyBudget());
+        control.put("bodyBytes", server.bodyBytes());
+        control.put("bodyBudgetCuts", server.budgetCuts());
         control.put("parkedEvents", server.parkedEvents());
         Map<String, Object> handover = new LinkedHashMap<>();
         handover.put("handedOver", server.handedOver());

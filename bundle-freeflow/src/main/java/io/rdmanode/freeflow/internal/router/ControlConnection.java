@@ -23,6 +23,8 @@ final class ControlConnection {
     /** Has sent GET_CQ_EVENT: a completion channel's connection, idle between events by design. */
     boolean eventMode;
     volatile long lastActivityNanos = System.nanoTime();
+    /** Bytes of an unfinished body charged to the server's budget ({@link ControlServer#charge}); 0 once read. */
+    final java.util.concurrent.atomic.AtomicInteger charged = new java.util.concurrent.atomic.AtomicInteger();
     private final AtomicBoolean closed = new AtomicBoolean();
 
     ControlConnection(UnixConnection conn, boolean refused) {

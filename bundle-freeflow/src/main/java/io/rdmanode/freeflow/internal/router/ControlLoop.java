@@ -30,6 +30,11 @@ final class ControlLoop {
     private static final int MAX_WAIT_MS = 50;
     /** A connection quiet this long between requests leaves the loop's poll set for the {@link IdleSet}'s. */
     private static final long QUIET_NANOS = 50_000_000L;
+    /**
+     * A body's first buffer: the whole of every fixed request; a larger (post) body grows as its bytes arrive, so a
+     * header alone never makes the router hold the 1 MiB it may declare.
+     */
+    private static final int FIRST_BODY_BYTES = 64 << 10;
 
     private final UnixServer server;
     private final ControlServer owner;
@@ -221,7 +226,10 @@ final class ControlLoop {
                     owner.dispatch(cc);                 // answered EINVAL and closed by the worker
                     return false;
                 }
-                cc.body = Wire.allocate((int) cc.request.bodySize());
+                cc.body = Wire.allocate((int) Math.min(cc.request.bodySize(), FIRST_BODY_BYTES));
+                if (!owner.charge(cc, cc.body.capacity())) {
+                    return false;
+                }
                 if (cc.request.func() == Func.GET_CQ_EVENT && cc.body.capacity() == 4
                         || cc.request.func() == Func.CM_GET_EVENT && cc.body.capacity() == 24) {
                     cc.eventMode = true;
@@ -233,19 +241,37 @@ final class ControlLoop {
                     cc.body.clear();
                 }
             }
-            if (cc.body.hasRemaining() && cc.conn.readNow(cc.body) > 0) {
-                cc.lastActivityNanos = System.nanoTime();
+            while (true) {
+                if (cc.body.hasRemaining() && cc.conn.readNow(cc.body) > 0) {
+                    cc.lastActivityNanos = System.nanoTime();
+                }
+                if (cc.body.hasRemaining()) {
+                    return true;
+                }
+                if (cc.body.capacity() == cc.request.bodySize()) {
+                    owner.dispatch(cc);
+                    return false;
+                }
+                if (!grow(cc)) {
+                    return false;                       // over the budget: closed
+                }
             }
-            if (cc.body.hasRemaining()) {
-                return true;
-            }
-            owner.dispatch(cc);
-            return false;
         } catch (IOException e) {
             LOG.debug("freeflow connection of pid {} ended: {}", cc.pid(), e.getMessage());
             owner.close(cc);
             return false;
         }
+    }
+
+    /** The body's buffer doubled (up to its declared size) once full, charged to the budget first. */
+    private boolean grow(ControlConnection cc) {
+        int capacity = cc.body.capacity();
+        int next = (int) Math.min(cc.request.bodySize(), 2L * capacity);
+        if (!owner.charge(cc, next - capacity)) {
+            return false;
+        }
+        cc.body = Wire.allocate(next).put(cc.body.flip());
+        return true;
     }
 
     private List<ControlConnection> cutIdle(List<ControlConnection> list, ControlSettings s) {

@@ -23,6 +23,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,6 +62,14 @@ public final class ControlServer implements AutoCloseable {
     private final ScheduledExecutorService reaper;
     private final RefusalLog refusals = new RefusalLog(LOG, Duration.ofMinutes(1));
     final LongAdder idleCuts = new LongAdder();
+    /**
+     * Bytes held for request bodies still arriving, against {@link #bodyBudget}: a header may declare up to 1 MiB,
+     * and thousands of connections that each send some of such a body would otherwise fill the agent's small heap
+     * (an OutOfMemoryError ends the whole agent). A body is buffered as its bytes arrive, not as declared.
+     */
+    private final AtomicLong bodyBytes = new AtomicLong();
+    private volatile long bodyBudget = defaultBodyBudget();
+    final LongAdder budgetCuts = new LongAdder();
     final LongAdder acceptPauses = new LongAdder();
     final LongAdder parked = new LongAdder();
     /** Successor: connections passed back to the draining predecessor. */
@@ -251,6 +260,63 @@ public final class ControlServer implements AutoCloseable {
         return acceptPauses.sum();
     }
 
+    /** Connections closed because the request bodies still arriving held more than the budget. */
+    public long budgetCuts() {
+        return budgetCuts.sum();
+    }
+
+    /** Bytes held now for request bodies still arriving. */
+    public long bodyBytes() {
+        return bodyBytes.get();
+    }
+
+    public long bodyBudget() {
+        return bodyBudget;
+    }
+
+    /** A quarter of the heap, between two maximal bodies and 16 MiB: room for many clients' large posts at once. */
+    static long defaultBodyBudget() {
+        return Math.max(2L * Dispatcher.MAX_BODY, Math.min(16L << 20, Runtime.getRuntime().maxMemory() / 4));
+    }
+
+    /** Tests: a smaller budget. */
+    void bodyBudget(long bytes) {
+        bodyBudget = bytes;
+    }
+
+    /**
+     * Charges {@code bytes} more to cc's unfinished body. Past the budget, the connection holding the most (this one
+     * or another still sending) is closed until the rest fits: a client that sends little is not cut for one that
+     * sends much. False when cc itself was closed. Called by the control loop only.
+     */
+    boolean charge(ControlConnection cc, int bytes) {
+        cc.charged.addAndGet(bytes);
+        long held = bodyBytes.addAndGet(bytes);
+        while (held > bodyBudget && !cc.closed()) {
+            ControlConnection largest = cc;
+            for (ControlConnection o : open) {
+                if (o.charged.get() > largest.charged.get()) {
+                    largest = o;
+                }
+            }
+            budgetCuts.increment();
+            refusals.warn("freeflow-body-budget", "freeflow closed the control connection of pid {}: request bodies"
+                    + " still arriving held {} bytes, over the budget of {} bytes, and it held the most ({} bytes)",
+                    largest.pid(), held, bodyBudget, largest.charged.get());
+            close(largest);
+            held = bodyBytes.get();
+        }
+        return !cc.closed();
+    }
+
+    /** The body is complete (or the connection closed): its bytes leave the budget. */
+    private void uncharge(ControlConnection cc) {
+        int n = cc.charged.getAndSet(0);
+        if (n != 0) {
+            bodyBytes.addAndGet(-n);
+        }
+    }
+
     /** Connections this successor passed back to its draining predecessor. */
     public long forwardedToPredecessor() {
         return forwarded.sum();
@@ -384,6 +450,7 @@ public final class ControlServer implements AutoCloseable {
 
     /** A complete request read: a worker executes and answers it. */
     void dispatch(ControlConnection cc) {
+        uncharge(cc);
         int pid = cc.pid();
         lastRequest.put(pid, System.nanoTime());
         boolean creates = cc.request != null && Func.creates(cc.request.func());
@@ -426,6 +493,7 @@ public final class ControlServer implements AutoCloseable {
 
     void close(ControlConnection cc) {
         if (cc.markClosed()) {
+            uncharge(cc);
             cc.conn.close();
             open.remove(cc);
             if (!cc.refused) {

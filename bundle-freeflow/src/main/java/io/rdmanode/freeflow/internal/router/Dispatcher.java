@@ -96,7 +96,14 @@ final class Dispatcher {
                 cc.bodyUnread = false;
             }
             answer(c, t, spec, body);
+            ShmFaults.deliver();                        // a fault in tenant memory during this request surfaces here
             return Func.socketCall(spec.id()) ? Outcome.CLOSE : Outcome.RESUME;
+        } catch (InternalError e) {
+            if (!ShmFaults.isFault(e)) {
+                throw e;
+            }
+            router.faultInTenantMemory(e, "request " + h.func() + " of pid " + c.peer().pid());
+            return Outcome.CLOSE;
         } catch (IOException e) {
             LOG.debug("freeflow connection of pid {} ended: {}", c.peer().pid(), LogText.escape(e.getMessage()));
             return Outcome.CLOSE;

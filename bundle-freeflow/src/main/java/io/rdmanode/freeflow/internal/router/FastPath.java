@@ -26,6 +26,11 @@ final class FastPath {
         this.router = router;
     }
 
+    /** A fault in tenant memory caught by the poller: the tenants that truncated their files are reclaimed. */
+    void faulted(InternalError e) {
+        router.faultInTenantMemory(e, "mailbox poller");
+    }
+
     void serve(Mailbox mb) {
         ByteBuffer buf = mb.buf;
         int func = buf.getInt(Mailbox.REQ + 4);

@@ -172,50 +172,58 @@ public final class MailboxPoller implements AutoCloseable {
         long lastBusy = System.nanoTime();
         while (running) {
             Mailbox[] snapshot = active;
-            boolean busy = false;
-            for (Mailbox mb : snapshot) {
-                if (mb.requested()) {
-                    fastPath.serve(mb);
-                    busy = true;
+            try {
+                boolean busy = false;
+                for (Mailbox mb : snapshot) {
+                    if (mb.requested()) {
+                        fastPath.serve(mb);
+                        busy = true;
+                    }
                 }
-            }
-            SCANS.setOpaque(this, scans + 1);
-            long now = System.nanoTime();
-            LAST_BEAT.setOpaque(this, now);
-            timers.accept(now);
-            if (!retired.isEmpty()) {
-                release(snapshot);
-            }
-            if (busy) {
-                BUSY_SCANS.setOpaque(this, busyScans + 1);
-                lastBusy = now;
-                idle = 0;
-                park = 1_000;
-                continue;
-            }
-            if ((idle & 0x3ff) == 0 && settings != s) {
-                // Retuned (settings(PollerSettings)): looked at every 1024th idle scan, not on the hot loop.
-                s = settings;
-                spinEnd = s.spins();
-                waitEnd = spinEnd + s.spinWaits();
-                yieldEnd = waitEnd + s.yields();
-            }
-            idle++;
-            if (idle < spinEnd) {
-                continue;
-            } else if (idle < waitEnd) {
-                Thread.onSpinWait();
-            } else if (idle < yieldEnd) {
-                yields.increment();
-                Thread.yield();
-            } else {
-                parks.increment();
-                parked = true;
-                LockSupport.parkNanos(park);
-                parked = false;
-                // Quiet for a second: nobody is in a tight loop, so sleep longer and stop costing a core.
-                long cap = now - lastBusy > DEEP_IDLE_NANOS ? s.parkMaxNanos() * DEEP_IDLE_FACTOR : s.parkMaxNanos();
-                park = Math.min(park * 2, cap);
+                SCANS.setOpaque(this, scans + 1);
+                long now = System.nanoTime();
+                LAST_BEAT.setOpaque(this, now);
+                timers.accept(now);
+                if (!retired.isEmpty()) {
+                    release(snapshot);
+                }
+                if (busy) {
+                    BUSY_SCANS.setOpaque(this, busyScans + 1);
+                    lastBusy = now;
+                    idle = 0;
+                    park = 1_000;
+                    continue;
+                }
+                if ((idle & 0x3ff) == 0 && settings != s) {
+                    // Retuned (settings(PollerSettings)): looked at every 1024th idle scan, not on the hot loop.
+                    s = settings;
+                    spinEnd = s.spins();
+                    waitEnd = spinEnd + s.spinWaits();
+                    yieldEnd = waitEnd + s.yields();
+                }
+                idle++;
+                if (idle < spinEnd) {
+                    continue;
+                } else if (idle < waitEnd) {
+                    Thread.onSpinWait();
+                } else if (idle < yieldEnd) {
+                    yields.increment();
+                    Thread.yield();
+                } else {
+                    parks.increment();
+                    parked = true;
+                    LockSupport.parkNanos(park);
+                    parked = false;
+                    // Quiet for a second: nobody is in a tight loop, so sleep longer and stop costing a core.
+                    long cap = now - lastBusy > DEEP_IDLE_NANOS ? s.parkMaxNanos() * DEEP_IDLE_FACTOR : s.parkMaxNanos();
+                    park = Math.min(park * 2, cap);
+                }
+            } catch (InternalError e) {
+                // Surfaced anywhere in this turn (a scan, a serve, a park, an unmap): see ShmFaults.
+                if (!ShmFaults.isFault(e)) {
+                    throw e;
+                }
+                fastPath.faulted(e);
             }
         }
     }

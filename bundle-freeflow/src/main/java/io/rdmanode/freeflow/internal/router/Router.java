@@ -269,6 +269,27 @@ public final class Router implements AutoCloseable {
         return dead.size();
     }
 
+    /**
+     * A thread caught a fault in tenant memory ({@link ShmFaults}): every tenant holding a file that was truncated
+     * under the router's mapping is reclaimed, as if its process had exited; the others are not touched. Logged with
+     * the fault. Returns how many tenants were reclaimed.
+     */
+    public synchronized int faultInTenantMemory(Throwable fault, String where) {
+        stats.shmFaults.increment();
+        java.util.Set<Integer> pids = shm.truncatedOwners();
+        LOG.warn("freeflow {}: a client's shared memory was cut short under the router's mapping ({}); reclaiming"
+                + " the client(s) that truncated a file of theirs: pids {}", where, fault.getMessage(), pids);
+        int n = 0;
+        for (int pid : pids) {
+            Tenant t = tenants.byPid(pid);
+            if (t != null) {
+                reclaim(t, "truncated its shared memory");
+                n++;
+            }
+        }
+        return n;
+    }
+
     private void reclaim(Tenant t, String why) {
         int objects = t.qps.size() + t.srqs.size() + t.ahs.size() + t.cqs.size() + t.mrs.size() + t.channels.size() + t.pds.size();
         for (Integer h : new ArrayList<>(t.qps.keySet())) {

@@ -21,6 +21,7 @@ public final class RouterStats {
     final LongAdder tenantsReclaimed = new LongAdder();
     final LongAdder objectsReclaimed = new LongAdder();
     final LongAdder limitRefusals = new LongAdder();
+    final LongAdder shmFaults = new LongAdder();
     final LongAdder asyncEvents = new LongAdder();
     final LongAdder asyncEventsDropped = new LongAdder();
 
@@ -40,6 +41,8 @@ public final class RouterStats {
     public long tenantsReclaimed() { return tenantsReclaimed.sum(); }
     public long objectsReclaimed() { return objectsReclaimed.sum(); }
     public long limitRefusals() { return limitRefusals.sum(); }
+    /** Faults in tenant shared memory the router caught (a file truncated under its mapping; {@link ShmFaults}). */
+    public long shmFaults() { return shmFaults.sum(); }
     /** Async events queued for a tenant (one per tenant an event reached). */
     public long asyncEvents() { return asyncEvents.sum(); }
     /** Async events not queued: the tenant had {@link AsyncEvents#MAX_QUEUED} it had not taken. */

@@ -25,6 +25,8 @@ final class ShmStore {
     private final SecureRandom random = new SecureRandom();
     private final boolean root = "root".equals(System.getProperty("user.name"));
     final AtomicLong files = new AtomicLong();
+    /** Every file made and not yet released, with the client process it was made for (finding who truncated one). */
+    private final java.util.Map<ShmFile, Integer> owners = new java.util.concurrent.ConcurrentHashMap<>();
     final AtomicLong bytes = new AtomicLong();
 
     ShmStore(Path dir, String prefix) {
@@ -58,7 +60,9 @@ final class ShmStore {
             MappedByteBuffer buf = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
             files.incrementAndGet();
             bytes.addAndGet(size);
-            return new ShmFile(name, path, size, buf);
+            ShmFile f = new ShmFile(name, path, size, buf);
+            owners.put(f, owner.pid());
+            return f;
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(path);
             throw new IOException("cannot create shm file " + path + " (" + size + " bytes): " + e.getMessage(), e);
@@ -66,8 +70,20 @@ final class ShmStore {
     }
 
     void release(ShmFile f) {
+        owners.remove(f);
         f.unlink();
         files.decrementAndGet();
         bytes.addAndGet(-f.size());
+    }
+
+    /** The client processes holding a file that was truncated under the router's mapping ({@link ShmFaults}). */
+    java.util.Set<Integer> truncatedOwners() {
+        java.util.Set<Integer> pids = new java.util.TreeSet<>();
+        owners.forEach((f, pid) -> {
+            if (ShmFaults.truncated(f)) {
+                pids.add(pid);
+            }
+        });
+        return pids;
     }
 }

@@ -24,12 +24,24 @@ final class Unmapper {
     }
 
     static void unmap(ByteBuffer mapped) {
+        // A fault in tenant memory still pending on this thread must not surface inside the JDK's Cleaner, which
+        // ends the JVM on any error (ShmFaults): it surfaces here, the mapping is released, and it goes on to the
+        // caller's handler.
+        InternalError pending = null;
+        try {
+            ShmFaults.deliver();
+        } catch (InternalError e) {
+            pending = e;
+        }
         if (CLEANER != null && mapped != null && mapped.isDirect()) {
             try {
                 CLEANER.invoke(mapped);
             } catch (Throwable ignored) {
                 // left to the GC
             }
+        }
+        if (pending != null) {
+            throw pending;
         }
     }
 

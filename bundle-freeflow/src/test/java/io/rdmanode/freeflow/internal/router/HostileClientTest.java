@@ -92,6 +92,61 @@ class HostileClientTest {
     }
 
     @Test
+    void request_bodies_still_arriving_stay_within_the_budget_and_the_largest_sender_is_cut() throws Exception {
+        fx = new RouterFixture();
+        fx.server.bodyBudget(4L << 20);
+        int mib = 1 << 20;
+        List<SocketChannel> small = new java.util.ArrayList<>();
+        try {
+            // Headers that declare 1 MiB and send nothing more: each used to take 1 MiB of heap at once (70 of them
+            // ended the agent with an OutOfMemoryError); now each holds the first 64 KiB buffer only.
+            for (int i = 0; i < 40; i++) {
+                SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(fx.server.socket()));
+                writeAll(ch, FfClient.buf(12).putInt(0, 1).putInt(4, FfClient.ALLOC_PD).putInt(8, mib));
+                small.add(ch);
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> fx.server.bodyBytes() == 40L * (64 << 10));
+            try (SocketChannel first = SocketChannel.open(UnixDomainSocketAddress.of(fx.server.socket()));
+                 SocketChannel second = SocketChannel.open(UnixDomainSocketAddress.of(fx.server.socket()))) {
+                writeAll(first, FfClient.buf(12).putInt(0, 1).putInt(4, FfClient.ALLOC_PD).putInt(8, mib));
+                writeAll(first, FfClient.buf(mib - 1));
+                await().atMost(Duration.ofSeconds(5)).until(() -> fx.server.bodyBytes() == 40L * (64 << 10) + mib);
+                try {
+                    writeAll(second, FfClient.buf(12).putInt(0, 1).putInt(4, FfClient.ALLOC_PD).putInt(8, mib));
+                    writeAll(second, FfClient.buf(mib - 1));
+                } catch (java.io.IOException cut) {
+                    // the router closed it while it was sending: expected
+                }
+                await().atMost(Duration.ofSeconds(5)).until(() -> fx.server.budgetCuts() == 1);
+                second.configureBlocking(true);
+                assertThat(second.read(FfClient.buf(4))).as("the largest sender, cut").isEqualTo(-1);
+                assertThat(fx.server.bodyBytes()).isLessThanOrEqualTo(4L << 20)
+                        .isEqualTo(40L * (64 << 10) + mib);
+                // The first finishes its request: answered (a wrong body size gets EINVAL's full-sized answer).
+                writeAll(first, FfClient.buf(1));
+                ByteBuffer answer = FfClient.buf(4);
+                while (answer.hasRemaining()) {
+                    assertThat(first.read(answer)).isNotNegative();
+                }
+            }
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(fx.server.openConnections())
+                    .as("the 40 that sent little, all still open").isEqualTo(40));
+            assertThat(fx.client().allocPd()).isEqualTo(1);
+        } finally {
+            for (SocketChannel ch : small) {
+                ch.close();
+            }
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> fx.server.bodyBytes() == 0);
+    }
+
+    private static void writeAll(SocketChannel ch, ByteBuffer b) throws java.io.IOException {
+        while (b.hasRemaining()) {
+            ch.write(b);
+        }
+    }
+
+    @Test
     void per_tenant_limits_refuse_more_and_count_the_refusal() throws Exception {
         Limits d = Limits.defaults();
         fx = new RouterFixture(new Limits(8192, d.maxMrs(), 1, d.maxCqs(), d.maxPds(), d.maxMailboxes(), d.maxQpWr(),

@@ -39,12 +39,45 @@ public final class TenantProcess {
             System.in.read();
             return;
         }
+        if (args[0].equals("truncate")) {
+            truncateOwnMailbox(new FfClient(socket, Path.of(args[2]), 9), Path.of(args[2]));
+            return;
+        }
         if (args[0].equals("async")) {
             asyncEvents(new FfClient(socket, Path.of(args[2]), 9));
             return;
         }
         qpAndEvent(new FfClient(socket, Path.of(args[2]), 9));
         System.out.println("ok");
+    }
+
+    /**
+     * {@code truncate <socket> <shm>}: makes a CQ, polls it through its mailbox for a second (the router's poller
+     * runs hot and compiled), then truncates the mailbox file to nothing under the router's mapping, prints
+     * {@code truncated} and waits for stdin to close. It never touches the mailbox again (its own mapping faults too).
+     */
+    private static void truncateOwnMailbox(FfClient c, Path shm) throws IOException {
+        java.util.Set<Path> before;
+        try (java.util.stream.Stream<Path> l = java.nio.file.Files.list(shm)) {
+            before = l.collect(java.util.stream.Collectors.toSet());
+        }
+        c.allocPd();
+        Cq cq = c.createCq(16);
+        Path mailbox;
+        try (java.util.stream.Stream<Path> l = java.nio.file.Files.list(shm)) {
+            mailbox = l.filter(f -> !before.contains(f)).findFirst().orElseThrow();
+        }
+        long end = System.nanoTime() + 1_000_000_000L;
+        while (System.nanoTime() < end) {
+            c.pollCq(cq, 4);
+        }
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(mailbox,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            ch.truncate(0);
+        }
+        System.out.println("truncated");
+        System.out.flush();
+        System.in.read();
     }
 
     private static void asyncEvents(FfClient c) throws IOException {
