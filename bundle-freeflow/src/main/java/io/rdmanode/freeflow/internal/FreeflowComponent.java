@@ -432,6 +432,13 @@ public final class FreeflowComponent implements StatusSection, HealthCheck, Free
     private void open(Config c, RouterSettings.Backend b) throws IOException {
         Identity id = identity;
         Tuning tuning = Tuning.of(c);
+        // The clients' /dev/shm as this agent sees it: made when missing, like the socket's directory (the demo
+        // keeps both in its state directory). Without it every CQ, QP and MR failed with ENOMEM.
+        try {
+            java.nio.file.Files.createDirectories(id.shmDir());
+        } catch (IOException e) {
+            throw new IOException("freeflow.shmDir " + id.shmDir() + " is not a directory the router can use: " + e, e);
+        }
         Router r = routers.apply(new RouterSettings(id.shmDir(), Long.toHexString(ProcessHandle.current().pid()),
                 tuning.limits(), tuning.poller(), b));
         String address = id.socket().toString();

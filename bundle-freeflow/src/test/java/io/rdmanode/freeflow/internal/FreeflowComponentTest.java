@@ -134,6 +134,18 @@ class FreeflowComponentTest {
     }
 
     @Test
+    void a_missing_shm_dir_is_made_so_the_first_cq_does_not_fail_with_enomem() throws Exception {
+        Path missing = dir.resolve("state/freeflow/shm");
+        props.put("shmDir", missing.toString());
+        component.modified(config());
+
+        FfClient c = new FfClient(dir.resolve("ffrouter"), missing, 7);
+        c.allocPd();
+        assertThat(c.createCq(16)).as("before, a zeroed answer: ENOMEM at DEBUG only").isNotNull();
+        assertThat(missing).isDirectory();
+    }
+
+    @Test
     void a_new_socket_path_restarts_the_router_and_ends_the_clients_objects() throws Exception {
         Path socket = dir.resolve("ffrouter");
         FfClient c = new FfClient(socket, shm, 7);

@@ -511,6 +511,7 @@ public final class Router implements AutoCloseable {
             return new Mailbox(kind, t, h, shm.create(Mailbox.SIZE, t.cred));
         } catch (IOException e) {
             handles.free(h);
+            refusals.warn("shm", "freeflow cannot make shared memory for {}: {}", t.id(), e.getMessage());
             throw new WireException(Errno.ENOMEM, e.getMessage());
         }
     }
@@ -685,6 +686,7 @@ public final class Router implements AutoCloseable {
             f = shm.create(r.memSize(), t.cred);
         } catch (IOException e) {
             t.mrHandles.free(h);
+            refusals.warn("shm", "freeflow cannot make shared memory for {}: {}", t.id(), e.getMessage());
             throw new WireException(Errno.ENOMEM, e.getMessage());
         }
         Transport.Keys keys;
