@@ -243,14 +243,14 @@ class BadEditCorpusIT {
                 + ":\n" + String.join("\n", failures);
     }
 
-    private static boolean seen(JsonObject status, String checksum) {
+    static boolean seen(JsonObject status, String checksum) {
         return status.get("lastRejected") instanceof JsonObject r && checksum.equals(r.get("checksum").getAsString())
                 || status.get("lastApplied") instanceof JsonObject a
                 && checksum.equals(a.get("checksum").getAsString()) && "applied".equals(status.get("state")
                 .getAsString());
     }
 
-    private static JsonObject configStatus(String base) throws IOException, InterruptedException {
+    static JsonObject configStatus(String base) throws IOException, InterruptedException {
         return AgentProcess.json(base + "/status").getAsJsonObject("config");
     }
 
@@ -275,7 +275,7 @@ class BadEditCorpusIT {
     }
 
     /** The config bridge's revision checksum: the first 16 hex digits of the content's SHA-256. */
-    private static String checksum(String content) {
+    static String checksum(String content) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(
                     content.getBytes(StandardCharsets.UTF_8))).substring(0, 16);

@@ -107,6 +107,29 @@ public final class AgentHttpServer {
                policyOption = ReferencePolicyOption.GREEDY)
     private volatile ConfigurationAdmin configAdmin;
 
+    /** The address the endpoint last bound in this bundle's life: where it stays when an edit's cannot be bound. */
+    private static volatile InetSocketAddress lastBound;
+    /** Until SCR has injected the references (after the constructor), readiness is not computed from none. */
+    private static final HealthCheck GATHERING = new HealthCheck() {
+        @Override
+        public String name() {
+            return "http";
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.READY;
+        }
+
+        @Override
+        public io.rdmanode.health.HealthStatus check() {
+            return io.rdmanode.health.HealthStatus.waiting("the endpoint (re)started and is gathering the checks");
+        }
+    };
+    private volatile boolean referencesBound;
+    private final String bindRefusal;
+    private ServiceRegistration<HealthCheck> refusalCheck;
+
     private final HealthHttpServer server;
     private final ServiceRegistration<BoundHttpEndpoint> registration;
     private final Optional<UrlFile> urlFile;
@@ -124,12 +147,34 @@ public final class AgentHttpServer {
         AgentInfo agent = AgentInfo.of(context.getProperty(VERSION_PROPERTY),
                 context.getProperty(STARTED_AT_PROPERTY), Instant.now())
                 .withCds(context.getProperty(AgentInfo.CDS_PROPERTY));
-        HealthSources sources = new OsgiHealthSources(context, () -> checks, () -> scr, () -> configAdmin,
-                agent);
+        HealthSources sources = new OsgiHealthSources(context,
+                () -> referencesBound ? checks : List.of(GATHERING), () -> scr, () -> configAdmin, agent);
         HttpSettings settings = settings(config);
-        String address = config.host() + ":" + config.port(); // as the launcher's pre-start check names it
-        this.server = new HealthHttpServer(new InetSocketAddress(config.host(), config.port()),
-                () -> handover.take(Handover.HTTP, address), settings, sources, Clock.systemUTC());
+        InetSocketAddress wanted = new InetSocketAddress(config.host(), config.port());
+        HealthHttpServer serving;
+        String refused = null;
+        try {
+            serving = bind(wanted, settings, sources);
+        } catch (RuntimeException e) {
+            // A live edit to an address that cannot be bound (taken, unresolvable) reactivated this component after
+            // the old socket closed: failing here left the agent with no endpoint at all, so no /healthz for the
+            // liveness probe and no /status saying why. It serves on the address it had, until an edit names one
+            // it can bind, and /readyz reports the refusal. At start there is no previous address: the launcher's
+            // pre-start check already failed fast on a taken port.
+            InetSocketAddress previous = lastBound;
+            if (previous == null || previous.equals(wanted)) {
+                throw e;
+            }
+            refused = "cannot bind " + config.host() + ":" + config.port() + " (" + reason(e) + "); serving on "
+                    + previous.getHostString() + ":" + previous.getPort() + ", the address before the edit";
+            LOG.error("http endpoint {}: fix agent.http in the configuration", refused);
+            serving = bind(previous, settings, sources);
+        }
+        this.server = serving;
+        this.bindRefusal = refused;
+        InetSocketAddress at = refused == null ? wanted : lastBound;
+        lastBound = new InetSocketAddress(at.getHostString(), server.port());   // port 0: the one it picked
+        String address = at.getHostString() + ":" + at.getPort(); // as the launcher's pre-start check names it
         this.offered = server.door().map(door -> handover.offer(Handover.HTTP, address, door)).orElse(null);
         URI uri = server.uri();
         LOG.info("http endpoint listening on {} port={} threads={} maxConnections={} headerTimeout={}ms"
@@ -157,8 +202,52 @@ public final class AgentHttpServer {
         server.refreshHealthSoon();                       // what changed between the first refresh and the listeners
     }
 
+    /**
+     * Called by SCR after the constructor, once the references are injected: before this the check list was empty
+     * and /readyz answered 200 with nothing checked (seen right after a live edit re-bound the endpoint, when the
+     * launcher then logged "agent ready"). A refused re-bind becomes a READY check here.
+     */
+    @Activate
+    void referencesBound() {
+        if (bindRefusal != null) {
+            String why = bindRefusal;
+            refusalCheck = context.registerService(HealthCheck.class, new HealthCheck() {
+                @Override
+                public String name() {
+                    return "http";
+                }
+
+                @Override
+                public Kind kind() {
+                    return Kind.READY;
+                }
+
+                @Override
+                public io.rdmanode.health.HealthStatus check() {
+                    return io.rdmanode.health.HealthStatus.failing(why);
+                }
+            }, null);
+        }
+        referencesBound = true;
+        server.refreshHealthSoon();
+    }
+
+    private HealthHttpServer bind(InetSocketAddress at, HttpSettings settings, HealthSources sources) {
+        String address = at.getHostString() + ":" + at.getPort();   // as the launcher's pre-start check names it
+        return new HealthHttpServer(at, () -> handover.take(Handover.HTTP, address), settings, sources,
+                Clock.systemUTC());
+    }
+
+    private static String reason(RuntimeException e) {
+        Throwable cause = e.getCause() != null ? e.getCause() : e;
+        return cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
+    }
+
     @Deactivate
     void stop() {
+        if (refusalCheck != null) {
+            refusalCheck.unregister();
+        }
         context.removeServiceListener(changes);
         context.removeBundleListener(bundleChanges);
         registration.unregister();
