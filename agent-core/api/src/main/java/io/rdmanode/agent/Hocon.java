@@ -16,7 +16,26 @@ import java.util.Map;
  */
 public final class Hocon {
 
+    /**
+     * The largest configuration file the launcher and the config bundle read, in bytes (1 MiB). The largest
+     * realistic file, hundreds of pools, is well under 100 KB; a file far over it is not a configuration, and
+     * parsed whole it can exhaust a small heap (a 12 MB file killed an agent with 64 MiB of heap).
+     *
+     * @since 1.7
+     */
+    public static final int MAX_FILE_BYTES = 1 << 20;
+
     private Hocon() {
+    }
+
+    /**
+     * Why a configuration file of {@code size} bytes is refused, to follow {@code "FILE: "}.
+     *
+     * @since 1.7
+     */
+    public static String tooLarge(long size) {
+        return "the file is " + size + " bytes, over the limit of " + MAX_FILE_BYTES
+                + " bytes (1 MiB) for a configuration file";
     }
 
     /** {@code properties} first, then JVM system properties, then environment variables. */

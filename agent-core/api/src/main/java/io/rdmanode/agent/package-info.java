@@ -20,13 +20,16 @@
  * {@link io.rdmanode.agent.StartupBarrier} (start-up work the launcher lets settle before it starts the bundles
  * not needed to serve kubelet) are new.
  *
+ * <p>1.7: {@code Hocon.MAX_FILE_BYTES} and {@code Hocon.tooLarge} (the one size limit of a configuration file,
+ * for the launcher and the config bundle) are new.
+ *
  * <p>In the distribution the system bundle exports this package (the jar is on the launcher's class path), so
  * the launcher and the bundles share one copy of every class here.
  *
  * @since 1.0
  */
 @Export
-@Version("1.6.0")
+@Version("1.7.0")
 package io.rdmanode.agent;
 
 import org.osgi.annotation.bundle.Export;

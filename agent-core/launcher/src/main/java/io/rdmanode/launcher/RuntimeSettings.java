@@ -8,6 +8,8 @@ import com.typesafe.config.ConfigParseOptions;
 import io.rdmanode.agent.Hocon;
 import io.rdmanode.launcher.logging.LogFormat;
 import io.rdmanode.launcher.logging.LogSettings;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -37,6 +39,7 @@ record RuntimeSettings(Path stateDir, Level logLevel, LogFormat logFormat, Durat
 
     /** The file as the agent reads it: includes, then substitutions resolved as the config bundle does. */
     static Config resolve(Path file) {
+        refuseOversized(file);
         Config parsed;
         try {
             parsed = ConfigFactory.parseFile(file.toFile(), ConfigParseOptions.defaults().setAllowMissing(false));
@@ -47,6 +50,23 @@ record RuntimeSettings(Path stateDir, Level logLevel, LogFormat logFormat, Durat
         }
         // The same resolution as the config bundle's; rdma.agent.stateDir is a JVM system property here.
         return Hocon.resolve(parsed, Hocon.substitutions(Map.of()));
+    }
+
+    /**
+     * Parsed whole, a file of many megabytes exhausts a small heap before the config bundle could refuse it (a
+     * 12 MB file ended check-config with OutOfMemoryError); refused here with the config bundle's own words.
+     * An unreadable file is left to the parser, which says why.
+     */
+    private static void refuseOversized(Path file) {
+        long size;
+        try {
+            size = Files.size(file);
+        } catch (IOException e) {
+            return;
+        }
+        if (size > Hocon.MAX_FILE_BYTES) {
+            throw new IllegalArgumentException(file + ": " + Hocon.tooLarge(size));
+        }
     }
 
     /** {@code config} is {@link #resolve(Path) resolved} from {@code file}, named in errors. */

@@ -58,10 +58,12 @@ final class ConfigReloader {
         try {
             content = HoconFile.read(file);
         } catch (IOException e) {
-            HoconFile.Parsed missing = HoconFile.missing(file, e);
-            if (!Objects.equals(lastSeenChecksum, "missing")) {
-                lastSeenChecksum = "missing";
-                reject(++revision, missing);
+            HoconFile.Parsed unreadable = HoconFile.unreadable(file, e);
+            // Once per reason: the poll would otherwise log the same refusal every 2 s.
+            String seen = "unreadable: " + unreadable.problems().get(0).message();
+            if (!Objects.equals(lastSeenChecksum, seen)) {
+                lastSeenChecksum = seen;
+                reject(++revision, unreadable);
             }
             return;
         }

@@ -37,8 +37,13 @@ public final class HoconConfigBridge implements HealthCheck, StatusSection, Relo
 
     static final String CONFIG_PROPERTY = AgentProperties.CONFIG;
     private static final Logger LOG = LoggerFactory.getLogger(HoconConfigBridge.class);
-    /** Coalesces the burst of events one save makes (create temp, write, rename). */
-    private static final long DEBOUNCE_MS = 20;
+    /**
+     * Quiet time after the last event before the file is read: coalesces the events of one save (create temp,
+     * write, rename; or truncate, pause, write). {@link SettledReload} says why it is trailing and bounded.
+     */
+    static final long DEBOUNCE_MS = 100;
+    /** A file written without a pause is still read this long after its first event. */
+    static final long MAX_WAIT_MS = 500;
     /** Safety net for file systems without change notification (some network and overlay mounts). */
     private static final Duration POLL = Duration.ofSeconds(2);
 
@@ -49,7 +54,7 @@ public final class HoconConfigBridge implements HealthCheck, StatusSection, Relo
     private final BundleSwitches switches;
     private final BundleListener bundleListener = this::bundleChanged;
     private final BundleContext context;
-    private ScheduledFuture<?> pendingReload;
+    private final SettledReload settledReload;
     private ScheduledFuture<?> pendingRemap;
 
     @Activate
@@ -68,7 +73,9 @@ public final class HoconConfigBridge implements HealthCheck, StatusSection, Relo
                 () -> MetaTypeSchemas.read(context, metaType), new ConfigAdminWriter(admin, file.toString()),
                 switches, history, new LiveLoggingControl(context), new ConfigValidators(context));
         this.worker = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "rdma-agent-config-apply"));
-        this.watcher = new ConfigFileWatcher(file, POLL, this::scheduleReload);
+        this.settledReload = new SettledReload(worker, file, guarded(reloader::reloadIfChanged), DEBOUNCE_MS,
+                MAX_WAIT_MS);
+        this.watcher = new ConfigFileWatcher(file, POLL, settledReload::fileChanged);
         // The first revision is applied before activation returns: components waiting for their configuration
         // get it without waiting for the first watch event.
         reloader.reloadIfChanged();
@@ -97,18 +104,6 @@ public final class HoconConfigBridge implements HealthCheck, StatusSection, Relo
         }
     }
 
-    /**
-     * A reload still waiting out its debounce will read the file anyway; one already running may have read it
-     * before this save, so another is queued behind it (the worker is one thread; an unchanged file is a no-op).
-     * Dropping the event then left the save to the 2 s poll: an edit made while a bundle switch was being applied
-     * took 2 s instead of milliseconds.
-     */
-    private synchronized void scheduleReload() {
-        if (pendingReload == null || pendingReload.isDone() || pendingReload.getDelay(TimeUnit.MILLISECONDS) <= 0) {
-            pendingReload = submit(reloader::reloadIfChanged, DEBOUNCE_MS);
-        }
-    }
-
     private synchronized void scheduleRemap() {
         if (pendingRemap == null || pendingRemap.isDone()) {
             pendingRemap = submit(reloader::remap, 100);
@@ -117,16 +112,21 @@ public final class HoconConfigBridge implements HealthCheck, StatusSection, Relo
 
     private ScheduledFuture<?> submit(Runnable task, long delayMs) {
         try {
-            return worker.schedule(() -> {
-                try {
-                    task.run();
-                } catch (RuntimeException e) {
-                    LOG.error("config reload failed: {}", e.toString(), e);
-                }
-            }, delayMs, TimeUnit.MILLISECONDS);
+            return worker.schedule(guarded(task), delayMs, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException stopping) {
             return null;
         }
+    }
+
+    /** A failure ends that reload, not the worker thread the next ones run on. */
+    private static Runnable guarded(Runnable task) {
+        return () -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                LOG.error("config reload failed: {}", e.toString(), e);
+            }
+        };
     }
 
     private void bundleChanged(BundleEvent event) {

@@ -8,6 +8,8 @@ import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigSyntax;
 import io.rdmanode.agent.Hocon;
 import java.io.IOException;
+import java.nio.channels.Channels;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -32,6 +34,10 @@ final class HoconFile {
         }
     }
 
+    /** Why an empty file is refused; the remedy is the save that never shows a reader a partial file. */
+    static final String EMPTY = "the file is empty (a save in progress? write the new file beside it and rename it"
+            + " over)";
+
     private HoconFile() {
     }
 
@@ -44,13 +50,40 @@ final class HoconFile {
         }
     }
 
+    /** The file is over {@link Hocon#MAX_FILE_BYTES}; its message says so and names the size. */
+    static final class TooLargeException extends IOException {
+        TooLargeException(long size) {
+            super(Hocon.tooLarge(size));
+        }
+    }
+
+    /**
+     * The file's content, refused when it is over {@link Hocon#MAX_FILE_BYTES}: checked before reading, and the
+     * read itself stops one byte past the limit, since the file may grow between the two.
+     */
     static byte[] read(Path file) throws IOException {
-        return Files.readAllBytes(file);
+        try (SeekableByteChannel channel = Files.newByteChannel(file)) {
+            // The size of the file opened: a save by rename may swap the path meanwhile.
+            long size = channel.size();
+            if (size > Hocon.MAX_FILE_BYTES) {
+                throw new TooLargeException(size);
+            }
+            byte[] content = Channels.newInputStream(channel).readNBytes(Hocon.MAX_FILE_BYTES + 1);
+            if (content.length > Hocon.MAX_FILE_BYTES) {
+                throw new TooLargeException(Math.max(channel.size(), content.length));
+            }
+            return content;
+        }
     }
 
     static Parsed parse(Path file, byte[] content, Map<String, String> frameworkProperties) {
         String checksum = checksum(content);
         String name = file.toString();
+        if (content.length == 0) {
+            // HOCON reads an empty file as an empty config: every default, every pool deleted. It is far more
+            // often a save caught between truncate and write (shell >, an editor writing in place) than meant.
+            return new Parsed(checksum, null, List.of(new Problem(name, -1, "", EMPTY)));
+        }
         try {
             ConfigParseOptions options = ConfigParseOptions.defaults().setOriginDescription(name)
                     .setSyntax(ConfigSyntax.CONF).setAllowMissing(false);
@@ -93,7 +126,10 @@ final class HoconFile {
     private static final java.util.regex.Pattern BAD_UNICODE_ESCAPE =
             java.util.regex.Pattern.compile("(?<!\\\\)(?:\\\\\\\\)*\\\\u(?![0-9A-Fa-f]{4})");
 
-    static Parsed missing(Path file, IOException e) {
+    static Parsed unreadable(Path file, IOException e) {
+        if (e instanceof TooLargeException) {
+            return new Parsed("", null, List.of(new Problem(file.toString(), -1, "", e.getMessage())));
+        }
         String reason = e instanceof NoSuchFileException ? "No such file" : e.toString();
         return new Parsed("", null, List.of(new Problem(file.toString(), -1, "", "cannot read: " + reason)));
     }

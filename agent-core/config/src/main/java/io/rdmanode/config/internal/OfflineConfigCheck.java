@@ -42,7 +42,7 @@ public final class OfflineConfigCheck implements ConfigCheck {
         try {
             content = HoconFile.read(absolute);
         } catch (IOException e) {
-            return new Result(strings(HoconFile.missing(absolute, e).problems()), List.of());
+            return new Result(strings(HoconFile.unreadable(absolute, e).problems()), List.of());
         }
         HoconFile.Parsed parsed = HoconFile.parse(absolute, content, frameworkProperties(absolute));
         if (!parsed.ok()) {

@@ -2,11 +2,16 @@
 package io.rdmanode.config.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.rdmanode.agent.Hocon;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class HoconFileTest {
 
@@ -59,6 +64,25 @@ class HoconFileTest {
         HoconFile.Parsed parsed = parse("a = 1\nb = ${nowhere.to.be.found}\n");
         assertThat(parsed.problems()).singleElement().asString().startsWith(FILE + ":2: ")
                 .contains("nowhere.to.be.found");
+    }
+
+    @Test
+    void anEmptyFileIsAProblemNotAnEmptyConfig() {
+        assertThat(parse("").problems()).singleElement().asString().isEqualTo(FILE + ": the file is empty (a save"
+                + " in progress? write the new file beside it and rename it over)");
+        assertThat(parse("\n").ok()).isTrue();
+    }
+
+    @Test
+    void readRefusesAFileThatIsOverTheLimit(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("agent.conf");
+        Files.writeString(file, "#".repeat(Hocon.MAX_FILE_BYTES));
+        assertThat(HoconFile.read(file)).hasSize(Hocon.MAX_FILE_BYTES);
+
+        Files.writeString(file, "#", StandardOpenOption.APPEND);
+        assertThatThrownBy(() -> HoconFile.read(file)).isInstanceOf(HoconFile.TooLargeException.class)
+                .hasMessage("the file is 1048577 bytes, over the limit of 1048576 bytes (1 MiB) for a configuration"
+                        + " file");
     }
 
     @Test

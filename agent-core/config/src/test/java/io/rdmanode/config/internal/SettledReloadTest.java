@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.config.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Saves as operators make them, on a real file watched by the bridge's own parts: {@link ConfigFileWatcher}
+ * (inotify), {@link SettledReload} with the bridge's timings and {@link ConfigReloader} writing to an in-memory
+ * ConfigurationAdmin. What was applied is read where {@code /status} reads it, {@link ConfigHistory}.
+ */
+class SettledReloadTest {
+
+    static final String FULL = """
+            deviceplugin.shared.pools = [
+              { name = hca_a, rdmaHcaMax = 100, selectors { vendors = ["15b3"] } }
+              { name = hca_b, rdmaHcaMax = 100, selectors { vendors = ["15b3"] } }
+            ]
+            probe { greeting = hello, size = 8 }
+            """;
+    static final String EDITED = FULL.replace("size = 8", "size = 16");
+
+    @TempDir
+    Path dir;
+
+    private Path file;
+    private ConfigHistory history;
+    private final InMemoryOsgi.Admin admin = new InMemoryOsgi.Admin();
+    private ScheduledExecutorService worker;
+    private ConfigFileWatcher watcher;
+
+    /** Like the bridge's activation: the first revision applied, then the file watched. */
+    @BeforeEach
+    void startWithTheFullFileApplied() throws IOException {
+        file = dir.resolve("agent.conf");
+        Files.writeString(file, FULL);
+        history = new ConfigHistory(file.toString());
+        ConfigReloader reloader = new ConfigReloader(file, Map.of(), () -> ConfigMapperTest.SCHEMA,
+                new ConfigAdminWriter(admin.service, file.toString()), new BundleSwitches(InMemoryOsgi.context()),
+                history, runtime -> { }, new ConfigValidators(InMemoryOsgi.context()));
+        reloader.reloadIfChanged();
+        assertThat(history.appliedCount()).isEqualTo(1);
+        assertThat(admin.stored).hasSize(3);
+        worker = Executors.newSingleThreadScheduledExecutor();
+        SettledReload settled = new SettledReload(worker, file, reloader::reloadIfChanged,
+                HoconConfigBridge.DEBOUNCE_MS, HoconConfigBridge.MAX_WAIT_MS);
+        watcher = new ConfigFileWatcher(file, Duration.ofSeconds(2), settled::fileChanged);
+        watcher.start();
+    }
+
+    @AfterEach
+    void stop() {
+        watcher.close();
+        worker.shutdownNow();
+    }
+
+    @Test
+    void aSaveThatTruncatesPausesAndWritesAppliesOnlyTheFinalContent() throws Exception {
+        // given the shell's > (or an editor writing in place) that pauses between truncate and write
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            Thread.sleep(60);
+            channel.write(ByteBuffer.wrap(EDITED.getBytes(StandardCharsets.UTF_8)));
+        }
+
+        // then the edit is applied, and no revision in between (the empty file's defaults) deleted anything
+        await().atMost(Duration.ofSeconds(5)).until(() -> lastApplied().get("checksum")
+                .equals(HoconFile.checksum(bytes(EDITED))));
+        Thread.sleep(3 * HoconConfigBridge.DEBOUNCE_MS);
+        assertThat(admin.deleted).isEmpty();
+        assertThat(history.appliedCount()).isEqualTo(2);
+        assertThat(lastApplied()).containsEntry("checksum", HoconFile.checksum(bytes(EDITED)))
+                .containsEntry("configurations", 3);
+    }
+
+    @Test
+    void anEmptyFileIsRejectedAndThePreviousRevisionStays() throws Exception {
+        Files.write(file, new byte[0]);
+
+        await().atMost(Duration.ofSeconds(5)).until(this::reloadedSinceStart);
+        assertThat(admin.deleted).isEmpty();
+        assertThat(lastRejectedProblems()).containsExactly(file + ": the file is empty (a save in progress? write"
+                + " the new file beside it and rename it over)");
+        assertThat(history.appliedCount()).isEqualTo(1);
+        assertThat(history.health().message()).startsWith("revision 1 ");
+    }
+
+    @Test
+    void aFileOverTheLimitIsRejectedWithItsSizeAndThePreviousRevisionStays() throws Exception {
+        try (RandomAccessFile out = new RandomAccessFile(file.toFile(), "rw")) {
+            out.setLength(12L << 20); // NUL bytes: what a runaway writer leaves; never read whole
+        }
+
+        await().atMost(Duration.ofSeconds(5)).until(this::reloadedSinceStart);
+        assertThat(lastRejectedProblems()).containsExactly(file + ": the file is 12582912 bytes, over the limit of"
+                + " 1048576 bytes (1 MiB) for a configuration file");
+        assertThat(admin.deleted).isEmpty();
+        assertThat(history.appliedCount()).isEqualTo(1);
+
+        // and the next good save applies
+        Files.writeString(file, EDITED);
+        await().atMost(Duration.ofSeconds(5)).until(() -> history.appliedCount() == 2);
+        assertThat(admin.deleted).isEmpty();
+    }
+
+    @Test
+    void aFileWrittenWithoutPauseIsStillReadWithinTheBound() throws Exception {
+        // given a writer that appends every 20 ms for 2 s: each event pushes the read back, the bound does not
+        long until = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+        int line = 0;
+        while (System.nanoTime() < until && history.appliedCount() == 1) {
+            Files.writeString(file, "# line " + line++ + "\n", StandardOpenOption.APPEND);
+            Thread.sleep(20);
+        }
+
+        assertThat(history.appliedCount()).as("a reload while the writer still wrote").isEqualTo(2);
+    }
+
+    private boolean reloadedSinceStart() {
+        return history.appliedCount() + history.rejectedCount() > 1;
+    }
+
+    private Map<String, Object> lastApplied() {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> applied = (Map<String, Object>) history.status().get("lastApplied");
+        return applied;
+    }
+
+    private List<String> lastRejectedProblems() {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> rejected = (Map<String, Object>) history.status().get("lastRejected");
+        @SuppressWarnings("unchecked")
+        List<String> problems = (List<String>) rejected.get("problems");
+        return problems;
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}
