@@ -40,6 +40,9 @@ final class EndpointHandler extends HttpContext {
     void handle(NettyHttpExchange exchange) {
         try {
             endpoint.handle(exchange);
+        } catch (NettyHttpExchange.ClientGone e) {
+            // A stack trace per hang-up wrote ~37 lines each time (a megabyte for 300 in 5 s).
+            LOG.debug("http client gone path={}: {}", path, e.getMessage());
         } catch (IOException | RuntimeException e) {
             LOG.warn("http endpoint failed path={} owner={}", path, owner, e);
             if (exchange.getResponseCode() == -1) {

@@ -285,10 +285,10 @@ final class NettyHttpExchange extends HttpExchange {
             if (!write.awaitUninterruptibly(writeTimeoutMillis, TimeUnit.MILLISECONDS)) {
                 connection.stats().cutAtWriteTimeout.increment();
                 connection.context().close();
-                throw new IOException("client took no response bytes for " + writeTimeoutMillis + " ms");
+                throw new ClientGone("client took no response bytes for " + writeTimeoutMillis + " ms", null);
             }
             if (!write.isSuccess()) {
-                throw new IOException("cannot write the response: " + write.cause(), write.cause());
+                throw new ClientGone("cannot write the response: " + write.cause(), write.cause());
             }
         }
 
@@ -312,6 +312,16 @@ final class NettyHttpExchange extends HttpExchange {
             }
             last.addListener(f -> connection.done(keepAlive && f.isSuccess()));
             await(last);
+        }
+    }
+
+    /**
+     * The client went away or stopped reading while its response was written (a scraper's timeout, {@code curl | head}):
+     * the client's doing, not the endpoint's failure.
+     */
+    static final class ClientGone extends IOException {
+        ClientGone(String message, Throwable cause) {
+            super(message, cause);
         }
     }
 }

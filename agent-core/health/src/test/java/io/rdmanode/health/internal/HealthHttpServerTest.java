@@ -278,6 +278,47 @@ class HealthHttpServerTest {
         }
     }
 
+    /** A scraper that hangs up mid-page is the client's doing: no WARN with a stack trace per hang-up. */
+    @Test
+    void aClientThatHangsUpMidPageIsNotLoggedAsAnEndpointFailure() throws Exception {
+        byte[] page = new byte[8 << 20];
+        java.util.Arrays.fill(page, (byte) 'x');
+        server.addEndpoint(new HttpEndpoint() {
+            @Override
+            public String path() {
+                return "/metrics";
+            }
+
+            @Override
+            public void handle(HttpExchange exchange) throws IOException {
+                exchange.sendResponseHeaders(200, 0);
+                try (OutputStream out = exchange.getResponseBody()) {
+                    out.write(page);
+                }
+            }
+        }, "io.rdmanode.metrics service.id=20");
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            for (int i = 0; i < 5; i++) {
+                try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
+                    s.getOutputStream().write("GET /metrics HTTP/1.1\r\nHost: agent\r\n\r\n"
+                            .getBytes(StandardCharsets.ISO_8859_1));
+                    s.getInputStream().readNBytes(10);
+                    s.setSoLinger(true, 0);                       // a reset, as a scraper's timeout gives
+                }
+            }
+            await().atMost(java.time.Duration.ofSeconds(10)).until(() -> ((Number) server.stats()
+                    .get("connections")).intValue() == 0);
+            Thread.sleep(200);
+        } finally {
+            System.setErr(err);
+        }
+        assertThat(captured.toString(StandardCharsets.UTF_8)).doesNotContain("http endpoint failed");
+        assertThat(get("/metrics").body()).hasSize(page.length);
+    }
+
     @Test
     void anEndpointCannotTakeABuiltInPath() throws Exception {
         server.addEndpoint(endpoint("/healthz", "hijacked\n"), "io.rdmanode.evil service.id=9");
