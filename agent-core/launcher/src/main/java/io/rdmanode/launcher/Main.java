@@ -105,6 +105,7 @@ public final class Main {
             return ExitCode.RESOURCE_UNAVAILABLE.code;
         }
         LogSettings.configure(settings.logLevel(), settings.logFormat());
+        io.rdmanode.launcher.logging.JulBridge.install();
         Logger log = LoggerFactory.getLogger(Main.class);
         log.info("starting rdma-node-agent version={} config={} stateDir={} java={}", version(), configFile,
                 settings.stateDir(), System.getProperty("java.version"));
