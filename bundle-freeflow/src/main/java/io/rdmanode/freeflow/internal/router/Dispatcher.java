@@ -96,12 +96,13 @@ final class Dispatcher {
                 cc.bodyUnread = false;
             }
             answer(c, t, spec, body);
-            ShmFaults.deliver();                        // a fault in tenant memory during this request surfaces here
             return Func.socketCall(spec.id()) ? Outcome.CLOSE : Outcome.RESUME;
         } catch (InternalError e) {
             if (!ShmFaults.isFault(e)) {
                 throw e;
             }
+            // Delivered here, it may come from an earlier request this worker ran (ShmFaults): the tenants are
+            // found by their files, and this connection is closed (its client sees its call fail, and may retry).
             router.faultInTenantMemory(e, "request " + h.func() + " of pid " + c.peer().pid());
             return Outcome.CLOSE;
         } catch (IOException e) {

@@ -163,6 +163,30 @@ public final class MailboxPoller implements AutoCloseable {
 
     private void run() {
         lowerTimerSlack();
+        // A fault in tenant memory surfaces wherever the JVM delivers it (ShmFaults): at a safepoint poll of this
+        // loop's back-edge as well, so the try holds the whole loop, not a turn of it; after a fault the loop starts
+        // again (the back-off from its first step).
+        while (true) {
+            try {
+                turns();
+                return;
+            } catch (InternalError e) {
+                if (!ShmFaults.isFault(e)) {
+                    throw e;
+                }
+                try {
+                    fastPath.faulted(e);
+                } catch (InternalError again) {
+                    if (!ShmFaults.isFault(again)) {
+                        throw again;
+                    }
+                }
+            }
+        }
+    }
+
+    /** The poller's loop until it is stopped. */
+    private void turns() {
         long idle = 0;
         long park = 1_000;
         PollerSettings s = settings;
@@ -172,58 +196,50 @@ public final class MailboxPoller implements AutoCloseable {
         long lastBusy = System.nanoTime();
         while (running) {
             Mailbox[] snapshot = active;
-            try {
-                boolean busy = false;
-                for (Mailbox mb : snapshot) {
-                    if (mb.requested()) {
-                        fastPath.serve(mb);
-                        busy = true;
-                    }
+            boolean busy = false;
+            for (Mailbox mb : snapshot) {
+                if (mb.requested()) {
+                    fastPath.serve(mb);
+                    busy = true;
                 }
-                SCANS.setOpaque(this, scans + 1);
-                long now = System.nanoTime();
-                LAST_BEAT.setOpaque(this, now);
-                timers.accept(now);
-                if (!retired.isEmpty()) {
-                    release(snapshot);
-                }
-                if (busy) {
-                    BUSY_SCANS.setOpaque(this, busyScans + 1);
-                    lastBusy = now;
-                    idle = 0;
-                    park = 1_000;
-                    continue;
-                }
-                if ((idle & 0x3ff) == 0 && settings != s) {
-                    // Retuned (settings(PollerSettings)): looked at every 1024th idle scan, not on the hot loop.
-                    s = settings;
-                    spinEnd = s.spins();
-                    waitEnd = spinEnd + s.spinWaits();
-                    yieldEnd = waitEnd + s.yields();
-                }
-                idle++;
-                if (idle < spinEnd) {
-                    continue;
-                } else if (idle < waitEnd) {
-                    Thread.onSpinWait();
-                } else if (idle < yieldEnd) {
-                    yields.increment();
-                    Thread.yield();
-                } else {
-                    parks.increment();
-                    parked = true;
-                    LockSupport.parkNanos(park);
-                    parked = false;
-                    // Quiet for a second: nobody is in a tight loop, so sleep longer and stop costing a core.
-                    long cap = now - lastBusy > DEEP_IDLE_NANOS ? s.parkMaxNanos() * DEEP_IDLE_FACTOR : s.parkMaxNanos();
-                    park = Math.min(park * 2, cap);
-                }
-            } catch (InternalError e) {
-                // Surfaced anywhere in this turn (a scan, a serve, a park, an unmap): see ShmFaults.
-                if (!ShmFaults.isFault(e)) {
-                    throw e;
-                }
-                fastPath.faulted(e);
+            }
+            SCANS.setOpaque(this, scans + 1);
+            long now = System.nanoTime();
+            LAST_BEAT.setOpaque(this, now);
+            timers.accept(now);
+            if (!retired.isEmpty()) {
+                release(snapshot);
+            }
+            if (busy) {
+                BUSY_SCANS.setOpaque(this, busyScans + 1);
+                lastBusy = now;
+                idle = 0;
+                park = 1_000;
+                continue;
+            }
+            if ((idle & 0x3ff) == 0 && settings != s) {
+                // Retuned (settings(PollerSettings)): looked at every 1024th idle scan, not on the hot loop.
+                s = settings;
+                spinEnd = s.spins();
+                waitEnd = spinEnd + s.spinWaits();
+                yieldEnd = waitEnd + s.yields();
+            }
+            idle++;
+            if (idle < spinEnd) {
+                continue;
+            } else if (idle < waitEnd) {
+                Thread.onSpinWait();
+            } else if (idle < yieldEnd) {
+                yields.increment();
+                Thread.yield();
+            } else {
+                parks.increment();
+                parked = true;
+                LockSupport.parkNanos(park);
+                parked = false;
+                // Quiet for a second: nobody is in a tight loop, so sleep longer and stop costing a core.
+                long cap = now - lastBusy > DEEP_IDLE_NANOS ? s.parkMaxNanos() * DEEP_IDLE_FACTOR : s.parkMaxNanos();
+                park = Math.min(park * 2, cap);
             }
         }
     }

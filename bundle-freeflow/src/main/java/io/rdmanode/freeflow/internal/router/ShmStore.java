@@ -50,9 +50,11 @@ final class ShmStore {
         random.nextBytes(r);
         String name = "ff-" + prefix + "-" + HEX.formatHex(r);
         Path path = dir.resolve(name);
-        try (FileChannel ch = FileChannel.open(path, java.util.Set.of(StandardOpenOption.CREATE_NEW,
-                StandardOpenOption.READ, StandardOpenOption.WRITE),
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
+        FileChannel ch = null;
+        try {
+            ch = FileChannel.open(path, java.util.Set.of(StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.READ, StandardOpenOption.WRITE),
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             if (root && owner.uid() != 0) {
                 Files.setAttribute(path, "unix:uid", owner.uid());
                 Files.setAttribute(path, "unix:gid", owner.gid());
@@ -60,10 +62,15 @@ final class ShmStore {
             MappedByteBuffer buf = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
             files.incrementAndGet();
             bytes.addAndGet(size);
-            ShmFile f = new ShmFile(name, path, size, buf);
+            // The channel stays open: its size says whether the client truncated the file (ShmFaults), even
+            // after the client removed the name.
+            ShmFile f = new ShmFile(name, path, size, buf, ch);
             owners.put(f, owner.pid());
             return f;
         } catch (IOException | RuntimeException e) {
+            if (ch != null) {
+                ch.close();
+            }
             Files.deleteIfExists(path);
             throw new IOException("cannot create shm file " + path + " (" + size + " bytes): " + e.getMessage(), e);
         }
@@ -80,7 +87,7 @@ final class ShmStore {
     java.util.Set<Integer> truncatedOwners() {
         java.util.Set<Integer> pids = new java.util.TreeSet<>();
         owners.forEach((f, pid) -> {
-            if (ShmFaults.truncated(f)) {
+            if (f.truncated()) {
                 pids.add(pid);
             }
         });

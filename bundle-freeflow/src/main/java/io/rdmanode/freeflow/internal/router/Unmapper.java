@@ -15,6 +15,12 @@ import java.nio.ByteBuffer;
  */
 final class Unmapper {
     private static final MethodHandle CLEANER = find();
+    private static final java.util.concurrent.ExecutorService UNMAPPER =
+            java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "freeflow-unmapper");
+                t.setDaemon(true);
+                return t;
+            });
 
     private Unmapper() {
     }
@@ -23,16 +29,21 @@ final class Unmapper {
         return CLEANER != null;
     }
 
-    static void unmap(ByteBuffer mapped) {
-        // A fault in tenant memory still pending on this thread must not surface inside the JDK's Cleaner, which
-        // ends the JVM on any error (ShmFaults): it surfaces here, the mapping is released, and it goes on to the
-        // caller's handler.
-        InternalError pending = null;
+    /**
+     * Releases the mapping and closes the file on the unmapper thread. Not on the caller's: a thread that touched a
+     * page its client truncated holds an InternalError the JVM delivers at some later point (ShmFaults); delivered
+     * inside the JDK's Cleaner it ends the JVM (System.exit(1): seen when the mailbox poller released a truncated
+     * mailbox). The unmapper thread never touches client memory.
+     */
+    static void unmap(ByteBuffer mapped, java.nio.channels.FileChannel channel) {
         try {
-            ShmFaults.deliver();
-        } catch (InternalError e) {
-            pending = e;
+            UNMAPPER.execute(() -> release(mapped, channel));
+        } catch (java.util.concurrent.RejectedExecutionException impossible) {
+            // a daemon executor never shut down
         }
+    }
+
+    private static void release(ByteBuffer mapped, java.nio.channels.FileChannel channel) {
         if (CLEANER != null && mapped != null && mapped.isDirect()) {
             try {
                 CLEANER.invoke(mapped);
@@ -40,8 +51,12 @@ final class Unmapper {
                 // left to the GC
             }
         }
-        if (pending != null) {
-            throw pending;
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (java.io.IOException ignored) {
+                // nothing to do
+            }
         }
     }
 
