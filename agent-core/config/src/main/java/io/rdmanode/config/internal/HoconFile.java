@@ -76,7 +76,48 @@ final class HoconFile {
         }
     }
 
+    /**
+     * The parse's own stack. typesafe-config parses and resolves recursively: on the agent's 256 KiB thread stacks
+     * (-Xss256k) 80 lines of {@code pools += {...}} or 150 nested objects overflowed on the reload thread, while
+     * check-config, on another thread, accepted them (and died of a StackOverflowError at depth 1000). Every parse
+     * runs on a thread of its own with this stack, so live reload and check-config see one limit.
+     */
+    static final long PARSE_STACK_BYTES = 16L << 20;
+
     static Parsed parse(Path file, byte[] content, Map<String, String> frameworkProperties) {
+        java.util.concurrent.atomic.AtomicReference<Object> outcome = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread parser = new Thread(null, () -> {
+            try {
+                outcome.set(parseOnThisThread(file, content, frameworkProperties));
+            } catch (RuntimeException | Error e) {
+                outcome.set(e);
+            }
+        }, "rdma-agent-config-parse", PARSE_STACK_BYTES);
+        parser.setDaemon(true);
+        parser.start();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                parser.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;                     // the parse is bounded (1 MiB of text): wait for it
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        Object result = outcome.get();
+        if (result instanceof RuntimeException e) {
+            throw e;
+        }
+        if (result instanceof Error e) {
+            throw e;
+        }
+        return (Parsed) result;
+    }
+
+    private static Parsed parseOnThisThread(Path file, byte[] content, Map<String, String> frameworkProperties) {
         String checksum = checksum(content);
         String name = file.toString();
         if (content.length == 0) {
@@ -86,7 +127,8 @@ final class HoconFile {
         }
         try {
             ConfigParseOptions options = ConfigParseOptions.defaults().setOriginDescription(name)
-                    .setSyntax(ConfigSyntax.CONF).setAllowMissing(false);
+                    .setSyntax(ConfigSyntax.CONF).setAllowMissing(false)
+                    .setIncluder(new RelativeIncluder(file.toAbsolutePath().getParent()));
             String text = new String(content, StandardCharsets.UTF_8);
             Config parsed;
             try {

@@ -85,6 +85,51 @@ class HoconFileTest {
                         + " file");
     }
 
+    /** Live reload and check-config parse from the bytes read: a relative include used to be dropped silently. */
+    @Test
+    void aRelativeIncludeIsReadFromTheConfigurationFilesDirectory(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("inc.conf"), "metrics.path = \"/incl-metrics\"\n");
+        Path main = dir.resolve("agent.conf");
+        HoconFile.Parsed parsed = HoconFile.parse(main, "a = 1\ninclude \"inc.conf\"\n"
+                .getBytes(StandardCharsets.UTF_8), Map.of());
+        assertThat(parsed.ok()).isTrue();
+        assertThat(parsed.config().getString("metrics.path")).isEqualTo("/incl-metrics");
+        HoconFile.Parsed missing = HoconFile.parse(main, "include required(\"nope.conf\")\n"
+                .getBytes(StandardCharsets.UTF_8), Map.of());
+        assertThat(missing.problems()).singleElement().asString().contains("nope.conf");
+        Files.write(dir.resolve("huge.conf"), new byte[io.rdmanode.agent.Hocon.MAX_FILE_BYTES + 1]);
+        assertThat(HoconFile.parse(main, "include \"huge.conf\"\n".getBytes(StandardCharsets.UTF_8), Map.of())
+                .problems()).singleElement().asString().contains("over the limit of");
+    }
+
+    /**
+     * The parse has a stack of its own, so the reload thread's -Xss256k and check-config's thread agree: 80 lines of
+     * pools += {...} and 150 nested objects parse; nesting far past any real file is a refusal, not a crash.
+     */
+    @Test
+    void nestingIsJudgedTheSameOnAnyThreadAndTooDeepIsARefusal() throws Exception {
+        StringBuilder appends = new StringBuilder();
+        for (int i = 0; i < 80; i++) {
+            appends.append("deviceplugin.shared.pools += { name = p").append(i).append(", rdmaHcaMax = 10 }\n");
+        }
+        StringBuilder deep = new StringBuilder();
+        for (int i = 0; i < 150; i++) {
+            deep.append("a").append(i).append(" { ");
+        }
+        deep.append("x = 1").append(" }".repeat(150)).append('\n');
+        java.util.List<HoconFile.Parsed> onSmallStack = new java.util.ArrayList<>();
+        Thread small = new Thread(null, () -> {
+            onSmallStack.add(parse(appends.toString()));
+            onSmallStack.add(parse(deep.toString()));
+        }, "small-stack", 256 << 10);
+        small.start();
+        small.join();
+        assertThat(onSmallStack).hasSize(2).allMatch(HoconFile.Parsed::ok);
+        assertThat(onSmallStack.get(0).config().getList("deviceplugin.shared.pools")).hasSize(80);
+        String absurd = "a = " + "[".repeat(200_000) + "]".repeat(200_000) + "\n";
+        assertThat(parse(absurd).problems()).singleElement().asString().contains("nested too deeply");
+    }
+
     @Test
     void checksumIdentifiesContent() {
         assertThat(parse("a = 1").checksum()).isEqualTo(parse("a = 1").checksum()).isNotEqualTo(parse("a = 2")
