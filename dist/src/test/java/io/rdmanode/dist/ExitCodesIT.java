@@ -98,6 +98,25 @@ class ExitCodesIT {
     }
 
     /**
+     * A value only a component's check refuses (a range, here): the start used to log "config rejected ... no
+     * configuration is in force" and run on built-in defaults (port 9456, /sys, kubelet's default directory)
+     * until killed, where the README's table and the unit's RestartPreventExitStatus=6 promise exit 6.
+     */
+    @Test
+    void aStartConfigurationRefusedByAComponentsCheckIsSixNotARunOnDefaults() throws Exception {
+        String demo = Files.readString(AgentProcessIT.DIST.resolve("config/demo.conf"));
+        assertThat(demo).contains("rdmaHcaMax = 100");
+        Path config = Files.writeString(temp.resolve("range.conf"), demo.replaceFirst("rdmaHcaMax = 100",
+                "rdmaHcaMax = 0"));
+
+        Run run = run(Map.of("RDMA_AGENT_HTTP_PORT", "0", "RDMA_AGENT_CDS_DIR", ""), "--demo", "--config",
+                config.toString());
+
+        assertThat(run.exit).as(run.output).isEqualTo(6);
+        assertThat(run.output).contains("rdmaHcaMax", "less than the minimum 1", "check-config " + config);
+    }
+
+    /**
      * The start script runs the JVM with {@code -XX:+ExitOnOutOfMemoryError}, whose status is 3: it must not read
      * as a configuration problem (it did, when an invalid configuration was 3), nor be stopped by the script's
      * own heap flags: {@code -XX:MinHeapSize=8m} beside a smaller {@code -Xmx} would stop the JVM before it

@@ -22,4 +22,18 @@ public interface StartupGate {
      * @return true when the agent stops because of it (the caller still fails its activation as it would)
      */
     boolean unavailable(String line);
+
+    /**
+     * The configuration the agent starts with is refused by a check the launcher's own read cannot make (a type, a
+     * range, a component's validator): while the agent starts, the launcher stops it with exit status 6, as it does
+     * for a syntax error, rather than letting it run on built-in defaults. After that, false: a rejected live edit
+     * leaves the revision in force.
+     *
+     * @param problems the refusal's {@code file:line:column: key: message} lines
+     * @return true when the agent stops because of it
+     * @since 1.7
+     */
+    default boolean invalidConfiguration(java.util.List<String> problems) {
+        return false;
+    }
 }

@@ -21,7 +21,8 @@
  * not needed to serve kubelet) are new.
  *
  * <p>1.7: {@code Hocon.MAX_FILE_BYTES} and {@code Hocon.tooLarge} (the one size limit of a configuration file,
- * for the launcher and the config bundle) are new.
+ * for the launcher and the config bundle) and {@code StartupGate.invalidConfiguration} (a start-up configuration
+ * refused by a component's check ends the start with exit 6) are new.
  *
  * <p>In the distribution the system bundle exports this package (the jar is on the launcher's class path), so
  * the launcher and the bundles share one copy of every class here.

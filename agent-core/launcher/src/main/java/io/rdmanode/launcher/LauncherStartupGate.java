@@ -42,6 +42,26 @@ final class LauncherStartupGate implements StartupGate {
     }
 
     @Override
+    public boolean invalidConfiguration(java.util.List<String> problems) {
+        if (ready) {
+            return false;
+        }
+        if (stopping.compareAndSet(false, true)) {
+            LOG.error("cannot start: the configuration {} is invalid ({} problem(s))", configFile, problems.size());
+            for (String p : problems) {
+                System.err.println("rdma-node-agent: " + p);
+            }
+            System.err.println("rdma-node-agent: the configuration is invalid; nothing started with it"
+                    + " (check-config " + configFile + " lists every problem)");
+            Thread stopper = new Thread(() -> exit.accept(ExitCode.CONFIG_INVALID.code),
+                    "rdma-agent-launcher-startup-gate");
+            stopper.setDaemon(true);
+            stopper.start();
+        }
+        return true;
+    }
+
+    @Override
     public boolean unavailable(String line) {
         if (ready) {
             return false;

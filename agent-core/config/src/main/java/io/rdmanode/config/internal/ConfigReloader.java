@@ -37,6 +37,8 @@ final class ConfigReloader {
     private long lastGoodRevision;
     private String lastGoodChecksum;
     private Map<String, Object> startupRuntime;
+    /** The problems of the last refusal while nothing was ever applied (the agent's start), else empty. */
+    private List<String> refusedAtStart = List.of();
 
     /** @param liveRuntime receives {@code agent.runtime} after every apply; it applies what can change live. */
     ConfigReloader(Path file, Map<String, String> frameworkProperties, Supplier<ConfigSchema> schemas,
@@ -50,6 +52,11 @@ final class ConfigReloader {
         this.history = history;
         this.liveRuntime = liveRuntime;
         this.validators = validators;
+    }
+
+    /** The refusal's problems when no revision was ever applied; empty once one was. */
+    List<String> refusedWithNothingInForce() {
+        return lastGood == null ? refusedAtStart : List.of();
     }
 
     /** Reloads when the file's content differs from the last content seen (applied or rejected). */
@@ -148,6 +155,9 @@ final class ConfigReloader {
     private void reject(long current, HoconFile.Parsed parsed) {
         List<String> problems = parsed.problems().stream().map(new Columns()::describe).toList();
         history.rejected(new ConfigHistory.Rejected(current, parsed.checksum(), Instant.now(), problems));
+        if (lastGood == null) {
+            refusedAtStart = problems;
+        }
         LOG.warn("config rejected revision={} file={} problems={}; {}", current, file, problems.size(),
                 lastGood == null ? "no configuration is in force" : "revision " + lastGoodRevision + " stays in force");
         problems.forEach(p -> LOG.warn("config: {}", p));

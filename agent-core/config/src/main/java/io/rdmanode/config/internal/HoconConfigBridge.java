@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -79,6 +80,23 @@ public final class HoconConfigBridge implements HealthCheck, StatusSection, Relo
         // The first revision is applied before activation returns: components waiting for their configuration
         // get it without waiting for the first watch event.
         reloader.reloadIfChanged();
+        List<String> refused = reloader.refusedWithNothingInForce();
+        if (!refused.isEmpty()) {
+            // Refused by a check the launcher's own read cannot make (a type, a range, a validator): running on
+            // built-in defaults (another port, /sys, kubelet's default directory) is worse than not starting.
+            org.osgi.framework.ServiceReference<io.rdmanode.agent.StartupGate> gate =
+                    context.getServiceReference(io.rdmanode.agent.StartupGate.class);
+            if (gate != null) {
+                io.rdmanode.agent.StartupGate g = context.getService(gate);
+                if (g != null) {
+                    try {
+                        g.invalidConfiguration(refused);
+                    } finally {
+                        context.ungetService(gate);
+                    }
+                }
+            }
+        }
         context.addBundleListener(bundleListener);
         watcher.start();
         LOG.info("watching config file={}", file);
