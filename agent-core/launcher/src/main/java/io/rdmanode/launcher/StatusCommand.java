@@ -50,7 +50,7 @@ final class StatusCommand {
         try {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
-                    case "--url" -> url = Optional.of(URI.create(value(args, ++i, "--url")));
+                    case "--url" -> url = Optional.of(httpUrl(value(args, ++i, "--url")));
                     case "--config" -> config = Path.of(value(args, ++i, "--config"));
                     case "--json" -> json = true;
                     case "--help", "-h" -> {
@@ -68,6 +68,21 @@ final class StatusCommand {
         Path configFile = config.toAbsolutePath();
         URI base = url.orElseGet(() -> fromStateDir(configFile));
         return show(base, json);
+    }
+
+    /** An http(s) URL with a host; anything else is a usage error (a bare word ended in a stack trace). */
+    static URI httpUrl(String value) {
+        URI uri;
+        try {
+            uri = URI.create(value);
+        } catch (IllegalArgumentException e) {
+            uri = URI.create("invalid:x");
+        }
+        if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+            throw new IllegalArgumentException("--url '" + value + "' is not an http:// URL (e.g."
+                    + " http://127.0.0.1:9456)");
+        }
+        return uri;
     }
 
     private int show(URI base, boolean json) {
