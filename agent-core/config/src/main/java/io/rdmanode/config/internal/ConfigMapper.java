@@ -87,6 +87,9 @@ final class ConfigMapper {
 
     private void walkRoot(ConfigObject root) {
         for (String key : new TreeSet<>(root.keySet())) {
+            if (dottedKey("", key, root.get(key))) {
+                continue;
+            }
             if (!walk(key, root.get(key))) {
                 unclaimed(key, root.get(key));
             }
@@ -119,6 +122,10 @@ final class ConfigMapper {
         boolean claimed = false;
         List<String> rest = new ArrayList<>();
         for (String key : new TreeSet<>(object.keySet())) {
+            if (dottedKey(path, key, object.get(key))) {
+                claimed = true;
+                continue;
+            }
             String child = path + "." + key;
             if (walk(child, object.get(key))) {
                 claimed = true;
@@ -130,6 +137,21 @@ final class ConfigMapper {
             rest.forEach(child -> unclaimed(child, object.get(child.substring(path.length() + 1))));
         }
         return claimed || isNamespace(path);
+    }
+
+    /**
+     * A quoted key with a dot above the components' sections ({@code "agent.http".threads = 3}) is one key, not a
+     * path; walked as a path it stood for the whole section and replaced the real one, dropping its other settings
+     * without a word. Refused, naming the unquoted spelling.
+     */
+    private boolean dottedKey(String parent, String key, ConfigValue value) {
+        if (!key.contains(".")) {
+            return false;
+        }
+        String prefix = parent.isEmpty() ? "" : parent + ".";
+        error(value.origin(), prefix + "\"" + key + "\"", "a quoted key with dots is one key, not a path: write "
+                + prefix + key + " without the quotes");
+        return true;
     }
 
     /** A path above a declared PID ({@code agent}, {@code deviceplugin.shared}): unknown children are named. */

@@ -288,4 +288,14 @@ class ConfigMapperTest {
     static TargetConfiguration find(Mapping mapping, String pid) {
         return mapping.configurations().stream().filter(c -> c.displayPid().equals(pid)).findFirst().orElseThrow();
     }
+
+    /** "agent.http".threads walked as the path agent.http replaced the real section: its port was dropped. */
+    @Test
+    void aQuotedKeyWithDotsAboveTheSectionsIsRefusedNotTakenForAPath() {
+        assertThat(errors("agent.http.port = 9590\n\"agent.http\".threads = 3\n")).singleElement().asString()
+                .contains(":2: \"agent.http\": a quoted key with dots is one key, not a path: write agent.http"
+                        + " without the quotes");
+        assertThat(errors("agent { \"http.threads\" = 3 }\n")).singleElement().asString()
+                .contains("agent.http.threads without the quotes");
+    }
 }
