@@ -84,6 +84,31 @@ final class HoconFile {
      */
     static final long PARSE_STACK_BYTES = 16L << 20;
 
+    /**
+     * Deepest nesting accepted, whatever the stack: the mapping and every component walk the tree recursively on
+     * their own threads, so a limit tied to one thread's stack would let a file through that another thread cannot
+     * take. A real configuration nests less than ten deep.
+     */
+    static final int MAX_DEPTH = 64;
+
+    /** How deep objects and lists nest under {@code root}, measured without recursion. */
+    static int depth(com.typesafe.config.ConfigValue root) {
+        java.util.ArrayDeque<Map.Entry<com.typesafe.config.ConfigValue, Integer>> todo = new java.util.ArrayDeque<>();
+        todo.push(Map.entry(root, 1));
+        int deepest = 0;
+        while (!todo.isEmpty()) {
+            var next = todo.pop();
+            int level = next.getValue();
+            deepest = Math.max(deepest, level);
+            if (next.getKey() instanceof com.typesafe.config.ConfigObject object) {
+                object.values().forEach(v -> todo.push(Map.entry(v, level + 1)));
+            } else if (next.getKey() instanceof com.typesafe.config.ConfigList list) {
+                list.forEach(v -> todo.push(Map.entry(v, level + 1)));
+            }
+        }
+        return deepest;
+    }
+
     static Parsed parse(Path file, byte[] content, Map<String, String> frameworkProperties) {
         java.util.concurrent.atomic.AtomicReference<Object> outcome = new java.util.concurrent.atomic.AtomicReference<>();
         Thread parser = new Thread(null, () -> {
@@ -141,6 +166,11 @@ final class HoconFile {
                 return new Parsed(checksum, null, List.of(new Problem(name, badUnicodeEscapeLine(text),
                         Problem.SYNTAX, "a \\u escape in a quoted string must be followed by four hex digits ("
                         + e.getMessage() + ")")));
+            }
+            int depth = depth(parsed.root());
+            if (depth > MAX_DEPTH) {
+                return new Parsed(checksum, null, List.of(new Problem(name, -1, "",
+                        "objects or lists are nested " + depth + " levels deep; at most " + MAX_DEPTH)));
             }
             return new Parsed(checksum, Hocon.resolve(parsed, Hocon.substitutions(frameworkProperties)), List.of());
         } catch (ConfigException e) {

@@ -104,7 +104,7 @@ class HoconFileTest {
 
     /**
      * The parse has a stack of its own, so the reload thread's -Xss256k and check-config's thread agree: 80 lines of
-     * pools += {...} and 150 nested objects parse; nesting far past any real file is a refusal, not a crash.
+     * pools += {...} and 60 nested objects parse; deeper than 64 is a refusal naming the depth, not a crash.
      */
     @Test
     void nestingIsJudgedTheSameOnAnyThreadAndTooDeepIsARefusal() throws Exception {
@@ -113,10 +113,10 @@ class HoconFileTest {
             appends.append("deviceplugin.shared.pools += { name = p").append(i).append(", rdmaHcaMax = 10 }\n");
         }
         StringBuilder deep = new StringBuilder();
-        for (int i = 0; i < 150; i++) {
+        for (int i = 0; i < 60; i++) {
             deep.append("a").append(i).append(" { ");
         }
-        deep.append("x = 1").append(" }".repeat(150)).append('\n');
+        deep.append("x = 1").append(" }".repeat(60)).append('\n');
         java.util.List<HoconFile.Parsed> onSmallStack = new java.util.ArrayList<>();
         Thread small = new Thread(null, () -> {
             onSmallStack.add(parse(appends.toString()));
@@ -126,6 +126,8 @@ class HoconFileTest {
         small.join();
         assertThat(onSmallStack).hasSize(2).allMatch(HoconFile.Parsed::ok);
         assertThat(onSmallStack.get(0).config().getList("deviceplugin.shared.pools")).hasSize(80);
+        assertThat(parse("a = " + "[".repeat(150) + "]".repeat(150) + "\n").problems()).singleElement().asString()
+                .contains("nested 151 levels deep; at most 64");
         String absurd = "a = " + "[".repeat(200_000) + "]".repeat(200_000) + "\n";
         assertThat(parse(absurd).problems()).singleElement().asString().contains("nested too deeply");
     }
