@@ -39,6 +39,12 @@ class DemoIT {
             demoState = demo.stateDir();
             String banner = agent.output();
 
+            // SIGHUP (a closed terminal, an operator expecting a reload) is logged and stops nothing.
+            assertThat(new ProcessBuilder("kill", "-HUP", Long.toString(agent.pid())).start().waitFor()).isZero();
+            org.awaitility.Awaitility.await("SIGHUP logged").atMost(Duration.ofSeconds(10))
+                    .until(() -> agent.output().contains("SIGHUP: nothing to do"));
+            assertThat(AgentProcess.status(demo.base() + "/healthz")).isEqualTo(200);
+
             // metrics: the recorded host's port series.
             assertThat(banner).contains("curl -s " + demo.base() + "/metrics");
             assertThat(AgentProcess.get(demo.base() + "/metrics").body()).contains("rdma_agent_infiniband_state_id{");

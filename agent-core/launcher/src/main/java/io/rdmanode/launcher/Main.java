@@ -107,6 +107,7 @@ public final class Main {
         LogSettings.configure(settings.logLevel(), settings.logFormat());
         io.rdmanode.launcher.logging.JulBridge.install();
         Logger log = LoggerFactory.getLogger(Main.class);
+        ignoreHangup(log);
         log.info("starting rdma-node-agent version={} config={} stateDir={} java={}", version(), configFile,
                 settings.stateDir(), System.getProperty("java.version"));
         predecessor.ifPresent(p -> log.info("a predecessor runs on this state directory: pid={} doors={}; taking over",
@@ -155,6 +156,21 @@ public final class Main {
     }
 
     /** Runs on SIGTERM/SIGINT: a bounded, clean stop, then exit 0 (or 1 when the bound was exceeded). */
+    /**
+     * SIGHUP: the JVM's default stops the process (a clean stop, every pool unregistered), which neither an operator
+     * sending HUP to reload nor a closed terminal meant. The configuration file is re-read whenever it is saved and
+     * {@code takeover} ({@code systemctl reload}) restarts without a gap, so HUP is logged and changes nothing.
+     */
+    private static void ignoreHangup(Logger log) {
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> log.info("SIGHUP: nothing to do; the"
+                    + " configuration file is re-read whenever it is saved, 'rdma-node-agent takeover' (systemctl"
+                    + " reload) restarts without a gap, SIGTERM stops"));
+        } catch (IllegalArgumentException unavailable) {
+            // HUP already ignored (nohup) or not offered by this JVM (-Xrs): nothing to change
+        }
+    }
+
     private static void stopOnSignal(AgentFramework framework, RuntimeSettings settings, SuccessorReadiness successor,
                                      Optional<Path> demoDir) {
         Logger log = LoggerFactory.getLogger(Main.class);
