@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * otherwise. It enforces the time bounds: a complete request head within the header timeout (from connecting,
  * or from the first byte of a kept-alive connection's next request), and the idle timeout between requests;
  * either closes the connection. One request is handled at a time: requests pipelined behind it wait (reading
- * stops meanwhile), at most {@value #MAX_PIPELINED} of them, past which the connection is closed. Responses
+ * stops meanwhile), at most {@value #MAX_PIPELINED} of them: past that the ones held are answered and then the
+ * connection is closed, the rest unanswered (a client sends them again on a new connection). Responses
  * therefore go out in request order, and a client that does not read its answers stops being read.
  */
 final class HttpConnection extends ChannelInboundHandlerAdapter {
@@ -49,6 +50,8 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
     private Waiting waiting = Waiting.HEAD;
     private ScheduledFuture<?> timer;
     private boolean busy;
+    /** More were pipelined than held: close once the held ones are answered. */
+    private boolean overflowed;
 
     HttpConnection(Router router, HttpSettings settings, HttpServerStats stats) {
         this.router = router;
@@ -84,8 +87,11 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
                 } else if (pipelined.size() < MAX_PIPELINED) {
                     pipelined.add(request);
                     context.channel().config().setAutoRead(false);
-                } else {
-                    context.close();
+                } else if (!overflowed) {
+                    // Closing at once dropped the request in flight and every one held, with nothing said: the
+                    // ones held are answered first.
+                    overflowed = true;
+                    stats.pipelineOverflows.increment();
                 }
             }
         } finally {
@@ -121,6 +127,8 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
             ctx.close();
         } else if (!pipelined.isEmpty()) {
             start(pipelined.poll());
+        } else if (overflowed) {
+            ctx.close();
         } else {
             ctx.channel().config().setAutoRead(true);
             await(Waiting.IDLE);

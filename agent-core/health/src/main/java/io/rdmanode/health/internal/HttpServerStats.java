@@ -28,6 +28,7 @@ final class HttpServerStats {
     final LongAdder bodiesRefused = new LongAdder();
     final LongAdder busy = new LongAdder();
     final LongAdder cutAtWriteTimeout = new LongAdder();
+    final LongAdder pipelineOverflows = new LongAdder();
 
     Map<String, Object> status(HttpSettings settings) {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -42,6 +43,7 @@ final class HttpServerStats {
         m.put("badRequestsTotal", badRequests.sum());
         m.put("bodiesRefusedTotal", bodiesRefused.sum());
         m.put("busyTotal", busy.sum());
+        m.put("pipelineOverflowsTotal", pipelineOverflows.sum());
         return m;
     }
 }

@@ -278,6 +278,24 @@ class HealthHttpServerTest {
         }
     }
 
+    /**
+     * More pipelined requests than the connection holds: the one in flight and the ones held are answered, then the
+     * connection closes. It closed at once, answering none of them and saying nothing.
+     */
+    @Test
+    void pipelinedPastTheBoundTheHeldOnesAreAnsweredThenTheConnectionCloses() throws Exception {
+        int sent = HttpConnection.MAX_PIPELINED + 4;
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write("GET /status HTTP/1.1\r\nHost: agent\r\n\r\n".repeat(sent)
+                    .getBytes(StandardCharsets.ISO_8859_1));
+            String all = new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+            int answered = all.split("HTTP/1.1 200 ", -1).length - 1;
+            assertThat(answered).isEqualTo(HttpConnection.MAX_PIPELINED + 1);
+        }
+        assertThat(((Number) server.stats().get("pipelineOverflowsTotal")).longValue()).isEqualTo(1);
+    }
+
     /** A scraper that hangs up mid-page is the client's doing: no WARN with a stack trace per hang-up. */
     @Test
     void aClientThatHangsUpMidPageIsNotLoggedAsAnEndpointFailure() throws Exception {
