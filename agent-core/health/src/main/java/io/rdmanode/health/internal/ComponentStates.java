@@ -92,7 +92,7 @@ final class ComponentStates {
                         : new ComponentInfo(name, bundle, "UNSATISFIED_REFERENCE", detail, true, true);
             }
             case ComponentConfigurationDTO.FAILED_ACTIVATION -> new ComponentInfo(name, bundle, "FAILED_ACTIVATION",
-                    "activation failed: " + firstLine(configuration.failure), true, true);
+                    "activation failed: " + rootCause(configuration.failure), true, true);
             default -> new ComponentInfo(name, bundle, "UNKNOWN(" + configuration.state + ")",
                     "unknown SCR state " + configuration.state, true, true);
         };
@@ -150,6 +150,25 @@ final class ComponentStates {
             text.append(", target ").append(reference.target);
         }
         return text.append(')').toString();
+    }
+
+    /**
+     * Why SCR's activation failed, from its failure text (a stack trace): when the first line is only the reflection
+     * wrapper ("java.lang.reflect.InvocationTargetException", which said nothing of why, e.g. that the CNI socket's
+     * directory is a file), the first cause, which is the component's own exception.
+     */
+    static String rootCause(String text) {
+        String first = firstLine(text);
+        if (text == null || !first.startsWith("java.lang.reflect.InvocationTargetException")) {
+            return first;
+        }
+        for (String line : text.strip().split("\n")) {
+            String l = line.strip();
+            if (l.startsWith("Caused by: ")) {
+                return l.substring("Caused by: ".length());
+            }
+        }
+        return first;
     }
 
     static String firstLine(String text) {

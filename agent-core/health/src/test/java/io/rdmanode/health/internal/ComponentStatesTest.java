@@ -83,6 +83,25 @@ class ComponentStatesTest {
                 + " /var/lib/kubelet/device-plugins/rdma.sock: Permission denied");
     }
 
+    /** SCR wraps the constructor's exception: the reason is the component's own exception, not the wrapper. */
+    @Test
+    void failedActivationNamesTheComponentsExceptionNotTheReflectionWrapper() {
+        ComponentConfigurationDTO configuration = configuration(ComponentConfigurationDTO.FAILED_ACTIVATION);
+        configuration.failure = """
+                java.lang.reflect.InvocationTargetException
+                \tat java.base/jdk.internal.reflect.NativeConstructorAccessorImpl.newInstance0(Native Method)
+                Caused by: java.io.UncheckedIOException: cannot serve the CNI socket /tmp/afile/cni.sock
+                \tat io.rdmanode.cni.internal.CniComponent.<init>(CniComponent.java:120)
+                Caused by: java.nio.file.FileAlreadyExistsException: /tmp/afile
+                \t... 12 more
+                """;
+
+        ComponentInfo info = describe(description(PLUGIN), configuration).get(0);
+
+        assertThat(info.detail()).isEqualTo("activation failed: java.io.UncheckedIOException: cannot serve the CNI"
+                + " socket /tmp/afile/cni.sock");
+    }
+
     @Test
     void failedActivationWithoutRecordedFailureStillSaysSo() {
         ComponentInfo info = describe(description(PLUGIN),
