@@ -49,6 +49,8 @@ final class HealthCache implements AutoCloseable {
     private final long intervalNanos;
     private final Object schedule = new Object();
     private volatile Snapshot last;
+    /** Closing: a refresh that finds the check threads gone (RejectedExecutionException) is not a failure to log. */
+    private volatile boolean closed;
     private ScheduledFuture<?> next;                    // guarded by schedule
     private long fastUntil;                             // guarded by schedule; System.nanoTime()
     private boolean again;                              // guarded by schedule: a change during a refresh
@@ -127,6 +129,9 @@ final class HealthCache implements AutoCloseable {
             first.complete(next);
             warnOnce.recovered("refresh");
         } catch (RuntimeException e) {
+            if (closed) {
+                return;                                         // stopping (the bundle is being disabled): no news
+            }
             if (warnOnce.firstFailure("refresh")) {
                 LOG.warn("health refresh failed, keeping the previous result", e);
             }
@@ -143,6 +148,7 @@ final class HealthCache implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
         refresher.shutdownNow();
         runner.close();
     }
