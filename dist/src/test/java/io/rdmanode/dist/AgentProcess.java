@@ -143,6 +143,10 @@ final class AgentProcess implements AutoCloseable {
         return process.pid();
     }
 
+    boolean alive() {
+        return process.isAlive();
+    }
+
     /** SIGTERM, as systemd and kubelet send it; returns the exit code. */
     int terminate(Duration timeout) throws Exception {
         process.destroy();
