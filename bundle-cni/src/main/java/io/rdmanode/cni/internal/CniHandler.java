@@ -340,13 +340,6 @@ final class CniHandler {
         if (why.isPresent()) {
             throw new CniError(CniError.NOT_AVAILABLE, "the rdma plugin is not ready: " + why.get());
         }
-        // CNI 1.1: STATUS fails while ADD cannot succeed; a kernel in shared netns mode refuses every move, and
-        // STATUS said ready while each ADD then failed (101).
-        try {
-            requireExclusive();
-        } catch (CniError e) {
-            throw new CniError(CniError.NOT_AVAILABLE, "the rdma plugin is not ready: " + e.getMessage());
-        }
         return "";
     }
 

@@ -174,8 +174,6 @@ class CniChainIT {
         agent.kernel.mode = io.rdmanode.netlink.RdmaNetnsMode.SHARED;
         assertCniError(exec(agent.client(), env("ADD", "c1", netns), rdmaConf("0000:3b:02.1", "{}")), 101,
                 "netns_mode=0");
-        assertCniError(exec(agent.client(), env("STATUS", null, null), rdmaConf(null, null).replace("1.0.0",
-                "1.1.0")), 50, "netns_mode=0");
         agent.kernel.mode = io.rdmanode.netlink.RdmaNetnsMode.EXCLUSIVE;
         agent.kernel.failMoveWith = io.rdmanode.netlink.NetlinkException.EOPNOTSUPP;
         Netns.Exec unsupported = exec(agent.client(), env("ADD", "c1", netns), rdmaConf("0000:3b:02.1", "{}"));
