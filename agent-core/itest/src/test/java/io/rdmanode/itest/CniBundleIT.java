@@ -59,16 +59,22 @@ public class CniBundleIT extends AgentTestSupport {
 
         String version = run(client, Map.of("CNI_COMMAND", "VERSION"), "{\"cniVersion\":\"1.1.0\"}");
         assertTrue(version, version.startsWith("0\n") && version.contains("\"supportedVersions\":[\"1.0.0\",\"1.1.0\"]"));
-        String status = run(client, Map.of("CNI_COMMAND", "STATUS", "CNI_PATH", "/opt/cni/bin"),
-                "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"type\":\"rdma\"}");
-        assertEquals("ready: discovery on the recorded host is healthy", "0\n", status);
-
         // A VF of the recorded ConnectX-5 host; this machine's kernel has no RDMA netlink, so ADD stops at the
         // netns-mode check with its own code, and nothing is persisted.
         String add = run(client, Map.of("CNI_COMMAND", "ADD", "CNI_CONTAINERID", "c1", "CNI_IFNAME", "net1",
                 "CNI_NETNS", "/proc/self/ns/net", "CNI_PATH", "/opt/cni/bin"),
                 "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"type\":\"rdma\",\"deviceID\":\"0000:3b:00.2\",\"prevResult\":{}}");
         assertTrue(add, add.startsWith("1\n") && (add.contains("\"code\" : 101") || add.contains("\"code\" : 102")));
+        // CNI 1.1: STATUS fails while ADD cannot succeed. Discovery on the recorded host is healthy, so STATUS
+        // and ADD agree on the kernel: where ADD stopped at the netns mode (101), STATUS says so with 50.
+        String status = run(client, Map.of("CNI_COMMAND", "STATUS", "CNI_PATH", "/opt/cni/bin"),
+                "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"type\":\"rdma\"}");
+        if (add.contains("\"code\" : 101")) {
+            assertTrue(status, status.startsWith("1\n") && status.contains("\"code\" : 50")
+                    && status.contains("netns mode"));
+        } else {
+            assertEquals("ready: discovery healthy and the netns mode exclusive", "0\n", status);
+        }
         try (var files = Files.list(ROOT.resolve("state"))) {
             assertEquals(0, files.count());
         }

@@ -170,10 +170,7 @@ final class CniHandler {
         String netns = CniInput.required(env, "CNI_NETNS");
         Map<String, String> args = CniInput.cniArgs(env.getOrDefault("CNI_ARGS", ""));
         String pci = deviceId(conf, args, Attachment.key(network, containerId, ifname));
-        if (!namespaces.exists(Path.of(netns))) {
-            throw new CniError(CniError.UNKNOWN_CONTAINER, "the container's network namespace " + netns
-                    + " does not exist");
-        }
+        requireNetns(netns);
         String device = rdmaDevice(pci);
         requireExclusive();
         String key = Attachment.key(network, containerId, ifname);
@@ -214,6 +211,17 @@ final class CniHandler {
         ObjectNode result = prev != null && prev.isObject() ? ((ObjectNode) prev).deepCopy() : JSON.createObjectNode();
         result.put("cniVersion", version);
         return result.toString();
+    }
+
+    /** CNI_NETNS names a network namespace that can be entered now; the error says which way it does not. */
+    private void requireNetns(String netns) throws CniError {
+        Path path = Path.of(netns);
+        if (!namespaces.exists(path)) {
+            boolean there = java.nio.file.Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            throw new CniError(CniError.UNKNOWN_CONTAINER, "the container's network namespace " + netns
+                    + (there ? " is not a network namespace (an nsfs bind mount, or /proc/<pid>/ns/net)"
+                            : " does not exist"));
+        }
     }
 
     private void requireExclusive() throws CniError {
@@ -318,10 +326,7 @@ final class CniHandler {
         }
         Attachment a = store.read(key).filter(x -> x.phase() == Attachment.Phase.ADDED).orElseThrow(
                 () -> new CniError(CniError.CHECK_FAILED, "no RDMA device is attached for " + key));
-        if (!namespaces.exists(Path.of(netns))) {
-            throw new CniError(CniError.UNKNOWN_CONTAINER, "the container's network namespace " + netns
-                    + " does not exist");
-        }
+        requireNetns(netns);
         boolean inside;
         try {
             inside = rdma.linksIn(Path.of(netns)).stream().anyMatch(l -> l.name().equals(a.rdmaDevice()));
@@ -339,6 +344,13 @@ final class CniHandler {
         Optional<String> why = devices.notReady();
         if (why.isPresent()) {
             throw new CniError(CniError.NOT_AVAILABLE, "the rdma plugin is not ready: " + why.get());
+        }
+        // CNI 1.1: STATUS fails while ADD cannot succeed; a kernel in shared netns mode refuses every move, and
+        // STATUS said ready while each ADD then failed (101).
+        try {
+            requireExclusive();
+        } catch (CniError e) {
+            throw new CniError(CniError.NOT_AVAILABLE, "the rdma plugin is not ready: " + e.getMessage());
         }
         return "";
     }

@@ -166,6 +166,10 @@ class CniChainIT {
                 "exactly one");
         assertCniError(exec(agent.client(), env("ADD", "c1", "/var/run/netns/" + ns + "-none"),
                 rdmaConf("0000:3b:02.1", "{}")), 3, "does not exist");
+        assertCniError(exec(agent.client(), env("ADD", "c1", "/proc/1/ns/mnt"), rdmaConf("0000:3b:02.1", "{}")), 3,
+                "/proc/1/ns/mnt is not a network namespace");
+        assertCniError(exec(agent.client(), env("ADD", "c1", "/etc/hostname"), rdmaConf("0000:3b:02.1", "{}")), 3,
+                "/etc/hostname is not a network namespace");
         Map<String, String> noId = env("ADD", "c1", netns);
         noId.remove("CNI_CONTAINERID");
         assertCniError(exec(agent.client(), noId, rdmaConf("0000:3b:02.1", "{}")), 4, "CNI_CONTAINERID");
@@ -174,6 +178,8 @@ class CniChainIT {
         agent.kernel.mode = io.rdmanode.netlink.RdmaNetnsMode.SHARED;
         assertCniError(exec(agent.client(), env("ADD", "c1", netns), rdmaConf("0000:3b:02.1", "{}")), 101,
                 "netns_mode=0");
+        assertCniError(exec(agent.client(), env("STATUS", null, null), rdmaConf(null, null).replace("1.0.0",
+                "1.1.0")), 50, "netns_mode=0");
         agent.kernel.mode = io.rdmanode.netlink.RdmaNetnsMode.EXCLUSIVE;
         agent.kernel.failMoveWith = io.rdmanode.netlink.NetlinkException.EOPNOTSUPP;
         Netns.Exec unsupported = exec(agent.client(), env("ADD", "c1", netns), rdmaConf("0000:3b:02.1", "{}"));

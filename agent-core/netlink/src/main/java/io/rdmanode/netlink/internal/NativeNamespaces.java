@@ -103,7 +103,15 @@ public final class NativeNamespaces implements NetworkNamespaces {
             return false;
         }
         if (netns.startsWith("/proc")) {
-            return true;
+            // Only a network namespace's link ("net:[inode]"): /proc/<pid>/ns/mnt, /proc/<pid>/status and the
+            // like exist too, and entering one failed later with a less telling error.
+            try {
+                return Files.readSymbolicLink(netns).toString().startsWith("net:[");
+            } catch (java.nio.file.NotLinkException e) {
+                // a file reached through /proc/<pid>/root: a bind mount is checked like any other below
+            } catch (IOException | UnsupportedOperationException e) {
+                return false;
+            }
         }
         try {
             // A netns bind mount (ip netns, CRI runtimes): an nsfs file; a leftover unmounted file is not one.

@@ -43,6 +43,9 @@ class NativeNamespacesTest {
         assertThat(Netlink.namespaces().exists(Path.of("/var/run/netns", NS + "-none"))).isFalse();
         assertThat(Netlink.namespaces().exists(Path.of("/proc/self/ns/net"))).as("the magic link").isTrue();
         assertThat(Netlink.namespaces().exists(Path.of("/proc/999999999/ns/net"))).isFalse();
+        assertThat(Netlink.namespaces().exists(Path.of("/proc/self/ns/mnt"))).as("another kind").isFalse();
+        assertThat(Netlink.namespaces().exists(Path.of("/proc/self/status"))).as("no namespace").isFalse();
+        assertThat(Netlink.namespaces().exists(Path.of("/proc/self/ns"))).as("a directory").isFalse();
         assertThat(Netlink.namespaces().callIn(Path.of("/proc/self/ns/net"),
                 () -> Files.readSymbolicLink(Path.of("/proc/thread-self/ns/net")).toString())).isEqualTo(host);
     }
