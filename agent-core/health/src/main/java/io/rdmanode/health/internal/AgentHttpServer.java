@@ -110,22 +110,8 @@ public final class AgentHttpServer {
     /** The address the endpoint last bound in this bundle's life: where it stays when an edit's cannot be bound. */
     private static volatile InetSocketAddress lastBound;
     /** Until SCR has injected the references (after the constructor), readiness is not computed from none. */
-    private static final HealthCheck GATHERING = new HealthCheck() {
-        @Override
-        public String name() {
-            return "http";
-        }
-
-        @Override
-        public Kind kind() {
-            return Kind.READY;
-        }
-
-        @Override
-        public io.rdmanode.health.HealthStatus check() {
-            return io.rdmanode.health.HealthStatus.waiting("the endpoint (re)started and is gathering the checks");
-        }
-    };
+    private static final HealthCheck GATHERING = new FixedCheck("http",
+            io.rdmanode.health.HealthStatus.waiting("the endpoint (re)started and is gathering the checks"));
     private volatile boolean referencesBound;
     private final String bindRefusal;
     private ServiceRegistration<HealthCheck> refusalCheck;
@@ -211,22 +197,8 @@ public final class AgentHttpServer {
     void referencesBound() {
         if (bindRefusal != null) {
             String why = bindRefusal;
-            refusalCheck = context.registerService(HealthCheck.class, new HealthCheck() {
-                @Override
-                public String name() {
-                    return "http";
-                }
-
-                @Override
-                public Kind kind() {
-                    return Kind.READY;
-                }
-
-                @Override
-                public io.rdmanode.health.HealthStatus check() {
-                    return io.rdmanode.health.HealthStatus.failing(why);
-                }
-            }, null);
+            refusalCheck = context.registerService(HealthCheck.class,
+                    new FixedCheck("http", io.rdmanode.health.HealthStatus.failing(why)), null);
         }
         referencesBound = true;
         server.refreshHealthSoon();

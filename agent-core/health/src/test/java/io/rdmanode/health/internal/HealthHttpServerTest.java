@@ -256,22 +256,14 @@ class HealthHttpServerTest {
                     .append(i * 31L).append('\n');
         }
         byte[] page = expected.toString().getBytes(StandardCharsets.US_ASCII);
-        server.addEndpoint(new HttpEndpoint() {
-            @Override
-            public String path() {
-                return "/metrics";
-            }
-
-            @Override
-            public void handle(HttpExchange exchange) throws IOException {
-                exchange.sendResponseHeaders(200, 0);
-                try (OutputStream out = exchange.getResponseBody()) {
-                    for (int off = 0, n = 1; off < page.length; off += n, n = n * 7 % 9001 + 1) {
-                        out.write(page, off, Math.min(n, page.length - off));
-                    }
+        server.addEndpoint(endpoint("/metrics", exchange -> {
+            exchange.sendResponseHeaders(200, 0);
+            try (OutputStream out = exchange.getResponseBody()) {
+                for (int off = 0, n = 1; off < page.length; off += n, n = n * 7 % 9001 + 1) {
+                    out.write(page, off, Math.min(n, page.length - off));
                 }
             }
-        }, "io.rdmanode.metrics service.id=20");
+        }), "io.rdmanode.metrics service.id=20");
 
         for (int round = 0; round < 3; round++) {
             assertThat(get("/metrics").body()).isEqualTo(expected.toString());
@@ -301,20 +293,12 @@ class HealthHttpServerTest {
     void aClientThatHangsUpMidPageIsNotLoggedAsAnEndpointFailure() throws Exception {
         byte[] page = new byte[8 << 20];
         java.util.Arrays.fill(page, (byte) 'x');
-        server.addEndpoint(new HttpEndpoint() {
-            @Override
-            public String path() {
-                return "/metrics";
+        server.addEndpoint(endpoint("/metrics", exchange -> {
+            exchange.sendResponseHeaders(200, 0);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(page);
             }
-
-            @Override
-            public void handle(HttpExchange exchange) throws IOException {
-                exchange.sendResponseHeaders(200, 0);
-                try (OutputStream out = exchange.getResponseBody()) {
-                    out.write(page);
-                }
-            }
-        }, "io.rdmanode.metrics service.id=20");
+        }), "io.rdmanode.metrics service.id=20");
         java.io.PrintStream err = System.err;
         java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
         System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
@@ -348,17 +332,9 @@ class HealthHttpServerTest {
 
     @Test
     void aThrowingEndpointAnswers500() throws Exception {
-        server.addEndpoint(new HttpEndpoint() {
-            @Override
-            public String path() {
-                return "/broken";
-            }
-
-            @Override
-            public void handle(HttpExchange exchange) {
-                throw new IllegalStateException("registry closed");
-            }
-        }, "io.rdmanode.metrics service.id=20");
+        server.addEndpoint(endpoint("/broken", exchange -> {
+            throw new IllegalStateException("registry closed");
+        }), "io.rdmanode.metrics service.id=20");
 
         HttpResponse<String> response = get("/broken");
 
@@ -392,18 +368,10 @@ class HealthHttpServerTest {
     @Test
     void servesOnNamedThreadsAndStopsPromptly() throws Exception {
         String[] thread = new String[1];
-        server.addEndpoint(new HttpEndpoint() {
-            @Override
-            public String path() {
-                return "/thread";
-            }
-
-            @Override
-            public void handle(HttpExchange exchange) throws IOException {
-                thread[0] = Thread.currentThread().getName();
-                exchange.sendResponseHeaders(204, -1);
-            }
-        }, "test");
+        server.addEndpoint(endpoint("/thread", exchange -> {
+            thread[0] = Thread.currentThread().getName();
+            exchange.sendResponseHeaders(204, -1);
+        }), "test");
         get("/thread");
         assertThat(thread[0]).startsWith("rdma-agent-health-http-");
 
@@ -441,6 +409,21 @@ class HealthHttpServerTest {
     }
 
     private static HttpEndpoint endpoint(String path, String body) {
+        return endpoint(path, exchange -> {
+            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4");
+            exchange.sendResponseHeaders(200, bytes.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(bytes);
+            }
+        });
+    }
+
+    private interface Handler {
+        void handle(HttpExchange exchange) throws IOException;
+    }
+
+    private static HttpEndpoint endpoint(String path, Handler handler) {
         return new HttpEndpoint() {
             @Override
             public String path() {
@@ -449,12 +432,7 @@ class HealthHttpServerTest {
 
             @Override
             public void handle(HttpExchange exchange) throws IOException {
-                byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-                exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4");
-                exchange.sendResponseHeaders(200, bytes.length);
-                try (OutputStream out = exchange.getResponseBody()) {
-                    out.write(bytes);
-                }
+                handler.handle(exchange);
             }
         };
     }

@@ -25,10 +25,6 @@ final class Unmapper {
     private Unmapper() {
     }
 
-    static boolean immediate() {
-        return CLEANER != null;
-    }
-
     /**
      * Releases the mapping and closes the file on the unmapper thread. Not on the caller's: a thread that touched a
      * page its client truncated holds an InternalError the JVM delivers at some later point (ShmFaults); delivered
