@@ -37,9 +37,7 @@ final class ConfigAdminWriter {
 
     Written write(Mapping mapping) throws IOException {
         List<String> changed = new ArrayList<>();
-        Set<String> wanted = new HashSet<>();
         for (TargetConfiguration target : mapping.configurations()) {
-            wanted.add(target.displayPid());
             Configuration configuration = target.isFactory()
                     ? admin.getFactoryConfiguration(target.pid(), target.name(), "?")
                     : admin.getConfiguration(target.pid(), "?");
@@ -51,14 +49,31 @@ final class ConfigAdminWriter {
             }
         }
         List<String> deleted = new ArrayList<>();
+        for (Configuration owned : removedBy(mapping)) {
+            deleted.add(owned.getPid());
+            owned.delete();
+        }
+        return new Written(List.copyOf(changed), List.copyOf(deleted));
+    }
+
+    /** The PIDs {@link #write} would delete: configurations this file made whose section left it. */
+    List<String> removals(Mapping mapping) throws IOException {
+        return removedBy(mapping).stream().map(Configuration::getPid).toList();
+    }
+
+    private List<Configuration> removedBy(Mapping mapping) throws IOException {
+        Set<String> wanted = new HashSet<>();
+        for (TargetConfiguration target : mapping.configurations()) {
+            wanted.add(target.displayPid());
+        }
+        List<Configuration> removed = new ArrayList<>();
         for (Configuration owned : owned()) {
             Object path = owned.getProperties() == null ? null : owned.getProperties().get(PATH);
             if (!wanted.contains(owned.getPid()) && !kept(String.valueOf(path), mapping.unclaimed())) {
-                deleted.add(owned.getPid());
-                owned.delete();
+                removed.add(owned);
             }
         }
-        return new Written(List.copyOf(changed), List.copyOf(deleted));
+        return removed;
     }
 
     private Configuration[] owned() throws IOException {

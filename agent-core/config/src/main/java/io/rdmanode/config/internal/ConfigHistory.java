@@ -29,6 +29,7 @@ final class ConfigHistory {
     private volatile long applied;
     private volatile long rejected;
     private volatile Map<String, Object> bundles = Map.of();
+    private volatile ConfigReloader.Held held;
 
     ConfigHistory(String file) {
         this.file = file;
@@ -46,6 +47,11 @@ final class ConfigHistory {
         lastRejected = revision;
         currentRejected = true;
         rejected++;
+    }
+
+    /** A revision waiting before it removes configurations, or null. */
+    void held(ConfigReloader.Held revision) {
+        held = revision;
     }
 
     long appliedCount() {
@@ -102,6 +108,17 @@ final class ConfigHistory {
             status.put("lastRejected", member);
         } else {
             status.put("lastRejected", null);
+        }
+        ConfigReloader.Held waiting = held;
+        if (waiting != null) {
+            Map<String, Object> member = new LinkedHashMap<>();
+            member.put("checksum", waiting.checksum());
+            member.put("since", waiting.since().toString());
+            member.put("removes", waiting.removals());
+            member.put("appliesAfterMs", ConfigReloader.HOLD_REMOVALS_MS);
+            status.put("held", member);
+        } else {
+            status.put("held", null);
         }
         status.put("reloads", Map.of("applied", applied, "rejected", rejected));
         status.put("runtimeRestartPending", runtimeRestartPending);

@@ -21,6 +21,17 @@ import org.slf4j.LoggerFactory;
 final class ConfigReloader {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConfigReloader.class);
+    /**
+     * How long the file must keep a revision that removes configurations before it is applied. A writer that
+     * pauses mid-save past the settle time (a slow copy, a script writing section by section) leaves a valid file
+     * that lacks its last sections: applied at once, it deleted pools that kubelet then saw vanish (seen with a
+     * 100 ms pause: 4 of 10 configurations deleted, then made again). A deliberate removal waits this much more.
+     */
+    static final long HOLD_REMOVALS_MS = 1000;
+
+    /** A revision held for its removals: its content, when it was first read, what it would delete. */
+    record Held(String checksum, long sinceNanos, Instant since, List<String> removals) {
+    }
 
     private final Path file;
     private final Map<String, String> frameworkProperties;
@@ -30,6 +41,7 @@ final class ConfigReloader {
     private final ConfigHistory history;
     private final Consumer<Map<String, Object>> liveRuntime;
     private final ConfigValidators validators;
+    private final java.util.function.LongConsumer readAgainIn;
 
     private String lastSeenChecksum;
     private long revision;
@@ -39,11 +51,16 @@ final class ConfigReloader {
     private Map<String, Object> startupRuntime;
     /** The problems of the last refusal while nothing was ever applied (the agent's start), else empty. */
     private List<String> refusedAtStart = List.of();
+    private Held held;
 
-    /** @param liveRuntime receives {@code agent.runtime} after every apply; it applies what can change live. */
+    /**
+     * @param liveRuntime receives {@code agent.runtime} after every apply; it applies what can change live.
+     * @param readAgainIn runs {@link #reloadIfChanged} again after the given milliseconds (a held revision).
+     */
     ConfigReloader(Path file, Map<String, String> frameworkProperties, Supplier<ConfigSchema> schemas,
                    ConfigAdminWriter writer, BundleSwitches switches, ConfigHistory history,
-                   Consumer<Map<String, Object>> liveRuntime, ConfigValidators validators) {
+                   Consumer<Map<String, Object>> liveRuntime, ConfigValidators validators,
+                   java.util.function.LongConsumer readAgainIn) {
         this.file = file;
         this.frameworkProperties = frameworkProperties;
         this.schemas = schemas;
@@ -52,6 +69,7 @@ final class ConfigReloader {
         this.history = history;
         this.liveRuntime = liveRuntime;
         this.validators = validators;
+        this.readAgainIn = readAgainIn;
     }
 
     /** The refusal's problems when no revision was ever applied; empty once one was. */
@@ -78,14 +96,66 @@ final class ConfigReloader {
         if (checksum.equals(lastSeenChecksum)) {
             return;
         }
-        lastSeenChecksum = checksum;
-        long current = ++revision;
         HoconFile.Parsed parsed = HoconFile.parse(file, content, frameworkProperties);
         if (!parsed.ok()) {
-            reject(current, parsed);
+            lastSeenChecksum = checksum;
+            reject(++revision, parsed);
             return;
         }
-        apply(current, checksum, parsed.config());
+        Mapping mapping = map(parsed.config());
+        List<Problem> errors = check(mapping);
+        if (errors.isEmpty() && heldForRemovals(checksum, mapping)) {
+            return;                                             // read again: lastSeenChecksum stays as it was
+        }
+        lastSeenChecksum = checksum;
+        long current = ++revision;
+        if (!errors.isEmpty()) {
+            reject(current, new HoconFile.Parsed(checksum, parsed.config(), errors));
+            return;
+        }
+        write(current, checksum, parsed.config(), mapping);
+    }
+
+    /**
+     * Whether a revision that would delete configurations waits: until the file has kept it for
+     * {@link #HOLD_REMOVALS_MS}. Not at start (nothing is in force to protect) nor for a revision that removes
+     * nothing. While held, {@code /status} shows it and the previous revision stays in force.
+     */
+    private boolean heldForRemovals(String checksum, Mapping mapping) {
+        if (lastGood == null) {
+            return false;
+        }
+        List<String> removals;
+        try {
+            removals = writer.removals(mapping);
+        } catch (IOException | RuntimeException e) {
+            removals = List.of();                               // the write reports what failed
+        }
+        if (removals.isEmpty()) {
+            releaseHold();
+            return false;
+        }
+        long now = System.nanoTime();
+        if (held == null || !held.checksum().equals(checksum)) {
+            held = new Held(checksum, now, Instant.now(), List.copyOf(removals));
+            history.held(held);
+            LOG.info("config checksum={} file={} removes {}: applied once the file has kept it for {} ms (a save"
+                    + " still being written would otherwise delete them)", checksum, file, removals, HOLD_REMOVALS_MS);
+        }
+        long leftMs = HOLD_REMOVALS_MS - java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(now - held.sinceNanos());
+        if (leftMs > 0) {
+            readAgainIn.accept(leftMs);
+            return true;
+        }
+        releaseHold();
+        return false;
+    }
+
+    private void releaseHold() {
+        if (held != null) {
+            held = null;
+            history.held(null);
+        }
     }
 
     /** The installed bundles changed (hot swap): map the file in force again against what they declare now. */
@@ -96,14 +166,27 @@ final class ConfigReloader {
     }
 
     private void apply(long current, String checksum, Config config) {
-        Mapping mapping = ConfigMapper.map(config, file.toString(), schemas.get(), switches.installedNames());
-        // The components' own checks, after MetaType's: a value the component would refuse applies nothing.
-        List<Problem> errors = new ArrayList<>(mapping.errors());
-        errors.addAll(validators.check(mapping, file.toString()));
+        Mapping mapping = map(config);
+        List<Problem> errors = check(mapping);
         if (!errors.isEmpty()) {
             reject(current, new HoconFile.Parsed(checksum, config, errors));
             return;
         }
+        write(current, checksum, config, mapping);
+    }
+
+    private Mapping map(Config config) {
+        return ConfigMapper.map(config, file.toString(), schemas.get(), switches.installedNames());
+    }
+
+    /** MetaType's errors, then the components' own checks: a value the component would refuse applies nothing. */
+    private List<Problem> check(Mapping mapping) {
+        List<Problem> errors = new ArrayList<>(mapping.errors());
+        errors.addAll(validators.check(mapping, file.toString()));
+        return errors;
+    }
+
+    private void write(long current, String checksum, Config config, Mapping mapping) {
         ConfigAdminWriter.Written written;
         try {
             written = writer.write(mapping);
@@ -153,6 +236,7 @@ final class ConfigReloader {
     }
 
     private void reject(long current, HoconFile.Parsed parsed) {
+        releaseHold();
         List<String> problems = parsed.problems().stream().map(new Columns()::describe).toList();
         history.rejected(new ConfigHistory.Rejected(current, parsed.checksum(), Instant.now(), problems));
         if (lastGood == null) {

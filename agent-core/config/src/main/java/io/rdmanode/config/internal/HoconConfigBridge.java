@@ -72,7 +72,8 @@ public final class HoconConfigBridge implements HealthCheck, StatusSection, Relo
         this.switches = new BundleSwitches(context);
         this.reloader = new ConfigReloader(file, frameworkProperties(context),
                 () -> MetaTypeSchemas.read(context, metaType), new ConfigAdminWriter(admin, file.toString()),
-                switches, history, new LiveLoggingControl(context), new ConfigValidators(context));
+                switches, history, new LiveLoggingControl(context), new ConfigValidators(context),
+                delayMs -> submit(this::readHeldRevision, delayMs));
         this.worker = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "rdma-agent-config-apply"));
         this.settledReload = new SettledReload(worker, file, guarded(reloader::reloadIfChanged), DEBOUNCE_MS,
                 MAX_WAIT_MS);
@@ -120,6 +121,10 @@ public final class HoconConfigBridge implements HealthCheck, StatusSection, Relo
         if (!worker.awaitTermination(5, TimeUnit.SECONDS)) {
             LOG.warn("config worker did not stop within 5 s");
         }
+    }
+
+    private void readHeldRevision() {
+        reloader.reloadIfChanged();
     }
 
     private synchronized void scheduleRemap() {

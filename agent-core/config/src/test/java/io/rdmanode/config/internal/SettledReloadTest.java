@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -53,14 +54,16 @@ class SettledReloadTest {
         file = dir.resolve("agent.conf");
         Files.writeString(file, FULL);
         history = new ConfigHistory(file.toString());
-        ConfigReloader reloader = new ConfigReloader(file, Map.of(), () -> ConfigMapperTest.SCHEMA,
+        worker = Executors.newSingleThreadScheduledExecutor();
+        ConfigReloader[] reloader = new ConfigReloader[1];
+        reloader[0] = new ConfigReloader(file, Map.of(), () -> ConfigMapperTest.SCHEMA,
                 new ConfigAdminWriter(admin.service, file.toString()), new BundleSwitches(InMemoryOsgi.context()),
-                history, runtime -> { }, new ConfigValidators(InMemoryOsgi.context()));
-        reloader.reloadIfChanged();
+                history, runtime -> { }, new ConfigValidators(InMemoryOsgi.context()),
+                delayMs -> worker.schedule(reloader[0]::reloadIfChanged, delayMs, TimeUnit.MILLISECONDS));
+        reloader[0].reloadIfChanged();
         assertThat(history.appliedCount()).isEqualTo(1);
         assertThat(admin.stored).hasSize(3);
-        worker = Executors.newSingleThreadScheduledExecutor();
-        SettledReload settled = new SettledReload(worker, file, reloader::reloadIfChanged,
+        SettledReload settled = new SettledReload(worker, file, reloader[0]::reloadIfChanged,
                 HoconConfigBridge.DEBOUNCE_MS, HoconConfigBridge.MAX_WAIT_MS);
         watcher = new ConfigFileWatcher(file, Duration.ofSeconds(2), settled::fileChanged);
         watcher.start();
@@ -89,6 +92,47 @@ class SettledReloadTest {
         assertThat(history.appliedCount()).isEqualTo(2);
         assertThat(lastApplied()).containsEntry("checksum", HoconFile.checksum(bytes(EDITED)))
                 .containsEntry("configurations", 3);
+    }
+
+    /**
+     * A writer that pauses longer than the settle time, with valid HOCON at the pause that lacks the pools (written
+     * last): that revision is held, not applied, and nothing is deleted before the rest arrives.
+     */
+    @Test
+    void aSaveThatPausesPastTheSettleTimeDeletesNothingBeforeTheRestArrives() throws Exception {
+        String head = "probe { greeting = hello, size = 16 }\n";
+        String tail = FULL.substring(0, FULL.indexOf("probe {"));
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            channel.write(ByteBuffer.wrap(bytes(head)));
+            await().atMost(Duration.ofSeconds(5)).until(() -> history.status().get("held") != null);
+            assertThat(heldRemovals()).containsExactlyInAnyOrder("io.rdmanode.deviceplugin.shared.pools~hca_a",
+                    "io.rdmanode.deviceplugin.shared.pools~hca_b");
+            Thread.sleep(ConfigReloader.HOLD_REMOVALS_MS / 2);
+            channel.write(ByteBuffer.wrap(bytes(tail)));
+        }
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> lastApplied().get("checksum")
+                .equals(HoconFile.checksum(bytes(head + tail))));
+        assertThat(admin.deleted).isEmpty();
+        assertThat(history.appliedCount()).isEqualTo(2);
+        assertThat(history.status().get("held")).isNull();
+    }
+
+    /** A removal the operator means is applied once the file has kept it for the hold. */
+    @Test
+    void aRemovalIsAppliedOnceTheFileHasKeptIt() throws Exception {
+        long saved = System.nanoTime();
+        Files.writeString(file, FULL.replace("  { name = hca_b, rdmaHcaMax = 100, selectors { vendors = [\"15b3\"] } }\n",
+                ""));
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> history.appliedCount() == 2);
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - saved))
+                .isGreaterThanOrEqualTo(ConfigReloader.HOLD_REMOVALS_MS);
+        assertThat(admin.deleted).containsExactly("io.rdmanode.deviceplugin.shared.pools~hca_b");
+        assertThat(lastApplied()).containsEntry("deleted", List.of("io.rdmanode.deviceplugin.shared.pools~hca_b"));
+        assertThat(history.status().get("held")).isNull();
+        assertThat(history.status().get("revision")).isEqualTo(2L);
     }
 
     @Test
@@ -142,6 +186,14 @@ class SettledReloadTest {
         @SuppressWarnings("unchecked")
         Map<String, Object> applied = (Map<String, Object>) history.status().get("lastApplied");
         return applied;
+    }
+
+    private List<String> heldRemovals() {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> held = (Map<String, Object>) history.status().get("held");
+        @SuppressWarnings("unchecked")
+        List<String> removes = (List<String>) held.get("removes");
+        return removes;
     }
 
     private List<String> lastRejectedProblems() {
