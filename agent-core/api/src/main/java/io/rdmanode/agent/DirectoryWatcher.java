@@ -56,9 +56,14 @@ public final class DirectoryWatcher implements AutoCloseable {
     private final WatchService service;
     private final Thread thread;
     private volatile boolean watching;
+    /** The watch on the directory and the inode it was made on: a directory replaced at its path is not it. */
+    private WatchKey registered;
+    private Object registeredInode;
     /** The listing {@link #start()} took, which the watch thread compares with first. */
     private Map<String, Object> initial;
     private volatile boolean closed;
+    /** Changes the poll found before any event said so: each one was reported up to a poll interval late. */
+    private volatile int foundByPolling;
 
     private DirectoryWatcher(Builder builder, Runnable onChange) throws IOException {
         this.dir = builder.dir;
@@ -154,7 +159,15 @@ public final class DirectoryWatcher implements AutoCloseable {
                 }
                 if (now - nextPoll >= 0) {
                     nextPoll = now + pollNanos;
-                    if (!watching && register()) {
+                    if (watching && replaced()) {
+                        // Renamed away and another put at its path (mv new conf.d): inotify follows the old inode,
+                        // so edits to the new one were found only by this poll, up to its interval late.
+                        registered.cancel();
+                        watching = register();
+                        LOG.info("directory {} was replaced; watching the new one", dir);
+                        seen = listing();
+                        fire();
+                    } else if (!watching && register()) {
                         watching = true;
                         LOG.info("watching directory {} again", dir);
                         seen = listing();
@@ -163,6 +176,7 @@ public final class DirectoryWatcher implements AutoCloseable {
                         Map<String, Object> current = listing();
                         if (!current.equals(seen)) {
                             LOG.debug("change in {} found by polling (no event)", dir);
+                            foundByPolling++;
                             pending = true;
                             lastEvent = now;
                         }
@@ -185,14 +199,32 @@ public final class DirectoryWatcher implements AutoCloseable {
 
     private boolean register() {
         try {
-            dir.register(service, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE,
-                    StandardWatchEventKinds.ENTRY_MODIFY);
+            registeredInode = inode();
+            registered = dir.register(service, StandardWatchEventKinds.ENTRY_CREATE,
+                    StandardWatchEventKinds.ENTRY_DELETE, StandardWatchEventKinds.ENTRY_MODIFY);
             return true;
         } catch (NoSuchFileException | NotDirectoryException e) {
             return false;
         } catch (IOException e) {
             LOG.debug("cannot watch {}: {}", dir, e.toString());
             return false;
+        }
+    }
+
+    int foundByPolling() {
+        return foundByPolling;
+    }
+
+    private boolean replaced() {
+        Object now = inode();
+        return now != null && registeredInode != null && !now.equals(registeredInode);
+    }
+
+    private Object inode() {
+        try {
+            return Files.readAttributes(dir, BasicFileAttributes.class).fileKey();
+        } catch (IOException e) {
+            return null;
         }
     }
 

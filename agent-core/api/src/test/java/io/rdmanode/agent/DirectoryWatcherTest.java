@@ -127,6 +127,31 @@ class DirectoryWatcherTest {
         }
     }
 
+    /**
+     * A directory renamed away and another put at its path (mv new conf.d): inotify follows the old inode, so every
+     * later edit was found only by the poll. The poll that sees the new inode watches it; later edits come by event.
+     */
+    @Test
+    void watchesADirectoryReplacedAtItsPath() throws Exception {
+        Path dir = Files.createDirectory(tmp.resolve("conf.d"));
+        AtomicInteger calls = new AtomicInteger();
+        try (DirectoryWatcher watcher = DirectoryWatcher.of(dir).pollInterval(Duration.ofMillis(500))
+                .build(calls::incrementAndGet).start()) {
+            Path fresh = Files.createDirectory(tmp.resolve("conf.d.new"));
+            Files.writeString(fresh.resolve("agent.conf"), "a = 1");
+            Files.move(dir, tmp.resolve("conf.d.old"));
+            Files.move(fresh, dir);
+            await("the replacement reported").atMost(BOUND).until(() -> calls.get() >= 1);
+            int settled = awaitSettled(calls);
+            int polled = watcher.foundByPolling();
+
+            Files.writeString(dir.resolve("agent.conf"), "a = 2");
+
+            await("the edit in the new directory reported").atMost(BOUND).until(() -> calls.get() > settled);
+            assertThat(watcher.foundByPolling()).as("reported by its event, not the poll").isEqualTo(polled);
+        }
+    }
+
     @Test
     void keepsWatchingAfterTheCallbackThrows() throws Exception {
         AtomicInteger calls = new AtomicInteger();
