@@ -20,11 +20,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Admits the calls of one resource's server, over its {@link WireMessages} form. Unary calls take a slot of
- * the resource ({@link CallLimits#callsPerResource}) and one of the host ({@link CallLimits#callsTotal}); a
- * ListAndWatch stream takes one of the resource's stream slots. With no slot free the call is answered
- * {@code RESOURCE_EXHAUSTED} at once, never queued. A unary call still running after the call timeout is
- * answered {@code DEADLINE_EXCEEDED}, its handler interrupted and its slots given back. A request over the
+ * Admits the calls of one resource's server, over its {@link WireMessages} form. Once its request has arrived
+ * (half-close), a unary call takes a slot of the resource ({@link CallLimits#callsPerResource}) and one of the
+ * host ({@link CallLimits#callsTotal}); a ListAndWatch stream takes one of the resource's stream slots. With no
+ * slot free the call is answered {@code RESOURCE_EXHAUSTED} at once, never queued. Slots are taken at the request,
+ * not at the call's start: calls opened and never sent (a client that stalls) held them until the call timeout,
+ * and 16 such calls refused every resource's kubelet calls for 10 s. A call whose request has not arrived, or a
+ * unary call still running, after the call timeout is answered {@code DEADLINE_EXCEEDED}, its handler interrupted
+ * and its slots given back. A request over the
  * resource's size limit is answered {@code RESOURCE_EXHAUSTED}, one that is not the method's protobuf message
  * {@code INVALID_ARGUMENT}. Each refusal is logged once per kind and interval ({@link RefusalLog}).
  */
@@ -56,21 +59,10 @@ final class CallGate implements ServerInterceptor {
                                                                  ServerCallHandler<ReqT, RespT> next) {
         String method = call.getMethodDescriptor().getBareMethodName();
         boolean stream = call.getMethodDescriptor().getType() == MethodType.SERVER_STREAMING;
-        Runnable release = stream ? admitStream() : admitCall();
-        if (release == null) {
-            stats.refusedBusy.increment();
-            String why = stream
-                    ? "too many ListAndWatch streams open for resource " + resource + " (limit "
-                      + limits.streamsPerResource() + ")"
-                    : "too many calls in progress for resource " + resource + " (limit " + limits.callsPerResource()
-                      + " per resource, " + limits.callsTotal() + " in all)";
-            refuse(call, Status.RESOURCE_EXHAUSTED, "calls-" + method, why);
-            return new ServerCall.Listener<>() { };
-        }
-        GuardedCall<ReqT, RespT> guarded = new GuardedCall<>(call, release);
+        GuardedCall<ReqT, RespT> guarded = new GuardedCall<>(call);
         ScheduledFuture<?> deadline;
         try {
-            deadline = stream ? null : deadline(guarded, method);
+            deadline = deadline(guarded, method);
         } catch (RejectedExecutionException e) {
             guarded.closeIfOpen(Status.UNAVAILABLE.withDescription("resource " + resource + " is stopping"),
                     new Metadata(), false);
@@ -111,6 +103,23 @@ final class CallGate implements ServerInterceptor {
                 if (guarded.closed()) {
                     return;
                 }
+                Runnable release = stream ? admitStream() : admitCall();
+                if (release == null) {
+                    stats.refusedBusy.increment();
+                    refuse(guarded, Status.RESOURCE_EXHAUSTED, "calls-" + method, stream
+                            ? "too many ListAndWatch streams open for resource " + resource + " (limit "
+                              + limits.streamsPerResource() + ")"
+                            : "too many calls in progress for resource " + resource + " (limit "
+                              + limits.callsPerResource() + " per resource, " + limits.callsTotal() + " in all)");
+                    return;
+                }
+                if (!guarded.admit(release)) {
+                    release.run();                  // the deadline closed it meanwhile
+                    return;
+                }
+                if (stream) {
+                    cancel(deadline);               // a stream lives as long as kubelet holds it
+                }
                 guarded.running(true);
                 try {
                     super.onHalfClose();            // unary handlers run here
@@ -135,12 +144,16 @@ final class CallGate implements ServerInterceptor {
         };
     }
 
-    /** Answers DEADLINE_EXCEEDED and interrupts the handler if the call is still open after the call timeout. */
+    /**
+     * Answers DEADLINE_EXCEEDED and interrupts the handler if the call is still open after the call timeout: a
+     * request that never arrived, or a unary handler still running. A stream's is cancelled once it is admitted.
+     */
     private ScheduledFuture<?> deadline(GuardedCall<?, ?> guarded, String method) {
         long millis = limits.callTimeout();
         return timer.schedule(() -> {
+            String what = guarded.admitted() ? " did not finish within " : ": the request did not arrive within ";
             if (guarded.closeIfOpen(Status.DEADLINE_EXCEEDED.withDescription(method + " for resource " + resource
-                    + " did not finish within " + millis + " ms"), new Metadata(), true)) {
+                    + what + millis + " ms"), new Metadata(), true)) {
                 stats.callsTimedOut.increment();
                 REFUSALS.warn("deadline:" + resource, "{} timed out resource={} after {} ms", method, resource, millis);
             }

@@ -8,19 +8,37 @@ import io.grpc.Status;
 
 /**
  * A server call that may be closed from two threads, its handler's and the deadline timer's: every method is
- * serialized, the first {@code close} wins and what the handler sends after it is dropped. Closing runs the
- * {@code onClose} action once (the call's slots are given back), and interrupts the handler's thread if the
- * deadline closed it while the handler ran.
+ * serialized, the first {@code close} wins and what the handler sends after it is dropped. Closing gives back the
+ * slots the call was {@link #admit admitted} with, once, and interrupts the handler's thread if the deadline
+ * closed it while the handler ran.
  */
 final class GuardedCall<ReqT, RespT> extends SimpleForwardingServerCall<ReqT, RespT> {
 
-    private final Runnable onClose;
+    private Runnable onClose = () -> { };
+    private boolean admitted;
     private boolean closed;
     private Thread handler;
 
-    GuardedCall(ServerCall<ReqT, RespT> call, Runnable onClose) {
+    GuardedCall(ServerCall<ReqT, RespT> call) {
         super(call);
-        this.onClose = onClose;
+    }
+
+    /**
+     * The call's request arrived and it holds slots now, which {@code release} gives back when it ends; false
+     * (and nothing held) when it was closed meanwhile, and the caller gives them back itself.
+     */
+    synchronized boolean admit(Runnable release) {
+        if (closed) {
+            return false;
+        }
+        onClose = release;
+        admitted = true;
+        return true;
+    }
+
+    /** Whether the request arrived and the call holds its slots. */
+    synchronized boolean admitted() {
+        return admitted;
     }
 
     @Override

@@ -40,6 +40,13 @@ public final class RawCalls {
             .setFullMethodName(DevicePluginGrpc.getAllocateMethod().getFullMethodName())
             .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
 
+    /**
+     * Allocate as a client-streaming call: a client sends a unary call's headers with its one message, so a call
+     * that stalls after its headers (what a hostile client does by hand) is made through this type instead.
+     */
+    public static final MethodDescriptor<byte[], byte[]> ALLOCATE_STALLABLE = ALLOCATE.toBuilder()
+            .setType(MethodDescriptor.MethodType.CLIENT_STREAMING).build();
+
     private RawCalls() {
     }
 
