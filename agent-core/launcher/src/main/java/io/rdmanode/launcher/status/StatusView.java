@@ -93,6 +93,14 @@ public final class StatusView {
                 out.append("  ").append(problem.isTextual() ? problem.asText() : problem.toString()).append('\n');
             }
         }
+        JsonNode held = config.path("held");
+        if (held.isObject()) {
+            List<String> removes = new ArrayList<>();
+            held.path("removes").forEach(pid -> removes.add(pid.asText()));
+            out.append("edit held since %s: it removes %s, applied once the file keeps it for %s ms\n".formatted(
+                    held.path("since").asText("?"), String.join(", ", removes),
+                    held.path("appliesAfterMs").asText("?")));
+        }
         if (config.path("runtimeRestartPending").asBoolean()) {
             out.append("agent.runtime changed: applies at the next restart\n");
         }

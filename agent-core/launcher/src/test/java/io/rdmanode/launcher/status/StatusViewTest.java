@@ -54,6 +54,19 @@ class StatusViewTest {
     }
 
     @Test
+    void saysWhatAHeldEditWouldRemove() throws IOException {
+        com.fasterxml.jackson.databind.node.ObjectNode status = (com.fasterxml.jackson.databind.node.ObjectNode)
+                fixture("demo.json");
+        com.fasterxml.jackson.databind.node.ObjectNode held = ((com.fasterxml.jackson.databind.node.ObjectNode)
+                status.path("config")).putObject("held");
+        held.put("checksum", "c0e445926cf46240").put("since", "2026-11-28T22:20:00Z").put("appliesAfterMs", 1000);
+        held.putArray("removes").add("io.rdmanode.deviceplugin.shared.pools~hca_b");
+
+        assertThat(StatusView.render(status)).contains("edit held since 2026-11-28T22:20:00Z: it removes"
+                + " io.rdmanode.deviceplugin.shared.pools~hca_b, applied once the file keeps it for 1000 ms");
+    }
+
+    @Test
     void leavesOutSectionsTheAgentDoesNotHave() {
         String view = StatusView.render(new ObjectMapper().createObjectNode().put("ready", true));
 
