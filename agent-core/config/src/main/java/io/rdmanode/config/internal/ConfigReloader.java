@@ -94,6 +94,7 @@ final class ConfigReloader {
         }
         String checksum = HoconFile.checksum(content);
         if (checksum.equals(lastSeenChecksum)) {
+            releaseHold();                  // the save ended where it started: what was held is gone from the file
             return;
         }
         HoconFile.Parsed parsed = HoconFile.parse(file, content, frameworkProperties);

@@ -119,6 +119,35 @@ class SettledReloadTest {
         assertThat(history.status().get("held")).isNull();
     }
 
+    /**
+     * A save that ends with the content in force (a script rewriting the file as it was, pausing half way): the hold
+     * ends with it, nothing is applied, and a removal made later waits the whole hold again. The hold stayed, and a
+     * later removal of the same sections was applied at once, timed from the first.
+     */
+    @Test
+    void aSaveThatEndsAsItStartedEndsTheHold() throws Exception {
+        String tail = FULL.substring(FULL.indexOf("probe {"));
+        String head = FULL.substring(0, FULL.indexOf("probe {"));
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            channel.write(ByteBuffer.wrap(bytes(head)));
+            await().atMost(Duration.ofSeconds(5)).until(() -> history.status().get("held") != null);
+            channel.write(ByteBuffer.wrap(bytes(tail)));
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> history.status().get("held") == null);
+        Thread.sleep(ConfigReloader.HOLD_REMOVALS_MS);
+        assertThat(history.appliedCount()).isEqualTo(1);
+
+        long saved = System.nanoTime();
+        Path next = dir.resolve("agent.conf.new");
+        Files.writeString(next, head);
+        Files.move(next, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        await().atMost(Duration.ofSeconds(5)).until(() -> history.appliedCount() == 2);
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - saved))
+                .isGreaterThanOrEqualTo(ConfigReloader.HOLD_REMOVALS_MS);
+        assertThat(admin.deleted).containsExactly("io.rdmanode.probe");
+    }
+
     /** A removal the operator means is applied once the file has kept it for the hold. */
     @Test
     void aRemovalIsAppliedOnceTheFileHasKeptIt() throws Exception {
