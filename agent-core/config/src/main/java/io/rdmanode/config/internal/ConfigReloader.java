@@ -9,7 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,7 +43,7 @@ final class ConfigReloader {
     private final ConfigHistory history;
     private final Consumer<Map<String, Object>> liveRuntime;
     private final ConfigValidators validators;
-    private final java.util.function.LongConsumer readAgainIn;
+    private final LongConsumer readAgainIn;
 
     private String lastSeenChecksum;
     private long revision;
@@ -60,7 +62,7 @@ final class ConfigReloader {
     ConfigReloader(Path file, Map<String, String> frameworkProperties, Supplier<ConfigSchema> schemas,
                    ConfigAdminWriter writer, BundleSwitches switches, ConfigHistory history,
                    Consumer<Map<String, Object>> liveRuntime, ConfigValidators validators,
-                   java.util.function.LongConsumer readAgainIn) {
+                   LongConsumer readAgainIn) {
         this.file = file;
         this.frameworkProperties = frameworkProperties;
         this.schemas = schemas;
@@ -143,7 +145,7 @@ final class ConfigReloader {
             LOG.info("config checksum={} file={} removes {}: applied once the file has kept it for {} ms (a save"
                     + " still being written would otherwise delete them)", checksum, file, removals, HOLD_REMOVALS_MS);
         }
-        long leftMs = HOLD_REMOVALS_MS - java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(now - held.sinceNanos());
+        long leftMs = HOLD_REMOVALS_MS - TimeUnit.NANOSECONDS.toMillis(now - held.sinceNanos());
         if (leftMs > 0) {
             readAgainIn.accept(leftMs);
             return true;
