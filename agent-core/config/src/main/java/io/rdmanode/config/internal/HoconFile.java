@@ -153,7 +153,7 @@ final class HoconFile {
         try {
             ConfigParseOptions options = ConfigParseOptions.defaults().setOriginDescription(name)
                     .setSyntax(ConfigSyntax.CONF).setAllowMissing(false)
-                    .setIncluder(new RelativeIncluder(file.toAbsolutePath().getParent()));
+                    .setIncluder(new RelativeIncluder(file));
             String text = new String(content, StandardCharsets.UTF_8);
             Config parsed;
             try {

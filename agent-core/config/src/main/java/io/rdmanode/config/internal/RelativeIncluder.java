@@ -13,6 +13,8 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * {@code include "x.conf"} (no {@code file()}) relative to the configuration file's directory, as HOCON reads it
@@ -23,10 +25,21 @@ import java.nio.file.Path;
  */
 final class RelativeIncluder implements ConfigIncluder, ConfigIncluderFile {
 
-    private final Path directory;
+    /** Files deep that includes may go; a deeper chain is refused rather than followed. */
+    static final int MAX_INCLUDE_DEPTH = 16;
 
-    RelativeIncluder(Path directory) {
+    private final Path directory;
+    /** The files being read, outermost first: a file that includes one of them is a cycle. */
+    private final List<Path> chain;
+
+    /** @param file the configuration file whose includes this resolves */
+    RelativeIncluder(Path file) {
+        this(file.toAbsolutePath().getParent(), List.of(real(file.toAbsolutePath())));
+    }
+
+    private RelativeIncluder(Path directory, List<Path> chain) {
         this.directory = directory;
+        this.chain = chain;
     }
 
     @Override
@@ -51,7 +64,32 @@ final class RelativeIncluder implements ConfigIncluder, ConfigIncluderFile {
         } catch (IOException missing) {
             // parseFile says whether that is allowed (include required(...)) and names the file
         }
-        ConfigParseOptions options = context.parseOptions().setOriginDescription(null).setIncluder(this);
+        // A file that includes itself, directly or through others, was followed until the heap ran out
+        // (OutOfMemoryError: a live edit ended the agent, check-config died with exit 3).
+        Path real = real(path);
+        if (chain.contains(real)) {
+            throw new ConfigException.Generic("include cycle: " + describe(chain) + " -> " + path);
+        }
+        if (chain.size() >= MAX_INCLUDE_DEPTH) {
+            throw new ConfigException.Generic("includes nested more than " + MAX_INCLUDE_DEPTH + " files deep: "
+                    + describe(chain) + " -> " + path);
+        }
+        List<Path> deeper = new ArrayList<>(chain);
+        deeper.add(real);
+        ConfigParseOptions options = context.parseOptions().setOriginDescription(null)
+                .setIncluder(new RelativeIncluder(directory, List.copyOf(deeper)));
         return ConfigFactory.parseFile(path.toFile(), options).root();
+    }
+
+    private static Path real(Path path) {
+        try {
+            return path.toRealPath();
+        } catch (IOException e) {
+            return path.normalize();
+        }
+    }
+
+    private static String describe(List<Path> chain) {
+        return String.join(" -> ", chain.stream().map(Path::toString).toList());
     }
 }

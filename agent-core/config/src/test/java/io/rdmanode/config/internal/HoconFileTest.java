@@ -103,6 +103,30 @@ class HoconFileTest {
     }
 
     /**
+     * A file that includes itself, directly or through another, is a refusal naming the cycle. It was followed until
+     * the heap ran out: a live edit ended the agent (OutOfMemoryError) and check-config died with exit 3.
+     */
+    @Test
+    void anIncludeCycleIsARefusalNamingIt(@TempDir Path dir) throws Exception {
+        Path main = dir.resolve("agent.conf");
+        byte[] self = "a = 1\ninclude \"agent.conf\"\n".getBytes(StandardCharsets.UTF_8);
+        Files.write(main, self);
+        assertThat(HoconFile.parse(main, self, Map.of()).problems()).singleElement().asString()
+                .contains("include cycle: " + main.toRealPath() + " -> " + main);
+
+        Files.writeString(dir.resolve("b.conf"), "include \"c.conf\"\n");
+        Files.writeString(dir.resolve("c.conf"), "include \"b.conf\"\n");
+        assertThat(HoconFile.parse(main, "include \"b.conf\"\n".getBytes(StandardCharsets.UTF_8), Map.of())
+                .problems()).singleElement().asString().contains("include cycle:", "c.conf -> " + dir.resolve("b.conf"));
+
+        for (int i = 0; i < 20; i++) {
+            Files.writeString(dir.resolve("d" + i + ".conf"), "d" + i + " = 1\ninclude \"d" + (i + 1) + ".conf\"\n");
+        }
+        assertThat(HoconFile.parse(main, "include \"d0.conf\"\n".getBytes(StandardCharsets.UTF_8), Map.of())
+                .problems()).singleElement().asString().contains("includes nested more than 16 files deep");
+    }
+
+    /**
      * The parse has a stack of its own, so the reload thread's -Xss256k and check-config's thread agree: 80 lines of
      * pools += {...} and 60 nested objects parse; deeper than 64 is a refusal naming the depth, not a crash.
      */
