@@ -51,7 +51,8 @@ public interface Handover {
      * address is bound anew).
      *
      * @param address what the door listens on, as the component names it ({@code /run/rdma/cni.sock},
-     *                {@code 0.0.0.0:9456}); compared as a string
+     *                {@code 0.0.0.0:9456}); compared as a string, a socket path with its directory's symlinks
+     *                resolved
      */
     OptionalInt take(String name, String address);
 

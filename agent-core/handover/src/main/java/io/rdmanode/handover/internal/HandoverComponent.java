@@ -10,6 +10,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.OptionalInt;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceEvent;
+import org.osgi.framework.ServiceListener;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -39,14 +42,51 @@ public final class HandoverComponent implements Handover {
         long readyTimeout() default 60_000;
     }
 
+    /** The launcher's announcement, registered once every enabled bundle was started (and so every door bound). */
+    static final String STARTUP_COMPLETE = "(rdma.agent.startup=complete)";
+
     private final SocketHandover handover;
+    private final BundleContext context;
+    private final ServiceListener startupComplete = event -> {
+        if (event.getType() == ServiceEvent.REGISTERED) {
+            started();
+        }
+    };
+    private final java.util.Timer fallback = new java.util.Timer("rdma-agent-handover-started", true);
 
     @Activate
-    public HandoverComponent(BundleContext context, Config config) throws IOException {
+    public HandoverComponent(BundleContext context, Config config) throws IOException, InvalidSyntaxException {
         String dir = context.getProperty(AgentProperties.STATE_DIR);
         // Without the launcher (an OSGi test framework) no other instance shares the directory: a private one.
-        Path stateDir = dir != null ? Path.of(dir) : Files.createTempDirectory("rdma-agent-handover");
+        // The real path: instances naming it through a symlink and directly share one lock and socket.
+        Path stateDir = dir != null ? realOrAsGiven(Path.of(dir)) : Files.createTempDirectory("rdma-agent-handover");
+        this.context = context;
         this.handover = new SocketHandover(Posix.libc(), stateDir, Duration.ofMillis(config.readyTimeout())).start();
+        // The next instance may take over once this process has started (every door bound): the launcher's
+        // announcement. Activated after it (this bundle swapped in a running agent), it is there already; with
+        // no launcher (a test framework) none comes, and the readiness bound lets the next one in.
+        context.addServiceListener(startupComplete, STARTUP_COMPLETE);
+        if (context.getServiceReferences((String) null, STARTUP_COMPLETE) != null) {
+            started();
+        }
+        fallback.schedule(new java.util.TimerTask() {
+            @Override
+            public void run() {
+                started();
+            }
+        }, config.readyTimeout());
+    }
+
+    private void started() {
+        handover.started();
+    }
+
+    private static Path realOrAsGiven(Path dir) {
+        try {
+            return dir.toRealPath();
+        } catch (IOException e) {
+            return dir;
+        }
     }
 
     @Modified
@@ -56,6 +96,8 @@ public final class HandoverComponent implements Handover {
 
     @Deactivate
     void stop() {
+        context.removeServiceListener(startupComplete);
+        fallback.cancel();
         handover.close();
     }
 

@@ -44,6 +44,9 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
     private volatile Duration readyTimeout;
     private volatile boolean handedOver;
     private volatile boolean tookOver;
+    /** Listening for a successor, and started (its doors offered): the start lock goes once both are true. */
+    private boolean listening;
+    private boolean started;
     private PredecessorSession session;
     private HandoverListener listener;
 
@@ -110,8 +113,26 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
 
     // ---- Handover, for this process's doors
 
+    /**
+     * A socket path with its directory's symlinks resolved, so that two configurations naming one socket through
+     * different paths (a state directory reached through a symlink) name the same door; other addresses as given.
+     */
+    static String canonical(String address) {
+        if (!address.startsWith("/")) {
+            return address;
+        }
+        Path path = Path.of(address).normalize();
+        Path parent = path.getParent();
+        try {
+            return parent == null ? address : parent.toRealPath().resolve(path.getFileName()).toString();
+        } catch (IOException e) {
+            return path.toString();
+        }
+    }
+
     @Override
-    public OptionalInt take(String name, String address) {
+    public OptionalInt take(String name, String given) {
+        String address = canonical(given);
         PredecessorSession s;
         synchronized (this) {
             s = session;
@@ -131,7 +152,7 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
 
     @Override
     public AutoCloseable offer(String name, String address, Door door) {
-        AutoCloseable handle = doors.offer(name, address, door);
+        AutoCloseable handle = doors.offer(name, canonical(address), door);
         if (pending.remove(name) && pending.isEmpty()) {
             timer.execute(this::successorServes);
         }
@@ -307,7 +328,34 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
                         e.getMessage());
             }
         }
-        startLock.close();                     // the next instance to start finds this one listening
+        synchronized (this) {
+            listening = true;
+        }
+        releaseStartTurn();
+    }
+
+    /**
+     * This process has started: every door it serves is bound and offered. Only now may the next instance take
+     * over from it. The start lock was let go as soon as this one listened, before its doors were bound: an
+     * instance started at the same moment took over with no doors to take, and then found them bound by the one
+     * it had taken over from (the HTTP port in use, the CNI and Freeflow sockets served by both, and removed with
+     * the older one when it stopped).
+     */
+    void started() {
+        synchronized (this) {
+            started = true;
+        }
+        releaseStartTurn();
+    }
+
+    /** The next instance to start finds this one listening, its doors offered: both are needed. */
+    private void releaseStartTurn() {
+        synchronized (this) {
+            if (!listening || !started) {
+                return;
+            }
+        }
+        startLock.close();
     }
 
     /** Takes state.lock, waiting (on the timer) while another instance holds it. */

@@ -124,6 +124,53 @@ class SocketHandoverTest {
         assertThat(second.handedOver()).isTrue();
     }
 
+    /**
+     * Two instances started at the same moment: the second waits until the first has started (its doors offered),
+     * then takes them over. It took over as soon as the first listened, with no doors to take, and the first then
+     * bound them anyway: both served the CNI and Freeflow sockets, the second could not bind the HTTP port, and
+     * stopping the first removed the sockets (found by the operator probe).
+     */
+    @Test
+    void anInstanceStartedAtTheSameMomentWaitsForTheFirstsDoorsAndTakesThem() throws Exception {
+        SocketHandover first = new SocketHandover(POSIX, stateDir, Duration.ofSeconds(30)).start();
+        open.add(first);
+        java.util.concurrent.CompletableFuture<SocketHandover> second =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return start(Duration.ofSeconds(30));
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                });
+        Thread.sleep(300);
+        assertThat(second).as("waits while the first starts").isNotDone();
+
+        Path path = stateDir.resolve("cni.sock");
+        first.offer(Handover.CNI, path.toString(), TestDoor.listen(path));
+        first.started();
+        SocketHandover s = second.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        OptionalInt fd = s.take(Handover.CNI, path.toString());
+        assertThat(fd).as("the first's door, taken").isPresent();
+        s.offer(Handover.CNI, path.toString(), TestDoor.adopt(fd.getAsInt()));
+        await().atMost(Duration.ofSeconds(5)).until(s::writer);
+        assertThat(first.handedOver()).isTrue();
+    }
+
+    /** A socket path named through a symlinked directory is the same door as the path it points to. */
+    @Test
+    void aDoorNamedThroughASymlinkedDirectoryIsTaken() throws Exception {
+        SocketHandover first = start(Duration.ofSeconds(30));
+        Path real = java.nio.file.Files.createDirectories(stateDir.resolve("cni"));
+        Path link = java.nio.file.Files.createSymbolicLink(stateDir.resolve("cni-link"), real);
+        first.offer(Handover.CNI, link.resolve("cni.sock").toString(), TestDoor.listen(real.resolve("cni.sock")));
+        SocketHandover second = start(Duration.ofSeconds(30));
+
+        OptionalInt fd = second.take(Handover.CNI, real.resolve("cni.sock").toString());
+
+        assertThat(fd).isPresent();
+        POSIX.close(fd.getAsInt());
+    }
+
     @Test
     void theWriterLockPassesOnceTheSuccessorServesEveryDoorItTook() throws Exception {
         SocketHandover predecessor = start(Duration.ofSeconds(30));
@@ -258,9 +305,11 @@ class SocketHandoverTest {
         return new String(answer.array(), 0, answer.position(), StandardCharsets.UTF_8);
     }
 
+    /** An instance that starts, and whose framework then reports STARTED at once (as the component passes on). */
     private SocketHandover start(Duration readyTimeout) throws IOException {
         SocketHandover handover = new SocketHandover(POSIX, stateDir, readyTimeout).start();
         open.add(handover);
+        handover.started();
         return handover;
     }
 
