@@ -53,6 +53,8 @@ final class ConfigReloader {
     private Map<String, Object> startupRuntime;
     /** The problems of the last refusal while nothing was ever applied (the agent's start), else empty. */
     private List<String> refusedAtStart = List.of();
+    /** Why the first revision could not be written to ConfigAdmin (a full or read-only state directory), or null. */
+    private String unwritableAtStart;
     private Held held;
 
     /**
@@ -72,6 +74,11 @@ final class ConfigReloader {
         this.liveRuntime = liveRuntime;
         this.validators = validators;
         this.readAgainIn = readAgainIn;
+    }
+
+    /** Why the first revision could not be written, while no revision was ever applied; null otherwise. */
+    String unwritableWithNothingInForce() {
+        return lastGood == null ? unwritableAtStart : null;
     }
 
     /** The refusal's problems when no revision was ever applied; empty once one was. */
@@ -195,6 +202,9 @@ final class ConfigReloader {
             written = writer.write(mapping);
         } catch (IOException | RuntimeException e) {
             LOG.error("cannot apply config revision={} file={}: {}", current, file, e.toString(), e);
+            if (lastGood == null) {
+                unwritableAtStart = e.getMessage() != null ? e.getMessage() : e.toString();
+            }
             history.rejected(new ConfigHistory.Rejected(current, checksum, Instant.now(),
                     List.of(file + ": cannot apply: " + e.getMessage())));
             return;

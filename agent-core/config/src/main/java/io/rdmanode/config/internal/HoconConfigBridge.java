@@ -82,25 +82,37 @@ public final class HoconConfigBridge implements HealthCheck, StatusSection, Relo
         // get it without waiting for the first watch event.
         reloader.reloadIfChanged();
         List<String> refused = reloader.refusedWithNothingInForce();
+        String unwritable = reloader.unwritableWithNothingInForce();
         if (!refused.isEmpty()) {
             // Refused by a check the launcher's own read cannot make (a type, a range, a validator): running on
             // built-in defaults (another port, /sys, kubelet's default directory) is worse than not starting.
-            org.osgi.framework.ServiceReference<io.rdmanode.agent.StartupGate> gate =
-                    context.getServiceReference(io.rdmanode.agent.StartupGate.class);
-            if (gate != null) {
-                io.rdmanode.agent.StartupGate g = context.getService(gate);
-                if (g != null) {
-                    try {
-                        g.invalidConfiguration(refused);
-                    } finally {
-                        context.ungetService(gate);
-                    }
-                }
-            }
+            withStartupGate(context, g -> g.invalidConfiguration(refused));
+        } else if (unwritable != null) {
+            // Valid, but ConfigurationAdmin could not store it (its files are under the state directory: full, or
+            // read-only): the components ran on built-in defaults, kubelet's real directory among them.
+            withStartupGate(context, g -> g.unavailable("cannot apply the configuration " + file + ": " + unwritable
+                    + "; the state directory (agent.runtime.stateDir, STATE_DIRECTORY) must be writable and have"
+                    + " space"));
         }
         context.addBundleListener(bundleListener);
         watcher.start();
         LOG.info("watching config file={}", file);
+    }
+
+    private static void withStartupGate(BundleContext context,
+                                        java.util.function.Consumer<io.rdmanode.agent.StartupGate> report) {
+        org.osgi.framework.ServiceReference<io.rdmanode.agent.StartupGate> gate =
+                context.getServiceReference(io.rdmanode.agent.StartupGate.class);
+        if (gate != null) {
+            io.rdmanode.agent.StartupGate g = context.getService(gate);
+            if (g != null) {
+                try {
+                    report.accept(g);
+                } finally {
+                    context.ungetService(gate);
+                }
+            }
+        }
     }
 
     @Override

@@ -25,6 +25,8 @@ final class InMemoryOsgi {
     static final class Admin {
         final Map<String, Dictionary<String, Object>> stored = Collections.synchronizedMap(new LinkedHashMap<>());
         final List<String> deleted = Collections.synchronizedList(new ArrayList<>());
+        /** Set: every update fails with this message, as ConfigurationAdmin's store on a full disk does. */
+        volatile String failWrites;
         final ConfigurationAdmin service = proxy(ConfigurationAdmin.class, (method, args) -> switch (method) {
             case "getConfiguration" -> configuration((String) args[0]);
             case "getFactoryConfiguration" -> configuration(args[0] + "~" + args[1]);
@@ -43,6 +45,9 @@ final class InMemoryOsgi {
                 case "getPid" -> pid;
                 case "getProperties" -> stored.get(pid);
                 case "updateIfDifferent" -> {
+                    if (failWrites != null) {
+                        throw new java.io.UncheckedIOException(new java.io.IOException(failWrites));
+                    }
                     @SuppressWarnings("unchecked")
                     Dictionary<String, Object> properties = new Hashtable<>((Map<String, Object>) args[0]);
                     yield !properties.equals(stored.put(pid, properties));
