@@ -93,7 +93,9 @@ public final class RdmaVfLedger {
         Map<String, VfRdma> m = new TreeMap<>();
         List<String> lines;
         try {
-            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+            // Decoded leniently: a byte that is not UTF-8 (a damaged file) spoils its line, which is skipped below,
+            // not the whole file. Strict decoding threw, and every SR-IOV pool failed to activate.
+            lines = new String(Files.readAllBytes(file), StandardCharsets.UTF_8).lines().toList();
         } catch (NoSuchFileException e) {
             return m;
         } catch (IOException e) {

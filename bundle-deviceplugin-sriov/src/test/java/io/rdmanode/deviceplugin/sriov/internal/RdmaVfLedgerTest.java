@@ -27,4 +27,19 @@ class RdmaVfLedgerTest {
         assertThat(new RdmaVfLedger(file).entries()).containsExactly(java.util.Map.entry("0000:3b:00.2", r));
         assertThat(file.resolveSibling("rdma-vfs.tmp")).doesNotExist();
     }
+
+    /** A byte that is not UTF-8 spoils its line only: every SR-IOV pool failed to activate on it (operator probe). */
+    @Test
+    void aLineThatIsNotUtf8IsSkippedAndTheRestRead() throws Exception {
+        Path file = dir.resolve("state/deviceplugin-sriov/rdma-vfs");
+        VfRdma r = new VfRdma("mlx5_1", List.of(new VfRdma.Node("uverbs", "infiniband/uverbs1")));
+        new RdmaVfLedger(file).replace(java.util.Map.of("0000:3b:00.2", r));
+        byte[] kept = java.nio.file.Files.readAllBytes(file);
+        java.io.ByteArrayOutputStream damaged = new java.io.ByteArrayOutputStream();
+        damaged.write(new byte[] {0, (byte) 0xff, ' ', 'g', 'a', 'r', 'b', 'a', 'g', 'e', '\n'});
+        damaged.write(kept);
+        java.nio.file.Files.write(file, damaged.toByteArray());
+
+        assertThat(new RdmaVfLedger(file).entries()).containsExactly(java.util.Map.entry("0000:3b:00.2", r));
+    }
 }
