@@ -25,6 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A pool of shared HCAs as a {@link ResourcePool}: {@code rdmaHcaMax} interchangeable IDs, each standing for
@@ -39,6 +41,8 @@ import java.util.TreeSet;
  * file ({@link #stopped}). Thread-safe: {@link #compute} runs on the discovery thread, the rest on RPC threads.
  */
 public final class SharedPool implements ResourcePool {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SharedPool.class);
 
     static final String PERMISSIONS = "rw";
     static final String CDI_KIND = "rdmanode.io/hca";
@@ -152,8 +156,12 @@ public final class SharedPool implements ResourcePool {
             cdi.get().write(List.of(new CdiDevice(settings.name(), nodes, Map.of())));
             cdiProblem = "";
         } catch (IOException e) {
-            // Allocate writes it again, and fails if it still cannot.
-            cdiProblem = "cannot write CDI spec " + cdi.get().file() + ": " + e.getMessage();
+            // Allocate writes it again, and fails if it still cannot; until then the log, /status and /readyz say it.
+            String problem = "cannot write CDI spec " + cdi.get().file() + ": " + e.getMessage();
+            if (!problem.equals(cdiProblem)) {
+                LOG.warn("pool={}: {}", settings.name(), problem);
+            }
+            cdiProblem = problem;
         }
     }
 

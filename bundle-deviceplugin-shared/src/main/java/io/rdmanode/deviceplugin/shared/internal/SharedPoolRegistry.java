@@ -8,6 +8,7 @@ import io.rdmanode.health.HealthCheck;
 import io.rdmanode.health.HealthStatus;
 import io.rdmanode.health.StatusSection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -55,8 +56,15 @@ public final class SharedPoolRegistry implements StatusSection, HealthCheck {
     @Override
     public HealthStatus check() {
         Map<String, String> refused = pools.refused();
-        return refused.isEmpty() ? HealthStatus.ok(pools.status().size() + " pool(s) serving")
-                : HealthStatus.failing("pool(s) refused: " + refused);
+        if (!refused.isEmpty()) {
+            return HealthStatus.failing("pool(s) refused: " + refused);
+        }
+        // A pool whose CDI spec cannot be written answers every Allocate UNAVAILABLE: not ready, and /readyz says why.
+        List<Map<String, Object>> status = pools.status();
+        List<String> cdi = status.stream().filter(p -> p.get("cdiProblem") != null)
+                .map(p -> "pool " + p.get("name") + ": " + p.get("cdiProblem")).toList();
+        return cdi.isEmpty() ? HealthStatus.ok(status.size() + " pool(s) serving")
+                : HealthStatus.failing(String.join("; ", cdi));
     }
 
     @Override

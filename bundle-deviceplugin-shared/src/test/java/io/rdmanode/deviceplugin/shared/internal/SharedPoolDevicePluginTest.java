@@ -272,6 +272,22 @@ class SharedPoolDevicePluginTest {
         assertThat(dir.resolve("cdi/rdmanode.io-hca_hca_a.json")).exists();
     }
 
+    /**
+     * A CDI spec that cannot be written (a read-only or full spec directory): the pool answers Allocate UNAVAILABLE,
+     * and readiness says so. /readyz said "1 pool(s) serving"; only /status had it (operator probe).
+     */
+    @Test
+    void aCdiSpecThatCannotBeWrittenFailsReadiness() throws IOException {
+        Files.writeString(dir.resolve("cdi"), "a file where the spec directory should be");
+        activate("hca_a", "selectors.vendors", new String[] {"15b3"}, "cdi", true, "cdiSpecDir",
+                dir.resolve("cdi").toString());
+        kubelet.awaitRegistrations("rdma/hca_a", 1, WAIT);
+
+        assertThat(registry.check().ok()).isFalse();
+        assertThat(registry.check().message()).startsWith("pool hca_a: cannot write CDI spec "
+                + dir.resolve("cdi/rdmanode.io-hca_hca_a.json"));
+    }
+
     @Test
     void showsMatchedExcludedUnusableAndAllocationsInStatus() {
         activate("pf0", "selectors.ifNames", new String[] {"ens1f0", "ens1f0v7"});

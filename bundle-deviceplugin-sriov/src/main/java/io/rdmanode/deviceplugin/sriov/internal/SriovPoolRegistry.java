@@ -90,7 +90,12 @@ public final class SriovPoolRegistry implements StatusSection, HealthCheck {
         if (!pools.ledgerProblem().isEmpty()) {
             return HealthStatus.failing(pools.ledgerProblem());
         }
-        return HealthStatus.ok(pools.pools().size() + " pool(s) serving");
+        // A pool whose CDI spec cannot be written answers every Allocate UNAVAILABLE: not ready, and /readyz says why.
+        java.util.List<String> cdi = pools.pools().stream().map(SriovPools.Handle::status)
+                .filter(p -> p.get("cdiProblem") != null).map(p -> "pool " + p.get("name") + ": " + p.get("cdiProblem"))
+                .toList();
+        return cdi.isEmpty() ? HealthStatus.ok(pools.pools().size() + " pool(s) serving")
+                : HealthStatus.failing(String.join("; ", cdi));
     }
 
     private static Map<String, Object> placement(PodPlacements.Placement pl, String vfLine) {
