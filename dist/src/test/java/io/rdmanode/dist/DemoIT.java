@@ -42,8 +42,10 @@ class DemoIT {
             // SIGHUP (a closed terminal, an operator expecting a reload) stops nothing. It is logged, unless HUP was
             // ignored already when the agent started (a test run under nohup: the JVM then leaves it ignored).
             assertThat(new ProcessBuilder("kill", "-HUP", Long.toString(agent.pid())).start().waitFor()).isZero();
+            // SIGUSR1 (what log-rotation scripts send) ended the JVM at once, with no stop: exit 138.
+            assertThat(new ProcessBuilder("kill", "-USR1", Long.toString(agent.pid())).start().waitFor()).isZero();
             Thread.sleep(2_000);
-            assertThat(agent.alive()).as("alive after SIGHUP").isTrue();
+            assertThat(agent.alive()).as("alive after SIGHUP and SIGUSR1").isTrue();
             assertThat(AgentProcess.status(demo.base() + "/healthz")).isEqualTo(200);
 
             // metrics: the recorded host's port series.

@@ -155,7 +155,6 @@ public final class Main {
         return 0;
     }
 
-    /** Runs on SIGTERM/SIGINT: a bounded, clean stop, then exit 0 (or 1 when the bound was exceeded). */
     /**
      * SIGHUP: the JVM's default stops the process (a clean stop, every pool unregistered), which neither an operator
      * sending HUP to reload nor a closed terminal meant. The configuration file is re-read whenever it is saved and
@@ -169,8 +168,18 @@ public final class Main {
         } catch (IllegalArgumentException unavailable) {
             // HUP already ignored (nohup) or not offered by this JVM (-Xrs): nothing to change
         }
+        // SIGUSR1's default ends the process at once, with no stop at all: sockets and the demo's directory left
+        // behind (exit 138). Log-rotation scripts send it to daemons to reopen their logs; the agent logs to
+        // stdout, so there is nothing to reopen.
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("USR1"), signal -> log.info("SIGUSR1: nothing to do; the"
+                    + " agent logs to its standard output, SIGTERM stops"));
+        } catch (IllegalArgumentException unavailable) {
+            // used by this JVM, or ignored by the parent
+        }
     }
 
+    /** Runs on SIGTERM/SIGINT: a bounded, clean stop, then exit 0 (or 1 when the bound was exceeded). */
     private static void stopOnSignal(AgentFramework framework, RuntimeSettings settings, SuccessorReadiness successor,
                                      Optional<Path> demoDir) {
         Logger log = LoggerFactory.getLogger(Main.class);
