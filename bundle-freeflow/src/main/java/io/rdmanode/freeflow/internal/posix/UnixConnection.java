@@ -25,7 +25,13 @@ public final class UnixConnection implements AutoCloseable {
     private final Posix posix;
     private final int fd;
     private final PeerCred peer;
-    private final ByteBuffer data = ByteBuffer.allocateDirect(BUF);
+    /**
+     * The native scratch every read and write goes through, one per thread (the control loop and the bounded
+     * workers), not one per connection: a 64 KiB direct buffer for each accepted connection made idle connections
+     * cost direct memory, and 768 of them (6 processes at the per-process cap) used up the agent's 32 MiB. That
+     * ended the control loop and failed gRPC and HTTP allocations everywhere else in the agent.
+     */
+    private static final ThreadLocal<ByteBuffer> SCRATCH = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(BUF));
     private boolean closed;
 
     UnixConnection(Posix posix, int fd, PeerCred peer) {
@@ -91,7 +97,7 @@ public final class UnixConnection implements AutoCloseable {
             throw new EOFException("client pid " + peer.pid() + " closed the connection");
         }
         if (got > 0) {
-            b.put(data.flip());
+            b.put(SCRATCH.get().flip());
         }
         return got;
     }
@@ -104,7 +110,7 @@ public final class UnixConnection implements AutoCloseable {
     public int peek(ByteBuffer b) throws IOException {
         int got = recv(Math.min(b.remaining(), BUF), Posix.MSG_DONTWAIT | MSG_PEEK);
         if (got > 0) {
-            b.put(data.flip());
+            b.put(SCRATCH.get().flip());
         }
         return Math.max(got, 0);
     }
@@ -123,7 +129,7 @@ public final class UnixConnection implements AutoCloseable {
             if (got == 0) {
                 throw new EOFException("client pid " + peer.pid() + " closed the connection");
             }
-            b.put(data.flip());
+            b.put(SCRATCH.get().flip());
         }
     }
 
@@ -139,10 +145,11 @@ public final class UnixConnection implements AutoCloseable {
     }
 
     /**
-     * Up to n bytes into {@link #data} (cleared first); descriptors that came with them are closed. -1 when flags
-     * ask not to wait and nothing is there.
+     * Up to n bytes into this thread's {@link #SCRATCH} (cleared first); descriptors that came with them are
+     * closed. -1 when flags ask not to wait and nothing is there.
      */
     private int recv(int n, int flags) throws IOException {
+        ByteBuffer data = SCRATCH.get();
         for (;;) {
             data.clear().limit(n);
             Received r;
@@ -166,11 +173,12 @@ public final class UnixConnection implements AutoCloseable {
     }
 
     public void write(ByteBuffer b) throws IOException {
+        ByteBuffer data = SCRATCH.get();
         while (b.hasRemaining()) {
             int n = Math.min(b.remaining(), BUF);
             data.clear();
             data.put(b.slice(b.position(), n)).flip();
-            b.position(b.position() + (int) sendmsg(-1));
+            b.position(b.position() + (int) sendmsg(data, -1));
         }
     }
 
@@ -179,15 +187,16 @@ public final class UnixConnection implements AutoCloseable {
      * sends the payload alone (a refused fd-first call: the client's recvmsg then reports no descriptor).
      */
     public void sendFd(int passFd) throws IOException {
+        ByteBuffer data = SCRATCH.get();
         data.clear();
         data.put((byte) 'f').put((byte) 'd').flip();
-        if (sendmsg(passFd) != 2) {
+        if (sendmsg(data, passFd) != 2) {
             throw new IOException("short fd message to pid " + peer.pid());
         }
     }
 
-    /** Sends {@link #data}'s remaining bytes once (a short send is the caller's to continue). */
-    private long sendmsg(int passFd) throws IOException {
+    /** Sends data's remaining bytes once (a short send is the caller's to continue). */
+    private long sendmsg(ByteBuffer data, int passFd) throws IOException {
         for (;;) {
             try {
                 return posix.sendmsg(fd, data, passFd, Posix.MSG_NOSIGNAL);

@@ -140,6 +140,36 @@ class HostileClientTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> fx.server.bodyBytes() == 0);
     }
 
+    /**
+     * Idle connections cost no native memory: each accepted connection held a 64 KiB direct buffer, and 768 idle
+     * ones (6 processes at the per-process cap) used up the agent's 32 MiB of direct memory, which ended the
+     * control loop and failed gRPC and HTTP elsewhere in the agent (hostile-client probe).
+     */
+    @Test
+    void idle_connections_hold_no_direct_memory() throws Exception {
+        fx = new RouterFixture();
+        assertThat(fx.client().allocPd()).isEqualTo(1);            // the loop and a worker have their scratch
+        java.lang.management.BufferPoolMXBean direct = java.lang.management.ManagementFactory
+                .getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class).stream()
+                .filter(pool -> pool.getName().equals("direct")).findFirst().orElseThrow();
+        long before = direct.getMemoryUsed();
+        List<SocketChannel> idle = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 100; i++) {
+                idle.add(SocketChannel.open(UnixDomainSocketAddress.of(fx.server.socket())));
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> fx.server.openConnections() >= 100);
+
+            assertThat(direct.getMemoryUsed() - before).as("direct memory for 100 idle connections")
+                    .isLessThan(100L * (64 << 10) / 4);
+            assertThat(fx.client().allocPd()).isEqualTo(2);
+        } finally {
+            for (SocketChannel ch : idle) {
+                ch.close();
+            }
+        }
+    }
+
     private static void writeAll(SocketChannel ch, ByteBuffer b) throws java.io.IOException {
         while (b.hasRemaining()) {
             ch.write(b);
