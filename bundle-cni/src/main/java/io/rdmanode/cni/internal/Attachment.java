@@ -27,6 +27,17 @@ record Attachment(String network, String containerId, String ifname, String netn
         return network + ":" + containerId + ":" + ifname;
     }
 
+    /**
+     * The longest key a record can have: it names files ({@code <key>.json}, {@code <key>.del}, and their temporary
+     * {@code .tmp}), and a file name has at most 255 bytes.
+     */
+    static final int MAX_KEY_BYTES = 240;
+
+    /** Whether no record can have this key: its files' names would be too long. */
+    static boolean tooLong(String key) {
+        return key.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_KEY_BYTES;
+    }
+
     Attachment with(Phase p) {
         return new Attachment(network, containerId, ifname, netns, podNamespace, podName, pciAddress, rdmaDevice, p,
                 since);

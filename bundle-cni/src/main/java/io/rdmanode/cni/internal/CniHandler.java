@@ -11,6 +11,7 @@ import io.rdmanode.netlink.RdmaNetnsMode;
 import io.rdmanode.agent.LogText;
 import io.rdmanode.agent.RefusalLog;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -167,6 +168,7 @@ final class CniHandler {
         String network = CniInput.networkName(conf);
         String containerId = CniInput.containerId(env);
         String ifname = CniInput.ifname(env);
+        requireShortKey(Attachment.key(network, containerId, ifname));
         String netns = CniInput.required(env, "CNI_NETNS");
         Map<String, String> args = CniInput.cniArgs(env.getOrDefault("CNI_ARGS", ""));
         String pci = deviceId(conf, args, Attachment.key(network, containerId, ifname));
@@ -211,6 +213,14 @@ final class CniHandler {
         ObjectNode result = prev != null && prev.isObject() ? ((ObjectNode) prev).deepCopy() : JSON.createObjectNode();
         result.put("cniVersion", version);
         return result.toString();
+    }
+
+    private static void requireShortKey(String key) throws CniError {
+        if (Attachment.tooLong(key)) {
+            throw new CniError(CniError.INVALID_ENV, "the network name, CNI_CONTAINERID and CNI_IFNAME together are "
+                    + key.getBytes(StandardCharsets.UTF_8).length + " bytes; at most " + Attachment.MAX_KEY_BYTES
+                    + " (they name the plugin's state files)");
+        }
     }
 
     /** CNI_NETNS names a network namespace that can be entered now; the error says which way it does not. */
@@ -274,6 +284,11 @@ final class CniHandler {
 
     private String del(Map<String, String> env, JsonNode conf) throws CniError {
         String key = Attachment.key(CniInput.networkName(conf), CniInput.containerId(env), CniInput.ifname(env));
+        if (Attachment.tooLong(key)) {
+            // ADD refuses such a key, so nothing can be recorded under it: DEL succeeds, as it must (it failed with
+            // error 5, "File name too long", and a runtime retries a failing DEL for ever).
+            return "";
+        }
         Optional<Attachment> a;
         try {
             a = store.read(key);
@@ -320,6 +335,7 @@ final class CniHandler {
 
     private String check(Map<String, String> env, JsonNode conf) throws CniError {
         String key = Attachment.key(CniInput.networkName(conf), CniInput.containerId(env), CniInput.ifname(env));
+        requireShortKey(key);
         String netns = CniInput.required(env, "CNI_NETNS");
         if (!conf.has("prevResult")) {
             throw new CniError(CniError.INVALID_CONFIG, "CHECK needs prevResult");

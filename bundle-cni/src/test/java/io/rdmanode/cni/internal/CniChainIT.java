@@ -166,6 +166,12 @@ class CniChainIT {
                 "exactly one");
         assertCniError(exec(agent.client(), env("ADD", "c1", "/var/run/netns/" + ns + "-none"),
                 rdmaConf("0000:3b:02.1", "{}")), 3, "does not exist");
+        // A container ID too long for the state's file names: ADD refuses it up front, DEL succeeds (nothing can be
+        // recorded under it); DEL failed with error 5 "File name too long", which a runtime retries for ever.
+        String longId = "a".repeat(250);
+        assertCniError(exec(agent.client(), env("ADD", longId, netns), rdmaConf("0000:3b:02.1", "{}")), 4,
+                "at most 240");
+        assertThat(exec(agent.client(), env("DEL", longId, netns), rdmaConf("0000:3b:02.1", "{}")).exit()).isZero();
         assertCniError(exec(agent.client(), env("ADD", "c1", "/proc/1/ns/mnt"), rdmaConf("0000:3b:02.1", "{}")), 3,
                 "/proc/1/ns/mnt is not a network namespace");
         assertCniError(exec(agent.client(), env("ADD", "c1", "/etc/hostname"), rdmaConf("0000:3b:02.1", "{}")), 3,
