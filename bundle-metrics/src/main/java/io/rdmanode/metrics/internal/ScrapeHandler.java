@@ -166,15 +166,34 @@ public final class ScrapeHandler implements HttpHandler {
         }
     }
 
-    private static boolean accepts(String header, String token) {
+    /**
+     * Whether an {@code Accept-Encoding} value names {@code token} with a weight above 0 ({@code *} is not taken
+     * for it). A {@code ;q=0} is a refusal (RFC 9110 12.5.3); it was read as acceptance, and the page came gzipped.
+     */
+    static boolean accepts(String header, String token) {
         if (header == null) {
             return false;
         }
         for (String part : header.split(",")) {
-            if (part.split(";")[0].trim().equalsIgnoreCase(token)) {
-                return true;
+            String[] fields = part.split(";");
+            if (fields[0].trim().equalsIgnoreCase(token)) {
+                return weight(fields) > 0;
             }
         }
         return false;
+    }
+
+    private static double weight(String[] fields) {
+        for (int i = 1; i < fields.length; i++) {
+            String p = fields[i].trim();
+            if (p.length() > 2 && (p.charAt(0) == 'q' || p.charAt(0) == 'Q') && p.charAt(1) == '=') {
+                try {
+                    return Double.parseDouble(p.substring(2).trim());
+                } catch (NumberFormatException e) {
+                    return 0;                       // a weight that cannot be read accepts nothing
+                }
+            }
+        }
+        return 1;
     }
 }

@@ -89,6 +89,17 @@ class ScrapeHandlerTest {
         }
     }
 
+    /** A weight of 0 refuses gzip (RFC 9110): the page came gzipped anyway (hostile-client probe). */
+    @Test
+    void doesNotGzipWhenGzipIsRefused() throws Exception {
+        HttpResponse<byte[]> r = get("Accept-Encoding", "gzip;q=0, identity");
+        assertThat(r.headers().firstValue("Content-Encoding")).isEmpty();
+        assertThat(new String(r.body(), StandardCharsets.UTF_8)).contains("rdma_agent_infiniband_state_id");
+        assertThat(ScrapeHandler.accepts("identity, gzip; q=0.5", "gzip")).isTrue();
+        assertThat(ScrapeHandler.accepts("GZIP;Q=0.0", "gzip")).isFalse();
+        assertThat(ScrapeHandler.accepts("*", "gzip")).isFalse();
+    }
+
     /** Streamed as it is written, not rendered into one array first: a big host's page is megabytes. */
     @Test
     void streamsThePageChunked() throws Exception {
