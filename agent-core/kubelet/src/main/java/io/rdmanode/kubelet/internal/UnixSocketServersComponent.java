@@ -31,6 +31,10 @@ public final class UnixSocketServersComponent implements UnixSocketServers {
 
     private static final Logger LOG = LoggerFactory.getLogger(UnixSocketServersComponent.class);
     private static final long SHUTDOWN_MILLIS = 5000;
+    /** The largest message a client may send (grpc-java answers a longer one RESOURCE_EXHAUSTED from its prefix). */
+    static final int MAX_MESSAGE_BYTES = 1 << 20;
+    /** HTTP/2 streams one connection may open at once. */
+    static final int MAX_CALLS_PER_CONNECTION = 16;
 
     private final ExecutorService handlers;
     private final UdsTransport transport;
@@ -66,7 +70,11 @@ public final class UnixSocketServersComponent implements UnixSocketServers {
             Files.delete(socket);
             LOG.info("replaced stale socket {}", socket);
         }
-        Server server = transport.serve(socket, services.toArray(BindableService[]::new));
+        // Bounded like the device-plugin sockets' transport: grpc-java's default of 4 MiB per message let 30
+        // unfinished requests on one of these sockets (DRA's) take the agent's whole direct memory, which every
+        // other gRPC and HTTP connection draws on. kubelet's largest request here is a few KiB.
+        Server server = transport.serve(socket, MAX_MESSAGE_BYTES, MAX_CALLS_PER_CONNECTION,
+                services.stream().map(BindableService::bindService).toArray(io.grpc.ServerServiceDefinition[]::new));
         try {
             Files.setPosixFilePermissions(socket, permissions);
         } catch (IOException | RuntimeException e) {

@@ -8,6 +8,7 @@ import io.grpc.ManagedChannel;
 import io.rdmanode.kubelet.UnixSocketServers.UnixSocketServer;
 import io.rdmanode.kubelet.internal.pluginregistration.InfoRequest;
 import io.rdmanode.kubelet.internal.pluginregistration.RegistrationGrpc;
+import io.rdmanode.kubelet.internal.pluginregistration.RegistrationStatus;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -54,6 +55,28 @@ class UnixSocketServersTest {
         server.close();
         assertThat(socket).doesNotExist();
         assertThat(dir.resolve("unrelated")).exists();
+    }
+
+    /**
+     * A message over 1 MiB is RESOURCE_EXHAUSTED from its length prefix, before it is buffered: grpc-java's default
+     * of 4 MiB let 30 unfinished requests on the DRA socket take the agent's whole direct memory (probe).
+     */
+    @Test
+    void aMessageOverTheLimitIsRefusedAndTheServerServesOn() throws IOException {
+        Path socket = dir.resolve("dra.sock");
+        servers.serve(socket, PosixFilePermissions.fromString("rw-------"),
+                List.of(new PluginWatcherService("example.com/x", socket, () -> { }, (ok, error) -> { })));
+        try (UdsTransport client = new UdsTransport(1, "test-client", Executors.newCachedThreadPool())) {
+            ManagedChannel channel = client.dial(socket);
+            RegistrationStatus huge = RegistrationStatus.newBuilder()
+                    .setError("x".repeat(UnixSocketServersComponent.MAX_MESSAGE_BYTES)).build();
+            assertThatThrownBy(() -> RegistrationGrpc.newBlockingStub(channel).notifyRegistrationStatus(huge))
+                    .isInstanceOfSatisfying(io.grpc.StatusRuntimeException.class, e -> assertThat(
+                            e.getStatus().getCode()).isEqualTo(io.grpc.Status.Code.RESOURCE_EXHAUSTED));
+            assertThat(RegistrationGrpc.newBlockingStub(channel).getInfo(InfoRequest.getDefaultInstance()).getName())
+                    .isEqualTo("example.com/x");
+            channel.shutdownNow();
+        }
     }
 
     @Test
