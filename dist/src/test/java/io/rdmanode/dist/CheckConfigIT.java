@@ -107,6 +107,21 @@ class CheckConfigIT {
         assertThat(missing.err).contains("absent.conf does not exist");
     }
 
+    /**
+     * A file that includes itself is refused naming the cycle: the check ended with OutOfMemoryError (exit 3), as a
+     * live edit ended the agent (operator probe).
+     */
+    @Test
+    void anIncludeCycleIsRefused() throws Exception {
+        Path cycle = temp.resolve("cycle.conf");
+        Files.writeString(cycle, "discovery { backend = sysfs }\ninclude \"cycle.conf\"\n");
+
+        Result included = run("check-config", cycle.toString());
+
+        assertThat(included.exit).as(included.out + included.err).isEqualTo(6);
+        assertThat(included.out).contains("include cycle");
+    }
+
     @Test
     void aSectionNoBundleDeclaresIsAWarningThatStrictTurnsIntoAFailure() throws Exception {
         Path file = temp.resolve("typo.conf");

@@ -185,16 +185,22 @@ final class AgentFramework implements AutoCloseable {
 
     /** Runs {@code action} once this process has handed over to a successor ({@link Handover#onHandedOver}). */
     void onHandedOver(Runnable action) {
-        ServiceTracker<Handover, Handover> tracker = new ServiceTracker<>(felix.getBundleContext(), Handover.class,
-                null) {
-            @Override
-            public Handover addingService(ServiceReference<Handover> reference) {
-                Handover handover = super.addingService(reference);
-                handover.onHandedOver(action);
-                return handover;
-            }
-        };
-        tracker.open();
+        BundleContext context = felix.getBundleContext();
+        if (context == null) {
+            return;     // the framework is stopping already (a start refused: exit 5 or 6); nothing to hand over
+        }
+        try {
+            new ServiceTracker<Handover, Handover>(context, Handover.class, null) {
+                @Override
+                public Handover addingService(ServiceReference<Handover> reference) {
+                    Handover handover = super.addingService(reference);
+                    handover.onHandedOver(action);
+                    return handover;
+                }
+            }.open();
+        } catch (IllegalStateException stopping) {
+            // the context went invalid meanwhile: the same
+        }
     }
 
     /** Blocks until the framework has stopped, whoever stopped it. */
