@@ -101,14 +101,7 @@ class SocketHandoverTest {
         SocketHandover second = start(Duration.ofSeconds(30));          // taking over, the door not served yet
         OptionalInt fd = second.take(Handover.FREEFLOW, path.toString());
 
-        java.util.concurrent.CompletableFuture<SocketHandover> third =
-                java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-                    try {
-                        return start(Duration.ofSeconds(30));
-                    } catch (IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                });
+        java.util.concurrent.CompletableFuture<SocketHandover> third = startElsewhere();
         Thread.sleep(300);
         assertThat(third).as("waits while the second takes over").isNotDone();
 
@@ -134,14 +127,7 @@ class SocketHandoverTest {
     void anInstanceStartedAtTheSameMomentWaitsForTheFirstsDoorsAndTakesThem() throws Exception {
         SocketHandover first = new SocketHandover(POSIX, stateDir, Duration.ofSeconds(30)).start();
         open.add(first);
-        java.util.concurrent.CompletableFuture<SocketHandover> second =
-                java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-                    try {
-                        return start(Duration.ofSeconds(30));
-                    } catch (IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                });
+        java.util.concurrent.CompletableFuture<SocketHandover> second = startElsewhere();
         Thread.sleep(300);
         assertThat(second).as("waits while the first starts").isNotDone();
 
@@ -305,7 +291,18 @@ class SocketHandoverTest {
         return new String(answer.array(), 0, answer.position(), StandardCharsets.UTF_8);
     }
 
-    /** An instance that starts, and whose framework then reports STARTED at once (as the component passes on). */
+    /** {@link #start} on another thread: an instance that may have to wait for its turn. */
+    private java.util.concurrent.CompletableFuture<SocketHandover> startElsewhere() {
+        return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return start(Duration.ofSeconds(30));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+    }
+
+    /** An instance that starts, and whose launcher then announces at once that it has started. */
     private SocketHandover start(Duration readyTimeout) throws IOException {
         SocketHandover handover = new SocketHandover(POSIX, stateDir, readyTimeout).start();
         open.add(handover);
