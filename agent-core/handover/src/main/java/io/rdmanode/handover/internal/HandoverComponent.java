@@ -52,7 +52,6 @@ public final class HandoverComponent implements Handover {
             started();
         }
     };
-    private final java.util.Timer fallback = new java.util.Timer("rdma-agent-handover-started", true);
 
     @Activate
     public HandoverComponent(BundleContext context, Config config) throws IOException, InvalidSyntaxException {
@@ -61,7 +60,8 @@ public final class HandoverComponent implements Handover {
         // The real path: instances naming it through a symlink and directly share one lock and socket.
         Path stateDir = dir != null ? realOrAsGiven(Path.of(dir)) : Files.createTempDirectory("rdma-agent-handover");
         this.context = context;
-        this.handover = new SocketHandover(Posix.libc(), stateDir, Duration.ofMillis(config.readyTimeout())).start();
+        this.handover = new SocketHandover(Posix.libc(), stateDir, Duration.ofMillis(config.readyTimeout())).start()
+                .startedAtTheLatestIn(Duration.ofMillis(config.readyTimeout()));
         // The next instance may take over once this process has started (every door bound): the launcher's
         // announcement. Activated after it (this bundle swapped in a running agent), it is there already; with
         // no launcher (a test framework) none comes, and the readiness bound lets the next one in.
@@ -69,12 +69,6 @@ public final class HandoverComponent implements Handover {
         if (context.getServiceReferences((String) null, STARTUP_COMPLETE) != null) {
             started();
         }
-        fallback.schedule(new java.util.TimerTask() {
-            @Override
-            public void run() {
-                started();
-            }
-        }, config.readyTimeout());
     }
 
     private void started() {
@@ -97,7 +91,6 @@ public final class HandoverComponent implements Handover {
     @Deactivate
     void stop() {
         context.removeServiceListener(startupComplete);
-        fallback.cancel();
         handover.close();
     }
 

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -346,6 +347,19 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
             started = true;
         }
         releaseStartTurn();
+    }
+
+    /**
+     * Declares this process started after {@code bound} at the latest, whatever else happens: with no launcher
+     * (a test framework) no announcement comes, and the next instance must still get its turn.
+     */
+    SocketHandover startedAtTheLatestIn(Duration bound) {
+        try {
+            timer.schedule(this::started, bound.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closed) {
+            // Closed already: nothing waits for this instance's turn any more.
+        }
+        return this;
     }
 
     /** The next instance to start finds this one listening, its doors offered: both are needed. */
