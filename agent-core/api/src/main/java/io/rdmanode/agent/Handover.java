@@ -42,6 +42,20 @@ public interface Handover {
          * with {@code shutdown(2)}, which would act on the socket the successor accepts on).
          */
         void handedOver();
+
+        /**
+         * The successor this door was handed to died before it served every door (its handover session ended
+         * without READY and its process is gone): this process is still the state directory's writer, and accepts
+         * on the socket again through {@code fd}, a descriptor of that same listening socket, consumed in every
+         * case (the door's own when this returns true, closed when it returns false). What connected while nobody
+         * accepted waits in the backlog and is served. False (the default) leaves the socket listening, unserved,
+         * for the next instance to take.
+         *
+         * @since 1.8
+         */
+        default boolean takeBack(int fd) {
+            return false;
+        }
     }
 
     /**
@@ -96,4 +110,16 @@ public interface Handover {
      * thread, if it has already); the returned handle withdraws it.
      */
     AutoCloseable onHandedOver(Runnable action);
+
+    /**
+     * Runs {@code action} each time an instance that began to take over from this one died before it said READY
+     * (its handover session ended, its process gone): this process is still the writer, its doors were taken back,
+     * and what the dead instance changed outside the state directory (kubelet's endpoints, now its dead sockets)
+     * must be redone here. The returned handle withdraws it.
+     *
+     * @since 1.8
+     */
+    default AutoCloseable onSuccessorLost(Runnable action) {
+        return () -> { };
+    }
 }

@@ -30,7 +30,7 @@
  * @since 1.0
  */
 @Export
-@Version("1.7.0")
+@Version("1.8.0")
 package io.rdmanode.agent;
 
 import org.osgi.annotation.bundle.Export;

@@ -34,7 +34,7 @@ final class AgentFramework implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AgentFramework.class);
     private static final String SLF4J_VERSION = "2.0.17";
     /** The version of {@code io.rdmanode.agent} (its package-info {@code @Version}). */
-    static final String AGENT_API_VERSION = "1.7.0";
+    static final String AGENT_API_VERSION = "1.8.0";
     /** typesafe-config on the class path; the platform API's {@code Hocon} names its types. */
     static final String TYPESAFE_CONFIG_VERSION = "1.4.9";
 

@@ -101,7 +101,10 @@ final class CniServer implements AutoCloseable {
     private final Limits limits;
     private final CniStats stats;
     private final RefusalLog refusals = new RefusalLog(LOG, Duration.ofSeconds(60));
-    private final ServerSocketChannel server;
+    /** The I/O thread's; replaced only by it ({@link #takeBack}). */
+    private volatile ServerSocketChannel server;
+    /** A taken-back listening channel for the I/O thread to accept on. */
+    private volatile ServerSocketChannel takenBack;
     private final Selector selector;
     private final ExecutorService workers;
     private final Thread io;
@@ -113,7 +116,7 @@ final class CniServer implements AutoCloseable {
     private long buffered;
     private volatile boolean running = true;
     private volatile boolean handedOver;
-    private final CountDownLatch released = new CountDownLatch(1);
+    private volatile CountDownLatch released = new CountDownLatch(1);
 
     CniServer(Path path, BiFunction<Map<String, String>, byte[], CniHandler.Response> handler) throws IOException {
         this(path, handler, Limits.DEFAULTS, new CniStats());
@@ -202,7 +205,7 @@ final class CniServer implements AutoCloseable {
         if (fd.isEmpty()) {
             return Optional.empty();
         }
-        int descriptor = fd.getAsInt();
+        descriptor = fd.getAsInt();
         return Optional.of(new Handover.Door() {
             @Override
             public int fd() {
@@ -213,7 +216,65 @@ final class CniServer implements AutoCloseable {
             public void handedOver() {
                 stopAccepting();
             }
+
+            @Override
+            public boolean takeBack(int fd) {
+                return CniServer.this.takeBack(fd);
+            }
         });
+    }
+
+    private volatile int descriptor = -1;
+
+    /**
+     * The successor that took the socket died before it served it: the I/O thread accepts on {@code fd} (the same
+     * listening socket; consumed) again. False when it cannot (logged), the descriptor closed.
+     */
+    private synchronized boolean takeBack(int fd) {
+        if (!running || !handedOver) {
+            Posix.libc().close(fd);
+            return false;
+        }
+        try {
+            ServerSocketChannel channel = AdoptedUnixChannel.adopt(Posix.libc(), path, fd);
+            channel.configureBlocking(false);
+            OptionalInt own = AdoptedUnixChannel.descriptorBoundTo(path);
+            if (own.isEmpty()) {
+                channel.close();
+                LOG.error("CNI socket {}: the taken-back socket has no descriptor /proc shows; not accepting on it",
+                        path);
+                return false;
+            }
+            released.await(2, TimeUnit.SECONDS);         // the old channel closed first: one accept key at a time
+            released = new CountDownLatch(1);
+            descriptor = own.getAsInt();
+            handedOver = false;
+            takenBack = channel;
+            selector.wakeup();
+            LOG.warn("CNI socket {} accepts here again: the successor it was handed to died", path);
+            return true;
+        } catch (IOException e) {
+            LOG.error("CNI socket {}: cannot accept on the taken-back socket again: {}", path, e.toString());
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** On the I/O thread: a taken-back socket is accepted on from now on. */
+    private void acceptTakenBack() {
+        ServerSocketChannel channel = takenBack;
+        if (channel == null) {
+            return;
+        }
+        takenBack = null;
+        try {
+            channel.register(selector, SelectionKey.OP_ACCEPT);
+            server = channel;
+        } catch (IOException e) {
+            LOG.error("CNI socket {}: cannot accept on the taken-back socket again: {}", path, e.toString());
+        }
     }
 
     /**
@@ -262,6 +323,7 @@ final class CniServer implements AutoCloseable {
                     timeout = Math.max(1, TimeUnit.NANOSECONDS.toMillis(left) + 1);
                 }
                 releaseIfHandedOver();
+                acceptTakenBack();
                 selector.select(this::ready, timeout);
                 for (Conn c; (c = answered.poll()) != null; ) {
                     answer(c);

@@ -123,4 +123,9 @@ public final class HandoverComponent implements Handover {
     public AutoCloseable onHandedOver(Runnable action) {
         return handover.onHandedOver(action);
     }
+
+    @Override
+    public AutoCloseable onSuccessorLost(Runnable action) {
+        return handover.onSuccessorLost(action);
+    }
 }

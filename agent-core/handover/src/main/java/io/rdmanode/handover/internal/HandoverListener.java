@@ -38,8 +38,12 @@ final class HandoverListener implements AutoCloseable {
         /** The successor serves every door it took: hand the state directory over. */
         void successorReady(Object session);
 
-        /** The session is over, with or without READY (a successor that died while it started). */
-        void sessionEnded(Object session);
+        /**
+         * The session is over, with or without READY (a successor that died while it started).
+         *
+         * @param peerPid the process at the other end ({@code SO_PEERCRED}), or -1 when unknown
+         */
+        void sessionEnded(Object session, int peerPid);
     }
 
     /** Either {@code fd} (owned by the caller) or {@code reason}. */
@@ -125,6 +129,7 @@ final class HandoverListener implements AutoCloseable {
 
     private void serve(int session) {
         Object id = new Object();
+        int peer = peerPid(session);
         FdLines lines = new FdLines(posix, session);
         try {
             Protocol.receiveTimeout(posix, session, SESSION_IDLE_MILLIS);
@@ -148,7 +153,16 @@ final class HandoverListener implements AutoCloseable {
             LOG.warn("handover session on {} ended: {}", path, e.toString());
         } finally {
             posix.close(session);
-            doors.sessionEnded(id);
+            doors.sessionEnded(id, peer);
+        }
+    }
+
+    private int peerPid(int session) {
+        try {
+            return posix.peerCredentials(session).pid();
+        } catch (RuntimeException e) {
+            LOG.debug("handover session: no peer credentials: {}", e.toString());
+            return -1;
         }
     }
 

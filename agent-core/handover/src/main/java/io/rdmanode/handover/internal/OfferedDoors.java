@@ -15,8 +15,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The predecessor's side of the doors: those this process offers, by name, and those it lent to a successor
  * that has not said READY yet. A lent door's socket stays open here (a copy of its descriptor) until READY: if
- * the successor's session ends before that (it died while it started), the socket, still listening with what
- * connected meanwhile in its backlog, is offered as it is to the next instance instead of being lost.
+ * the successor's session ends before that, the socket, still listening with what connected meanwhile in its
+ * backlog, is offered as it is to the next instance instead of being lost; once the successor's process is known
+ * to be gone, the door that lent it accepts on it again ({@link Door#takeBack}).
  */
 final class OfferedDoors implements AutoCloseable {
 
@@ -25,11 +26,14 @@ final class OfferedDoors implements AutoCloseable {
     private record Offer(String address, Door door) {
     }
 
-    private record Lent(Object session, String name, String address, int fd) {
+    private record Lent(Object session, String name, String address, int fd, Door door) {
     }
 
-    /** A door lent to a successor that died before READY: its socket, which nobody here accepts on. */
-    private record OrphanedDoor(int fd) implements Door {
+    /**
+     * A door lent to a successor that ended its session before READY: its socket, which nobody here accepts on,
+     * and the door it was, which may take it back.
+     */
+    private record OrphanedDoor(int fd, Object session, Door original) implements Door {
         @Override
         public void handedOver() {
             // nobody accepts on it here
@@ -69,7 +73,7 @@ final class OfferedDoors implements AutoCloseable {
      * Lends the door to the successor of {@code session}: a duplicate of its descriptor (the caller's to send and
      * close) once the door has stopped accepting; the door may close its own meanwhile.
      */
-    HandoverListener.Taken lend(Object session, String name, String address) {
+    synchronized HandoverListener.Taken lend(Object session, String name, String address) {
         Offer offer = offers.get(name);
         if (offer == null) {
             return new HandoverListener.Taken(-1, "no door " + name + " here");
@@ -78,7 +82,8 @@ final class OfferedDoors implements AutoCloseable {
             return new HandoverListener.Taken(-1, "door " + name + " is at " + offer.address());
         }
         int copy = posix.fcntl(offer.door().fd(), Posix.F_DUPFD_CLOEXEC, 0);
-        lent.add(new Lent(session, name, address, posix.fcntl(copy, Posix.F_DUPFD_CLOEXEC, 0)));
+        Door original = offer.door() instanceof OrphanedDoor orphaned ? orphaned.original() : offer.door();
+        lent.add(new Lent(session, name, address, posix.fcntl(copy, Posix.F_DUPFD_CLOEXEC, 0), original));
         offers.remove(name, offer);
         if (offer.door() instanceof OrphanedDoor orphaned) {
             posix.close(orphaned.fd());
@@ -93,7 +98,7 @@ final class OfferedDoors implements AutoCloseable {
     }
 
     /** The successor of {@code session} serves what it took: the copies kept here go. */
-    void kept(Object session) {
+    synchronized void kept(Object session) {
         for (Lent l : lent) {
             if (l.session() == session && lent.remove(l)) {
                 posix.close(l.fd());
@@ -102,18 +107,51 @@ final class OfferedDoors implements AutoCloseable {
     }
 
     /** The session ended before READY: what it took is offered again, as the socket it is. */
-    void returned(Object session) {
+    synchronized boolean returned(Object session) {
+        boolean any = false;
         for (Lent l : lent) {
             if (l.session() == session && lent.remove(l)) {
-                LOG.error("the successor ended its handover session before it served door {} at {}: the socket stays"
-                        + " listening (clients wait in its backlog) for the next instance to take", l.name(), l.address());
-                offers.put(l.name(), new Offer(l.address(), new OrphanedDoor(l.fd())));
+                LOG.warn("the successor ended its handover session before it served door {} at {}: the socket stays"
+                        + " listening (clients wait in its backlog) for the next instance to take, or for this one"
+                        + " once the successor is gone", l.name(), l.address());
+                offers.put(l.name(), new Offer(l.address(), new OrphanedDoor(l.fd(), session, l.door())));
+                any = true;
             }
         }
+        return any;
+    }
+
+    /**
+     * The successor of {@code session} is gone: each door it left orphaned (and no later instance took) accepts
+     * here again if it can. Returns the names of the doors taken back.
+     */
+    synchronized List<String> takeBack(Object session) {
+        List<String> back = new ArrayList<>();
+        offers.forEach((name, offer) -> {
+            if (!(offer.door() instanceof OrphanedDoor orphaned) || orphaned.session() != session) {
+                return;
+            }
+            boolean resumed;
+            try {
+                resumed = orphaned.original().takeBack(posix.fcntl(orphaned.fd(), Posix.F_DUPFD_CLOEXEC, 0));
+            } catch (RuntimeException e) {
+                LOG.error("door {} failed to accept again; its socket stays listening for the next instance", name, e);
+                resumed = false;
+            }
+            if (resumed) {
+                offers.put(name, new Offer(offer.address(), orphaned.original()));
+                posix.close(orphaned.fd());
+                back.add(name);
+            } else {
+                LOG.error("door {} at {} cannot accept here again: its socket stays listening, unserved, for the next"
+                        + " instance to take", name, offer.address());
+            }
+        });
+        return back;
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         for (Lent l : lent) {
             posix.close(l.fd());
         }

@@ -37,6 +37,7 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
     private final Path stateDir;
     private final OfferedDoors doors;
     private final List<Runnable> actions = new CopyOnWriteArrayList<>();
+    private final List<Runnable> successorLostActions = new CopyOnWriteArrayList<>();
     private final Set<String> pending = ConcurrentHashMap.newKeySet();
     private final WriterLock writerLock;
     private final WriterLock startLock;
@@ -192,9 +193,62 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
         return doors.lend(session, name, address);
     }
 
+    /**
+     * A session ended. Without READY from a process now gone (a successor killed while it started), this process
+     * takes its doors back and redoes what that successor changed ({@link #onSuccessorLost}). Its process may
+     * outlive the session by a moment (it is exiting), so it is watched on the timer for {@link #PEER_EXIT_MILLIS};
+     * one still running then ended its session for another reason and may be serving the doors it took: those
+     * stay listening, unserved here, for the next instance.
+     */
     @Override
-    public void sessionEnded(Object session) {
-        doors.returned(session);
+    public void sessionEnded(Object session, int peerPid) {
+        boolean lent = doors.returned(session);
+        if (handedOver || peerPid <= 0 || peerPid == ProcessHandle.current().pid()) {
+            return;
+        }
+        watchPeer(session, peerPid, lent, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PEER_EXIT_MILLIS));
+    }
+
+    /** How long a successor's process may outlive its ended session and still count as gone. */
+    static final long PEER_EXIT_MILLIS = 3_000;
+
+    private void watchPeer(Object session, int pid, boolean lent, long until) {
+        if (handedOver) {
+            return;
+        }
+        if (!ProcessGone.is(pid)) {
+            if (System.nanoTime() - until > 0) {
+                if (lent) {
+                    LOG.error("the instance pid={} that took doors from this one ended its handover session but still"
+                            + " runs: its doors are left listening for it or the next instance", pid);
+                }
+                return;
+            }
+            try {
+                timer.schedule(() -> watchPeer(session, pid, lent, until), 20, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException closed) {
+                // closed: nothing to take back any more
+            }
+            return;
+        }
+        List<String> back = doors.takeBack(session);
+        if (lent) {
+            LOG.warn("the successor pid={} died before it was ready: this instance took its doors back ({}) and"
+                    + " serves on", pid, back);
+        }
+        for (Runnable action : successorLostActions) {
+            try {
+                action.run();
+            } catch (RuntimeException e) {
+                LOG.error("an onSuccessorLost action failed", e);
+            }
+        }
+    }
+
+    @Override
+    public AutoCloseable onSuccessorLost(Runnable action) {
+        successorLostActions.add(action);
+        return () -> successorLostActions.remove(action);
     }
 
     @Override

@@ -40,6 +40,15 @@ final class EpollTransport {
         return new EpollServerSocketChannel(fd);
     }
 
+    /** Closes a descriptor this process owns (one handed back that it does not accept on). */
+    static void close(int fd) {
+        try {
+            new io.netty.channel.unix.FileDescriptor(fd).close();
+        } catch (java.io.IOException | LinkageError e) {
+            // nothing more to do with it
+        }
+    }
+
     static OptionalInt fd(Channel server) {
         return server instanceof EpollServerSocketChannel epoll ? OptionalInt.of(epoll.fd().intValue())
                 : OptionalInt.empty();

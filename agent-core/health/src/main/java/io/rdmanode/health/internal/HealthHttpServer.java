@@ -112,17 +112,25 @@ final class HealthHttpServer implements AutoCloseable, HttpConnection.Router {
         if (fd.isEmpty()) {
             return Optional.empty();
         }
-        int descriptor = fd.getAsInt();
         return Optional.of(new Handover.Door() {
             @Override
             public int fd() {
-                return descriptor;
+                return transport.fd().orElse(-1);
             }
 
             @Override
             public void handedOver() {
                 transport.stopAccepting();
                 LOG.info("http endpoint {} handed to a successor", uri);
+            }
+
+            @Override
+            public boolean takeBack(int descriptor) {
+                boolean back = transport.takeBack(descriptor);
+                if (back) {
+                    LOG.warn("http endpoint {} accepts here again: the successor it was handed to died", uri);
+                }
+                return back;
             }
         });
     }

@@ -46,7 +46,8 @@ final class NettyHttpTransport implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NettyHttpTransport.class);
     private final EventLoopGroup loop;
     private final ChannelGroup connections;
-    private final Channel server;
+    private final ServerBootstrap bootstrap;
+    private volatile Channel server;
     private volatile boolean handedOver;
 
     NettyHttpTransport(InetSocketAddress address, HttpSettings settings, HttpServerStats stats,
@@ -99,6 +100,8 @@ final class NettyHttpTransport implements AutoCloseable {
         if (epoll) {
             warmUp(decoder, settings, stats, router);
         }
+        // Without a channel yet: a socket taken back after a handover that failed gets the same handling.
+        this.bootstrap = bootstrap.clone();
         OptionalInt adopted = epoll ? take.get() : OptionalInt.empty();
         if (adopted.isPresent()) {
             int fd = adopted.getAsInt();
@@ -168,6 +171,28 @@ final class NettyHttpTransport implements AutoCloseable {
 
     boolean handedOver() {
         return handedOver;
+    }
+
+    /**
+     * The successor that took the socket died before it served it: accepts on {@code fd} (the same listening
+     * socket; consumed) again, with the same connection handling. False, the descriptor closed, when the event
+     * loop cannot register it (NIO, or the loop is shut down).
+     */
+    synchronized boolean takeBack(int fd) {
+        if (!EpollTransport.available() || loop.isShuttingDown()) {
+            EpollTransport.close(fd);
+            return false;
+        }
+        ChannelFuture registered = bootstrap.clone().channelFactory(() -> EpollTransport.adopt(fd)).register()
+                .awaitUninterruptibly();
+        if (!registered.isSuccess()) {
+            LOG.error("http endpoint: cannot accept on the taken-back socket again: {}", reason(registered.cause()));
+            registered.channel().close();
+            return false;
+        }
+        server = registered.channel();
+        handedOver = false;
+        return true;
     }
 
     /**

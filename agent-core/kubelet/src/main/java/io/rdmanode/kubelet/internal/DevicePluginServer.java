@@ -22,6 +22,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -73,6 +75,8 @@ final class DevicePluginServer implements ServedResource {
     /** The newest tag of a newer instance whose socket for this resource was seen in the directory, or null. */
     private volatile String newerSeen;
     private volatile long newerAwaitedSince;          // System.nanoTime() when the wait began; 0 when none
+    /** Tags of newer instances known dead (a successor killed before it was ready): their sockets are ignored. */
+    private final Set<String> lostInstances = ConcurrentHashMap.newKeySet();
 
     /**
      * @param instance      this agent instance's tag: the socket is named from the resource and the tag
@@ -282,6 +286,7 @@ final class DevicePluginServer implements ServedResource {
                 String name = file.getFileName().toString();
                 if (part.equals(ResourceNames.resourcePartOf(name))) {
                     ResourceNames.instanceOf(name).filter(t -> InstanceTags.newer(t, instance))
+                            .filter(t -> !lostInstances.contains(t))
                             .ifPresent(tag -> newer.add(new NewerSocket(file, tag, handedOverSocket(file))));
                 }
             }
@@ -489,6 +494,36 @@ final class DevicePluginServer implements ServedResource {
         }
         LOG.info("kubelet closed the ListAndWatch stream of resource={} and no newer instance serves it:"
                 + " registering again", resource);
+        reconcileSoon.accept(this);
+    }
+
+    /**
+     * An instance that began to take over from this one died before it was ready (the handover's
+     * {@code onSuccessorLost}); it may have registered this resource, leaving kubelet with its dead endpoint. Its
+     * sockets for this resource (newer, not marked handed over, not answering) are ignored from now on, and this
+     * server registers again at once: the newer-instance grace is for an instance that may serve again, and this
+     * one is known dead.
+     */
+    void successorLost() {
+        List<NewerSocket> dead = newerSockets().stream()
+                .filter(n -> !n.handedOver() && !StaleSockets.answers(n.file())).toList();
+        if (dead.isEmpty()) {
+            return;
+        }
+        synchronized (lock) {
+            if (closed || handedOver.getAsBoolean()) {
+                return;
+            }
+            dead.forEach(n -> lostInstances.add(n.tag()));
+            registered = false;
+            newerSeen = null;
+            newerAwaitedSince = 0;
+            if (settings.watcher()) {
+                socketId = Optional.empty();             // a new socket file: the plugin watcher registers it
+            }
+        }
+        LOG.warn("resource={}: agent instance(s) {} that registered it died before taking over; registering this"
+                + " instance again", resource, dead.stream().map(NewerSocket::tag).toList());
         reconcileSoon.accept(this);
     }
 

@@ -291,6 +291,16 @@ public final class KubeletDevicePluginHost implements DevicePluginHost, AutoClos
         }
     }
 
+    /**
+     * An instance that began to take over from this agent died before it was ready: every resource it registered
+     * is registered here again ({@link DevicePluginServer#successorLost}).
+     */
+    public void successorLost() {
+        if (!handedOver) {
+            servers.values().forEach(DevicePluginServer::successorLost);
+        }
+    }
+
     /** The tag in this host's socket names. */
     public String instance() {
         return instance;

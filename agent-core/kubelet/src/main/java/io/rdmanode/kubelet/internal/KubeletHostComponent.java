@@ -136,7 +136,17 @@ public final class KubeletHostComponent implements DevicePluginHost, HealthCheck
             throw e;
         }
         // Absent in tests and without the launcher. The host in place at the handover stops registering.
-        this.handoverWatch = handover == null ? () -> { } : handover.onHandedOver(() -> host.handedOver());
+        // A successor that dies before it is ready leaves kubelet with its dead endpoints: registered here again.
+        if (handover == null) {
+            this.handoverWatch = () -> { };
+        } else {
+            AutoCloseable handedOver = handover.onHandedOver(() -> host.handedOver());
+            AutoCloseable lost = handover.onSuccessorLost(() -> host.successorLost());
+            this.handoverWatch = () -> {
+                handedOver.close();
+                lost.close();
+            };
+        }
     }
 
     KubeletHostComponent(Config config, Map<String, Object> properties, org.osgi.framework.BundleContext context)

@@ -36,7 +36,7 @@ final class ControlLoop {
      */
     private static final int FIRST_BODY_BYTES = 64 << 10;
 
-    private final UnixServer server;
+    private volatile UnixServer server;
     private final ControlServer owner;
     private final Posix posix = Posix.libc();
     private final int wakeFd;
@@ -49,7 +49,7 @@ final class ControlLoop {
     private List<ControlConnection> polled = new ArrayList<>();
     private volatile boolean running = true;
     private volatile boolean handedOver;
-    private final java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
+    private volatile java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
     private boolean paused;
 
     ControlLoop(UnixServer server, ControlServer owner) {
@@ -101,6 +101,23 @@ final class ControlLoop {
             Thread.currentThread().interrupt();
             server.release();
         }
+    }
+
+    /**
+     * The successor that took the listening socket died before it served it: from the loop's next turn on it
+     * accepts on {@code taken} (the same socket, through a descriptor of this process) again.
+     */
+    synchronized void acceptAgain(UnixServer taken) {
+        try {
+            released.await(1, java.util.concurrent.TimeUnit.SECONDS);  // the old descriptor closed by the loop first
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        server.release();
+        released = new java.util.concurrent.CountDownLatch(1);
+        server = taken;
+        handedOver = false;
+        wake();
     }
 
     boolean acceptingStopped() {

@@ -6,6 +6,7 @@ import io.rdmanode.freeflow.internal.posix.PeerCred;
 import io.rdmanode.freeflow.internal.posix.UnixConnection;
 import io.rdmanode.freeflow.internal.posix.UnixServer;
 import io.rdmanode.freeflow.internal.wire.Func;
+import io.rdmanode.posix.Posix;
 import io.rdmanode.posix.PosixException;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -45,7 +46,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ControlServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ControlServer.class);
-    private final UnixServer server;
+    private volatile UnixServer server;
     private final Router router;
     private final Dispatcher dispatcher;
     private final ThreadPoolExecutor workers;
@@ -140,7 +141,35 @@ public final class ControlServer implements AutoCloseable {
                         + " and {} tenant(s) with objects stay here until they end", server.path(), open.size(),
                         router.tenantsHoldingObjects());
             }
+
+            @Override
+            public boolean takeBack(int fd) {
+                return ControlServer.this.acceptAgain(fd);
+            }
         };
+    }
+
+    /**
+     * The successor that took the listening socket died before it served it: this router accepts on it again
+     * ({@code fd}, consumed) and closes its drain desk (no successor passes connections back any more).
+     */
+    private synchronized boolean acceptAgain(int fd) {
+        if (closing.get()) {
+            Posix.libc().close(fd);
+            return false;
+        }
+        UnixServer taken;
+        try {
+            taken = UnixServer.adopt(server.path(), fd);
+        } catch (IOException e) {
+            LOG.error("freeflow router cannot accept on its taken-back socket {}: {}", server.path(), e.getMessage());
+            return false;
+        }
+        closeDesk();
+        server = taken;
+        loop.acceptAgain(taken);
+        LOG.warn("freeflow router socket {} accepts here again: the successor it was handed to died", taken.path());
+        return true;
     }
 
     /** Opens the desk the successor passes this router's tenants' connections back to; logged when it cannot. */

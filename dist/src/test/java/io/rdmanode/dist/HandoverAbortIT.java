@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.rdmanode.dist;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rdmanode.agent.Ttar;
+import io.rdmanode.kubelet.testing.KubeletDouble;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 27, a successor that dies half-way through its takeover (a reload whose new instance is OOM-killed, or
+ * crashes on a bad bundle): it has taken two of the predecessor's doors and registered every pool with kubelet, but
+ * has not said READY (its configuration turns off the bundle of the third door, so that door stays pending and the
+ * takeover waits). SIGKILL. The predecessor is still the state directory's writer: it accepts on its doors again
+ * (the calls that waited in their backlogs are answered, none fails), registers every pool with kubelet again
+ * (kubelet's endpoints were the dead instance's), and allocates. Two rounds, so that each of the HTTP, CNI and
+ * Freeflow doors is taken back. Nothing supervises a reload's successor: without this the node served nothing
+ * until someone restarted the agent.
+ */
+class HandoverAbortIT {
+
+    @Test
+    void aSuccessorKilledBeforeItIsReadyLeavesThePredecessorServingEverything() throws Exception {
+        Path dir = Files.createTempDirectory(Path.of("/tmp"), "hoa");   // short: Unix socket paths
+        Path home = dir.resolve("home");
+        AgentProcessIT.copyTree(AgentProcessIT.DIST, home);
+        Path state = Files.createDirectories(dir.resolve("s"));
+        Ttar.unpack(home.resolve("config/demo-host/cx5-roce-sriov.ttar"), state.resolve("host"));
+        Path pluginDir = Files.createDirectories(state.resolve("device-plugins"));
+        int port = HandoverIT.freePort();
+        String demo = Files.readString(home.resolve("config/demo.conf"))
+                .replace("${rdma.agent.stateDir}", state.toString())
+                .replace("port = ${?RDMA_AGENT_HTTP_PORT}", "port = " + port);
+        Path config = dir.resolve("agent.conf");
+        Files.writeString(config, demo);
+        List<String> resources = HandoverIT.RESOURCES;
+
+        try (KubeletDouble kubelet = KubeletDouble.start(pluginDir, state.resolve("pod-resources/kubelet.sock"));
+             AgentProcess old = AgentProcess.start(home, state, Map.of(), "--config", config.toString())) {
+            old.awaitReady(Duration.ofSeconds(60));
+            resources.forEach(r -> kubelet.awaitRegistrations(r, 1, Duration.ofSeconds(30)));
+            try (HandoverLoad load = new HandoverLoad(port, state.resolve("cni/bin/rdma"),
+                    state.resolve("freeflow/ffrouter"))) {
+                Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> load.cniOk.get() > 0
+                        && load.freeflowOk.get() > 0 && load.healthOk.get() > 0);
+                // Round 1 leaves the Freeflow door pending (HTTP and CNI taken), round 2 the CNI door (HTTP and
+                // Freeflow taken): every door is taken back once.
+                String[][] rounds = {{"freeflow", "http", "cni"}, {"cni", "http", "freeflow"}};
+                for (int round = 0; round < rounds.length; round++) {
+                    Path stalled = dir.resolve("stalled-" + round + ".conf");
+                    Files.writeString(stalled, demo + "\nagent.bundles." + rounds[round][0] + ".enabled = false\n"
+                            + "agent.handover.readyTimeout = 600s\n");
+                    abortedTakeover(round + 1, home, state, stalled, kubelet, old, load, rounds[round][1],
+                            rounds[round][2]);
+                }
+                assertThat(load.failures).as(old.output()).isEmpty();
+                String base = Files.readString(state.resolve("http.url")).trim();
+                Awaitility.await("ready").atMost(Duration.ofSeconds(10))
+                        .until(() -> AgentProcess.status(base + "/readyz") == 200);
+                assertThat(old.output()).doesNotContain("handed over to a successor:");
+            }
+            assertThat(old.terminate(Duration.ofSeconds(30))).as(old.output()).isZero();
+        } catch (Throwable t) {
+            try (Stream<Path> logs = Files.list(home)) {
+                for (Path log : logs.filter(p -> p.getFileName().toString().endsWith(".log")).toList()) {
+                    System.out.println("==== " + log + "\n" + Files.readString(log));
+                }
+            }
+            throw t;
+        } finally {
+            try (Stream<Path> all = Files.walk(dir)) {
+                all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    /**
+     * A successor takes {@code doors}, registers every pool and answers; SIGKILL; the predecessor serves every door
+     * again and registers every pool again (the kubelet double's endpoint is its socket), and allocates.
+     */
+    private static void abortedTakeover(int round, Path home, Path state, Path config, KubeletDouble kubelet,
+                                        AgentProcess old, HandoverLoad load, String... doors) throws Exception {
+        List<String> resources = HandoverIT.RESOURCES;
+        List<Long> registrations = resources.stream().map(kubelet::registrations).toList();
+        long killed;
+        try (AgentProcess successor = AgentProcess.start(home, state, Map.of(), "--config", config.toString())) {
+            for (String door : doors) {
+                awaitLog(successor, "took door " + door);
+            }
+            for (int i = 0; i < resources.size(); i++) {
+                kubelet.awaitRegistrations(resources.get(i), registrations.get(i) + 1, Duration.ofSeconds(60));
+            }
+            Awaitility.await().atMost(Duration.ofSeconds(10))
+                    .until(() -> resources.stream().allMatch(r -> endpointOf(successor, kubelet, r)));
+            // The tenant stays connected to the predecessor (a tenant of the successor would die with it).
+            long health = load.healthOk.get();
+            long cni = load.cniOk.get();
+            long freeflow = load.freeflowOk.get();
+            Awaitility.await("the successor answers").atMost(Duration.ofSeconds(10))
+                    .until(() -> load.healthOk.get() > health + 2 && load.cniOk.get() > cni + 2
+                            && load.freeflowOk.get() > freeflow + 2);
+            successor.kill();
+            killed = System.nanoTime();
+        }
+        load.reconnectFreeflow();               // a new tenant connection: the predecessor's again
+        long health = load.healthOk.get();
+        long cni = load.cniOk.get();
+        long freeflow = load.freeflowOk.get();
+        Awaitility.await("the predecessor answers on its doors again").atMost(Duration.ofSeconds(15))
+                .until(() -> load.healthOk.get() > health + 3 && load.cniOk.get() > cni + 3
+                        && load.freeflowOk.get() > freeflow + 3);
+        long doorsBack = System.nanoTime();
+        for (int i = 0; i < resources.size(); i++) {
+            kubelet.awaitRegistrations(resources.get(i), registrations.get(i) + 2, Duration.ofSeconds(30));
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(10))
+                .until(() -> resources.stream().allMatch(r -> endpointOf(old, kubelet, r)));
+        long registered = System.nanoTime();
+        assertThat(load.failures).as(old.output()).isEmpty();
+        for (String resource : resources) {
+            assertThat(kubelet.admit("default", "round" + round + "-" + resource.replace('/', '-'), "c", resource, 1))
+                    .as(resource).hasSize(1);
+        }
+        assertThat(old.output()).contains("took its doors back");
+        System.out.printf("HandoverAbortIT round %d: successor SIGKILLed before READY with doors %s taken; the"
+                + " predecessor answered on every door again %d ms after the kill, every pool registered again at"
+                + " +%d ms; /healthz %d, CNI VERSION %d, Freeflow %d calls answered so far, %d failed%n", round,
+                List.of(doors), TimeUnit.NANOSECONDS.toMillis(doorsBack - killed),
+                TimeUnit.NANOSECONDS.toMillis(registered - killed), load.healthOk.get(), load.cniOk.get(),
+                load.freeflowOk.get(), load.failures.size());
+    }
+
+    /** kubelet's endpoint for {@code resource} is a socket {@code agent} logged as its own. */
+    private static boolean endpointOf(AgentProcess agent, KubeletDouble kubelet, String resource) {
+        try {
+            return kubelet.hasEndpoint(resource)
+                    && agent.output().contains("endpoint=" + kubelet.endpoint(resource));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static void awaitLog(AgentProcess agent, String text) {
+        Awaitility.await(text).atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(10))
+                .until(() -> agent.output().contains(text));
+    }
+}
