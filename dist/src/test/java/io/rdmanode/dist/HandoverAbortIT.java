@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
  * crashes on a bad bundle): it has taken two of the predecessor's doors and registered every pool with kubelet, but
  * has not said READY (its configuration turns off the bundle of the third door, so that door stays pending and the
  * takeover waits). SIGKILL. The predecessor is still the state directory's writer: it accepts on its doors again
- * (the calls that waited in their backlogs are answered, none fails), registers every pool with kubelet again
+ * (the calls that waited in their backlogs are answered; only a call the successor itself had accepted dies with
+ * it, a connection reset), registers every pool with kubelet again
  * (kubelet's endpoints were the dead instance's), and allocates. Two rounds, so that each of the HTTP, CNI and
  * Freeflow doors is taken back. Nothing supervises a reload's successor: without this the node served nothing
  * until someone restarted the agent.
@@ -62,7 +63,6 @@ class HandoverAbortIT {
                     abortedTakeover(round + 1, home, state, stalled, kubelet, old, load, rounds[round][1],
                             rounds[round][2]);
                 }
-                assertThat(load.failures).as(old.output()).isEmpty();
                 String base = Files.readString(state.resolve("http.url")).trim();
                 Awaitility.await("ready").atMost(Duration.ofSeconds(10))
                         .until(() -> AgentProcess.status(base + "/readyz") == 200);
@@ -108,6 +108,7 @@ class HandoverAbortIT {
             Awaitility.await("the successor answers").atMost(Duration.ofSeconds(10))
                     .until(() -> load.healthOk.get() > health + 2 && load.cniOk.get() > cni + 2
                             && load.freeflowOk.get() > freeflow + 2);
+            assertThat(load.failures).as("failed calls before the kill").isEmpty();
             successor.kill();
             killed = System.nanoTime();
         }
@@ -125,7 +126,15 @@ class HandoverAbortIT {
         Awaitility.await().atMost(Duration.ofSeconds(10))
                 .until(() -> resources.stream().allMatch(r -> endpointOf(old, kubelet, r)));
         long registered = System.nanoTime();
-        assertThat(load.failures).as(old.output()).isEmpty();
+        // A call the successor had accepted when it was killed dies with it (its connection reset): at most one per
+        // loop. None may have waited unanswered (a timeout) or found a door unbound (refused).
+        List<String> inKilled = List.copyOf(load.failures);
+        load.failures.clear();
+        assertThat(inKilled).as(old.output()).allSatisfy(f -> assertThat(f).doesNotContainIgnoringCase("timed out")
+                .doesNotContainIgnoringCase("refused"));
+        for (String loop : List.of("healthz:", "cni VERSION:", "freeflow:")) {
+            assertThat(inKilled.stream().filter(f -> f.startsWith(loop))).as(loop + " " + inKilled).hasSizeLessThan(2);
+        }
         for (String resource : resources) {
             assertThat(kubelet.admit("default", "round" + round + "-" + resource.replace('/', '-'), "c", resource, 1))
                     .as(resource).hasSize(1);
@@ -133,10 +142,10 @@ class HandoverAbortIT {
         assertThat(old.output()).contains("took its doors back");
         System.out.printf("HandoverAbortIT round %d: successor SIGKILLed before READY with doors %s taken; the"
                 + " predecessor answered on every door again %d ms after the kill, every pool registered again at"
-                + " +%d ms; /healthz %d, CNI VERSION %d, Freeflow %d calls answered so far, %d failed%n", round,
-                List.of(doors), TimeUnit.NANOSECONDS.toMillis(doorsBack - killed),
+                + " +%d ms; /healthz %d, CNI VERSION %d, Freeflow %d calls answered so far; calls that died with the"
+                + " successor: %s%n", round, List.of(doors), TimeUnit.NANOSECONDS.toMillis(doorsBack - killed),
                 TimeUnit.NANOSECONDS.toMillis(registered - killed), load.healthOk.get(), load.cniOk.get(),
-                load.freeflowOk.get(), load.failures.size());
+                load.freeflowOk.get(), inKilled);
     }
 
     /** kubelet's endpoint for {@code resource} is a socket {@code agent} logged as its own. */

@@ -12,6 +12,9 @@ final class TestDoor implements Handover.Door {
 
     private static final Posix POSIX = Posix.libc();
     final AtomicInteger handedOver = new AtomicInteger();
+    final AtomicInteger takenBack = new AtomicInteger();
+    /** Whether {@link #takeBack} accepts the socket again (a door that cannot says no). */
+    volatile boolean canTakeBack = true;
     private volatile int fd;
 
     private TestDoor(int fd) {
@@ -38,6 +41,17 @@ final class TestDoor implements Handover.Door {
     public void handedOver() {
         handedOver.incrementAndGet();
         closeOwn();
+    }
+
+    @Override
+    public boolean takeBack(int descriptor) {
+        if (!canTakeBack) {
+            POSIX.close(descriptor);
+            return false;
+        }
+        takenBack.incrementAndGet();
+        fd = descriptor;
+        return true;
     }
 
     void closeOwn() {
