@@ -35,10 +35,31 @@ class CheckConfigIT {
             Files.writeString(file, ShippedConfigIT.configMapEntry(DIST.resolve(shipped), "agent.conf"));
         }
 
-        Result result = run("check-config", file.toString());
+        // demo.conf is read by `--demo --config FILE`, and checked the same way.
+        Result result = shipped.endsWith("demo.conf") ? run("check-config", "--demo", file.toString())
+                : run("check-config", file.toString());
 
         assertThat(result.exit).as(result.out + result.err).isZero();
         assertThat(result.out).isEqualTo(file + ": ok (0 error(s), 0 warning(s))\n");
+    }
+
+    /**
+     * demo.conf names its paths through {@code ${rdma.agent.stateDir}}, which nothing but {@code --demo} defines when
+     * the start reads the file: started without {@code --demo} the agent refuses it (exit 6), and the check, which
+     * said ok (operator probe), refuses it too and says why.
+     */
+    @Test
+    void aFileTheStartRefusesForAnUndefinedSubstitutionIsRefused() throws Exception {
+        Path file = DIST.resolve("config/demo.conf");
+
+        Result check = run("check-config", file.toString());
+        Result start = run("--config", file.toString());
+
+        assertThat(check.exit).as(check.out + check.err).isEqualTo(6);
+        assertThat(check.out).contains("Could not resolve substitution to a value: ${rdma.agent.stateDir}")
+                .contains("check-config --demo");
+        assertThat(start.exit).as(start.out + start.err).isEqualTo(6);
+        assertThat(start.err).contains("Could not resolve substitution to a value: ${rdma.agent.stateDir}");
     }
 
     @Test

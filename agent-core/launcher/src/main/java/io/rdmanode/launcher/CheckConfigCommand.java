@@ -41,11 +41,13 @@ import org.slf4j.event.Level;
 final class CheckConfigCommand {
 
     static final String USAGE = """
-            usage: rdma-node-agent check-config [--strict] FILE
+            usage: rdma-node-agent check-config [--strict] [--demo] FILE
               checks FILE as the running agent would (syntax, types, ranges, options, required and unknown
               keys, against the MetaType of this distribution's bundles, then each bundle's own check of its
-              values); prints file:line: key: message lines
+              values, and the start script's own reading of agent.runtime); prints file:line: key: message lines
               --strict   warnings (e.g. a section no bundle declares) fail the check too
+              --demo     as `rdma-node-agent --demo --config FILE` reads it: ${rdma.agent.stateDir} is the demo's
+                         state directory (without --demo nothing defines it before agent.runtime is read)
             exit status: 0 valid, 6 invalid, 4 FILE missing or unreadable, 2 usage, 1 the check could not run,
             3 the JVM ran out of memory
             """;
@@ -66,6 +68,7 @@ final class CheckConfigCommand {
 
     int run(Path home, String[] args) {
         boolean strict = false;
+        boolean demo = false;
         Path file = null;
         for (String arg : args) {
             if (arg.equals("--help") || arg.equals("-h")) {
@@ -73,6 +76,8 @@ final class CheckConfigCommand {
                 return ExitCode.OK.code;
             } else if (arg.equals("--strict")) {
                 strict = true;
+            } else if (arg.equals("--demo")) {
+                demo = true;
             } else if (arg.startsWith("-") || file != null) {
                 err.println("rdma-node-agent check-config: unexpected argument '" + arg + "'");
                 err.print(USAGE);
@@ -102,6 +107,9 @@ final class CheckConfigCommand {
             Thread.currentThread().interrupt();
             return ExitCode.FAILURE.code;
         }
+        if (result.valid() && !demo) {
+            result = withLauncherReading(file, result);
+        }
         result.errors().forEach(out::println);
         result.warnings().forEach(w -> out.println("warning: " + w));
         boolean ok = result.valid() && (!strict || result.warnings().isEmpty());
@@ -112,6 +120,28 @@ final class CheckConfigCommand {
             out.println("every key, its default and accepted values: " + home.resolve("config").resolve("agent.conf"));
         }
         return ok ? 0 : EXIT_INVALID;
+    }
+
+    /**
+     * The launcher reads {@code agent.runtime} (state directory, logging) before any bundle runs, resolving the
+     * file with nothing but the JVM's properties and the environment: a file the bundles accept can still be
+     * refused there (exit 6), e.g. one naming paths through {@code ${rdma.agent.stateDir}}, which only
+     * {@code --demo} defines at that point. A check that passed such a file would be worse than none.
+     */
+    private static ConfigCheck.Result withLauncherReading(Path file, ConfigCheck.Result result) {
+        try {
+            RuntimeSettings.read(file, RuntimeSettings.resolve(file));
+            return result;
+        } catch (IllegalArgumentException | com.typesafe.config.ConfigException e) {
+            String message = e.getMessage();
+            if (message.contains("${" + AgentProperties.STATE_DIR + "}")) {
+                message += " (rdma.agent.stateDir is defined only by --demo when the start reads this file: name"
+                        + " paths in full; for a demo configuration, check-config --demo)";
+            }
+            List<String> errors = new ArrayList<>(result.errors());
+            errors.add(message);
+            return new ConfigCheck.Result(errors, result.warnings());
+        }
     }
 
     private static ConfigCheck.Result check(Path bundles, Path file)
