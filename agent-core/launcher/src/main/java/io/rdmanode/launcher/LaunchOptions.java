@@ -22,7 +22,7 @@ record LaunchOptions(Path home, Optional<Path> config, boolean demo, boolean exi
             usage: rdma-node-agent [--config PATH] [--demo] [--exit-when-ready] [--exit-after-handover] [--help]
                                   [--version]
                    rdma-node-agent status [--url URL] [--config PATH] [--json]   a running agent, as tables
-                   rdma-node-agent check-config [--strict] FILE                  check a configuration offline
+                   rdma-node-agent check-config [--strict] [--demo] FILE         check a configuration offline
                    rdma-node-agent takeover [--config PATH] [--timeout SECONDS]  start a successor, stop this one
                    rdma-node-agent --print-setting KEY [--config PATH]           one resolved setting, e.g.
                                                                                  agent.runtime.stateDir
