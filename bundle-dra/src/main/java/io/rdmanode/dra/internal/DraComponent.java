@@ -152,6 +152,7 @@ public final class DraComponent implements StatusSection, DraFigures {
     private DraSettings settings;
     private PoolDevices poolDevices;
     private AutoCloseable onHandedOver;
+    private AutoCloseable onSuccessorLost;
     private volatile boolean handedOver;
 
     /** Without {@code pools} entries (one pool). */
@@ -218,6 +219,7 @@ public final class DraComponent implements StatusSection, DraFigures {
             sockets = new DraSockets(servers, settings, List.of(dra, dra.v1beta1(), health), registration, 1000);
             if (handover != null) {
                 onHandedOver = handover.onHandedOver(this::handedOver);
+                onSuccessorLost = handover.onSuccessorLost(this::successorLost);
             }
             preparer.holdPrepared();
             LOG.info("DRA driver {} serving registration={} endpoint={} pools={} node={}", settings.driverName(),
@@ -305,6 +307,23 @@ public final class DraComponent implements StatusSection, DraFigures {
         }
     }
 
+    /**
+     * An instance that began to take over from this one died before it was ready, its DRA sockets left registered
+     * with kubelet: they go (kubelet deregisters it and uses this instance's again), and this instance publishes its
+     * slices again over whatever the dead one published.
+     */
+    private void successorLost() {
+        if (handedOver) {
+            return;
+        }
+        if (sockets != null) {
+            sockets.successorLost();
+        }
+        if (slices != null) {
+            slices.request();
+        }
+    }
+
     @Deactivate
     void stop() {
         synchronized (this) {
@@ -313,11 +332,13 @@ public final class DraComponent implements StatusSection, DraFigures {
                 outside = null;
             }
         }
-        if (onHandedOver != null) {
-            try {
-                onHandedOver.close();
-            } catch (Exception e) {
-                LOG.debug("withdrawing the handover action: {}", e.toString());
+        for (AutoCloseable action : java.util.Arrays.asList(onHandedOver, onSuccessorLost)) {
+            if (action != null) {
+                try {
+                    action.close();
+                } catch (Exception e) {
+                    LOG.debug("withdrawing a handover action: {}", e.toString());
+                }
             }
         }
         if (health != null) {

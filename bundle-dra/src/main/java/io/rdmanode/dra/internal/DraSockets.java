@@ -90,6 +90,17 @@ final class DraSockets implements AutoCloseable {
     }
 
     /**
+     * An instance that began to take over from this one died before it was ready: kubelet keeps its registration
+     * (the newest) until its socket file goes, and calls its dead endpoint meanwhile. Its sockets, which nobody
+     * listens on any more, are removed: kubelet's plugin watcher deregisters it and calls this instance again.
+     */
+    synchronized void successorLost() {
+        if (!closed) {
+            removeStale();
+        }
+    }
+
+    /**
      * Removes the sockets an earlier instance of this driver left when it was killed: each one of this driver's
      * socket names (any instance) other than this instance's, in kubelet's registry directory and the DRA socket
      * directory, that nobody listens on (a connect is refused). A socket a live instance serves (a predecessor

@@ -201,4 +201,39 @@ class DraRegistrationTest {
             }
         }
     }
+    /**
+     * A successor that registered beside this instance and was killed before it was ready leaves its sockets, and
+     * kubelet keeps its registration (the newest) until they go: this instance removes them when the handover tells
+     * it the successor was lost, and kubelet calls this instance again.
+     */
+    @Test
+    void theSocketsOfASuccessorKilledBeforeItWasReadyGoAndKubeletCallsThisInstanceAgain() throws Exception {
+        sockets.close();
+        DraSettings own = settings.withInstance("a1");
+        DraSettings successor = settings.withInstance("b2");
+        DraPluginService dra = new DraPluginService(preparation);
+        try (DraSockets a = new DraSockets(servers, own, List.of(dra, dra.v1beta1()),
+                new RegistrationService(DRIVER, own.draSocket()), 20)) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.registered(DRIVER)
+                    .map(r -> r.socket().equals(own.registrationSocket())).orElse(false));
+            // What a SIGKILL leaves: the successor's socket files, nobody listening on them.
+            Files.createDirectories(successor.draSocket().getParent());
+            for (Path f : List.of(successor.registrationSocket(), successor.draSocket())) {
+                try (java.nio.channels.ServerSocketChannel s = java.nio.channels.ServerSocketChannel.open(
+                        java.net.StandardProtocolFamily.UNIX)) {
+                    s.bind(java.net.UnixDomainSocketAddress.of(f));
+                }
+            }
+
+            a.successorLost();
+
+            assertThat(successor.registrationSocket()).doesNotExist();
+            assertThat(successor.draSocket()).doesNotExist();
+            assertThat(own.registrationSocket()).exists();
+            assertThat(own.draSocket()).exists();
+            assertThat(kubelet.registered(DRIVER).get().socket()).isEqualTo(own.registrationSocket());
+            assertThat(kubelet.prepare(DRIVER, KubeletDouble.claim("ns", "c", "uid-l")).getClaimsOrThrow("uid-l")
+                    .getError()).isEmpty();
+        }
+    }
 }
