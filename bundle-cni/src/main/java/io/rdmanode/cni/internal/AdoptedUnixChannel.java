@@ -33,6 +33,18 @@ final class AdoptedUnixChannel {
 
     /** A blocking JDK channel accepting on {@code fd} (consumed: closed here in every case). */
     static ServerSocketChannel adopt(Posix posix, Path path, int fd) throws IOException {
+        return adoptAt(posix, path, fd).channel();
+    }
+
+    /** An adopted channel and the descriptor it accepts on (the channel's own number). */
+    record Adopted(ServerSocketChannel channel, int fd) {
+    }
+
+    /**
+     * {@link #adopt}, with the channel's descriptor: other descriptors of the same socket may be open in this
+     * process meanwhile (the handover's copy of a door taken back), so a lookup by path could name one of those.
+     */
+    static Adopted adoptAt(Posix posix, Path path, int fd) throws IOException {
         Path temp = path.resolveSibling("." + path.getFileName() + ".adopt-" + ProcessHandle.current().pid());
         Files.deleteIfExists(temp);
         ServerSocketChannel channel = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
@@ -41,7 +53,7 @@ final class AdoptedUnixChannel {
             int own = descriptorBoundTo(temp).orElseThrow(() -> new IOException(
                     "cannot find the descriptor of the JDK channel bound to " + temp + " in /proc"));
             posix.dup3(fd, own, Posix.O_CLOEXEC);
-            return channel;
+            return new Adopted(channel, own);
         } catch (IOException | PosixException e) {
             channel.close();
             throw new IOException("cannot adopt the CNI socket " + path + " from the predecessor: " + e.getMessage(), e);

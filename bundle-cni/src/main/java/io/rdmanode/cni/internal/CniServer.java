@@ -236,18 +236,12 @@ final class CniServer implements AutoCloseable {
             return false;
         }
         try {
-            ServerSocketChannel channel = AdoptedUnixChannel.adopt(Posix.libc(), path, fd);
+            AdoptedUnixChannel.Adopted adopted = AdoptedUnixChannel.adoptAt(Posix.libc(), path, fd);
+            ServerSocketChannel channel = adopted.channel();
             channel.configureBlocking(false);
-            OptionalInt own = AdoptedUnixChannel.descriptorBoundTo(path);
-            if (own.isEmpty()) {
-                channel.close();
-                LOG.error("CNI socket {}: the taken-back socket has no descriptor /proc shows; not accepting on it",
-                        path);
-                return false;
-            }
             released.await(2, TimeUnit.SECONDS);         // the old channel closed first: one accept key at a time
             released = new CountDownLatch(1);
-            descriptor = own.getAsInt();
+            descriptor = adopted.fd();
             handedOver = false;
             takenBack = channel;
             selector.wakeup();

@@ -51,6 +51,38 @@ class CniServerHandoverTest {
         assertThat(Files.exists(path)).isFalse();
     }
 
+    /**
+     * The successor the socket was lent to died before it served it: the server accepts on it again, answers what
+     * waited in the backlog, and can lend it once more. The handover keeps a lower-numbered copy of the socket open
+     * while it hands it back and closes it after: the door's descriptor must be the server's own (it named that
+     * copy, and the next lend failed with EBADF, operator probe).
+     */
+    @Test
+    void aSocketTakenBackIsServedAgainAndCanBeLentAgain() throws Exception {
+        Posix posix = Posix.libc();
+        Path path = dir.resolve("run/cni.sock");
+        CniServer server = new CniServer(path, (env, stdin) -> new CniHandler.Response(0, "here"));
+        Handover.Door door = server.door().orElseThrow();
+        int kept = posix.fcntl(door.fd(), Posix.F_DUPFD_CLOEXEC, 0);     // what the handover keeps while lent
+        int lent = posix.fcntl(door.fd(), Posix.F_DUPFD_CLOEXEC, 0);     // the successor's copy
+        door.handedOver();
+        posix.close(lent);                                               // the successor died with it
+        SocketChannel waiting = connect(path);
+
+        assertThat(door.takeBack(posix.fcntl(kept, Posix.F_DUPFD_CLOEXEC, 0))).isTrue();
+        posix.close(kept);                                               // the handover lets go of its copy
+
+        assertThat(exchange(waiting)).isEqualTo("0\nhere");
+        assertThat(call(path)).isEqualTo("0\nhere");
+        int again = posix.fcntl(door.fd(), Posix.F_DUPFD_CLOEXEC, 0);    // a later successor's copy
+        door.handedOver();
+        CniServer next = new CniServer(path, OptionalInt.of(again), (env, stdin) -> new CniHandler.Response(0,
+                "next"), CniServer.Limits.DEFAULTS, new CniStats());
+        assertThat(call(path)).isEqualTo("0\nnext");
+        server.close();
+        next.close();
+    }
+
     private static SocketChannel connect(Path path) throws IOException {
         SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
         channel.connect(UnixDomainSocketAddress.of(path));

@@ -58,6 +58,8 @@ final class HandoverListener implements AutoCloseable {
     private final Thread thread;
     private final java.util.concurrent.Semaphore sessions = new java.util.concurrent.Semaphore(MAX_SESSIONS);
     private volatile boolean running = true;
+    /** The sessions' descriptors while they are served: a stopping listener ends them (the successor sees it). */
+    private final java.util.Set<Integer> open = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * Sessions served at once: one successor, the launcher's pre-start check of another, and room for a retry. The
@@ -130,6 +132,7 @@ final class HandoverListener implements AutoCloseable {
     private void serve(int session) {
         Object id = new Object();
         int peer = peerPid(session);
+        open.add(session);
         FdLines lines = new FdLines(posix, session);
         try {
             Protocol.receiveTimeout(posix, session, SESSION_IDLE_MILLIS);
@@ -152,6 +155,7 @@ final class HandoverListener implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             LOG.warn("handover session on {} ended: {}", path, e.toString());
         } finally {
+            open.remove(session);
             posix.close(session);
             doors.sessionEnded(id, peer);
         }
@@ -194,6 +198,15 @@ final class HandoverListener implements AutoCloseable {
     @Override
     public void close() {
         running = false;
+        // A successor still taking over sees the end of its session at once (as when this process exits), and
+        // goes ahead instead of waiting for its ready timeout.
+        for (int session : open) {
+            try {
+                posix.shutdown(session, Posix.SHUT_RDWR);
+            } catch (RuntimeException gone) {
+                // ended meanwhile
+            }
+        }
         try {
             thread.join(1000);
         } catch (InterruptedException e) {

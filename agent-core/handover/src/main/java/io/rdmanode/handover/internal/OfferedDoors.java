@@ -81,7 +81,14 @@ final class OfferedDoors implements AutoCloseable {
         if (!offer.address().equals(address)) {
             return new HandoverListener.Taken(-1, "door " + name + " is at " + offer.address());
         }
-        int copy = posix.fcntl(offer.door().fd(), Posix.F_DUPFD_CLOEXEC, 0);
+        int copy;
+        try {
+            copy = posix.fcntl(offer.door().fd(), Posix.F_DUPFD_CLOEXEC, 0);
+        } catch (RuntimeException e) {
+            // The door's descriptor is not what it says (a bug): refused, and the door goes on serving here.
+            LOG.error("door {} cannot be lent: its descriptor {} is unusable: {}", name, offer.door().fd(), e.toString());
+            return new HandoverListener.Taken(-1, "door " + name + " cannot be lent: " + e.getMessage());
+        }
         Door original = offer.door() instanceof OrphanedDoor orphaned ? orphaned.original() : offer.door();
         lent.add(new Lent(session, name, address, posix.fcntl(copy, Posix.F_DUPFD_CLOEXEC, 0), original));
         offers.remove(name, offer);
@@ -111,6 +118,10 @@ final class OfferedDoors implements AutoCloseable {
         boolean any = false;
         for (Lent l : lent) {
             if (l.session() == session && lent.remove(l)) {
+                if (closed) {
+                    posix.close(l.fd());
+                    continue;
+                }
                 LOG.warn("the successor ended its handover session before it served door {} at {}: the socket stays"
                         + " listening (clients wait in its backlog) for the next instance to take, or for this one"
                         + " once the successor is gone", l.name(), l.address());
@@ -150,12 +161,20 @@ final class OfferedDoors implements AutoCloseable {
         return back;
     }
 
+    /** Closes the copies kept here; again, or a session ending afterwards, closes nothing twice. */
     @Override
     public synchronized void close() {
+        closed = true;
         for (Lent l : lent) {
             posix.close(l.fd());
         }
         lent.clear();
-        offers.values().stream().filter(o -> o.door() instanceof OrphanedDoor).forEach(o -> posix.close(o.door().fd()));
+        offers.forEach((name, offer) -> {
+            if (offer.door() instanceof OrphanedDoor orphaned && offers.remove(name, offer)) {
+                posix.close(orphaned.fd());
+            }
+        });
     }
+
+    private boolean closed;
 }

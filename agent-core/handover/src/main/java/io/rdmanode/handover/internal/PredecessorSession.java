@@ -99,6 +99,23 @@ final class PredecessorSession implements AutoCloseable {
         return OptionalInt.empty();
     }
 
+    /**
+     * True once the predecessor has ended the session (it stopped, or died) before this instance said READY. It
+     * never writes unasked, so between requests a non-blocking peek finds either nothing (it is there) or the end
+     * of the stream.
+     */
+    synchronized boolean predecessorGone() {
+        try {
+            return posix.recv(fd, new byte[1], 1, MSG_PEEK | Posix.MSG_DONTWAIT) == 0;
+        } catch (PosixException e) {
+            return e.errno() != Errno.EAGAIN && e.errno() != Errno.EINTR;
+        } catch (RuntimeException closed) {
+            return true;
+        }
+    }
+
+    private static final int MSG_PEEK = 0x2;
+
     /** Tells the predecessor this process serves; returns once it has handed over and released the writer lock. */
     synchronized void ready() throws IOException {
         lines.send(Protocol.READY);

@@ -105,6 +105,7 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
             timer.execute(this::successorServes);
         } else {
             timer.schedule(this::successorServes, readyTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            timer.schedule(this::watchPredecessor, PREDECESSOR_WATCH_MILLIS, TimeUnit.MILLISECONDS);
         }
         return this;
     }
@@ -203,7 +204,7 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
     @Override
     public void sessionEnded(Object session, int peerPid) {
         boolean lent = doors.returned(session);
-        if (handedOver || peerPid <= 0 || peerPid == ProcessHandle.current().pid()) {
+        if (handedOver || peerPid == ProcessHandle.current().pid()) {
             return;
         }
         watchPeer(session, peerPid, lent, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PEER_EXIT_MILLIS));
@@ -216,7 +217,7 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
         if (handedOver) {
             return;
         }
-        if (!ProcessGone.is(pid)) {
+        if (!peerGone(pid)) {
             if (System.nanoTime() - until > 0) {
                 if (lent) {
                     LOG.error("the instance pid={} that took doors from this one ended its handover session but still"
@@ -242,6 +243,26 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
             } catch (RuntimeException e) {
                 LOG.error("an onSuccessorLost action failed", e);
             }
+        }
+    }
+
+    /**
+     * Whether the instance at the other end of an ended session is gone. By its pid when {@code SO_PEERCRED} gave
+     * one; across PID namespaces (a DaemonSet's pods without {@code hostPID}) it gives 0, and then by the start
+     * lock: an instance holds it from its start until it is the writer, so while it takes over from this one; the
+     * kernel lets go of it when the process dies. Free (taken and let go at once here) means nobody is starting.
+     */
+    private boolean peerGone(int pid) {
+        if (pid > 0) {
+            return ProcessGone.is(pid);
+        }
+        WriterLock probe = new WriterLock(posix, stateDir.resolve(Protocol.START_LOCK));
+        try {
+            return probe.tryAcquire();
+        } catch (IOException | RuntimeException e) {
+            return false;
+        } finally {
+            probe.close();
         }
     }
 
@@ -277,6 +298,39 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
 
     // ---- the successor's own steps
 
+    /** How often a successor waiting for its doors looks whether its predecessor is still there. */
+    static final long PREDECESSOR_WATCH_MILLIS = 100;
+
+    /**
+     * While this instance waits to serve every door, its predecessor may stop (a SIGTERM sent too early, as a
+     * supervisor that does not wait for the handover does) or die: nobody would hand the state directory over, and
+     * this instance would neither write there nor listen for a successor until {@code readyTimeout}, so an instance
+     * started meanwhile found no one to take over from. It goes ahead at once instead.
+     */
+    private void watchPredecessor() {
+        PredecessorSession s;
+        synchronized (this) {
+            s = session;
+        }
+        if (s == null) {
+            return;                                      // handed over already
+        }
+        if (!s.predecessorGone()) {
+            try {
+                timer.schedule(this::watchPredecessor, PREDECESSOR_WATCH_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException closed) {
+                // closed: nothing to watch any more
+            }
+            return;
+        }
+        LOG.warn("predecessor pid={} ended before this instance served doors {}: taking the state directory now;"
+                + " those doors are bound anew here when their components start", s.pid(), pending);
+        predecessorGone = true;
+        successorServes();
+    }
+
+    private volatile boolean predecessorGone;
+
     /** Every door taken is served again (or the wait is over): the predecessor hands over, the lock comes here. */
     private void successorServes() {
         PredecessorSession s;
@@ -287,7 +341,7 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
         if (s == null) {
             return;
         }
-        if (!pending.isEmpty()) {
+        if (!pending.isEmpty() && !predecessorGone) {
             LOG.warn("doors {} of predecessor pid={} not served here after {} ms; handing over without them",
                     pending, s.pid(), readyTimeout.toMillis());
         }

@@ -239,6 +239,58 @@ class SocketHandoverTest {
         POSIX.close(fd.getAsInt());
     }
 
+    /**
+     * The predecessor stops (SIGTERM sent before the handover was over, as the takeover command did when a door was
+     * still pending) while the successor waits for a door it does not serve: the successor takes the state
+     * directory at once and listens, instead of waiting for its ready timeout with no writer and no one for a next
+     * instance to take over from (operator probe: a third instance exited 5 meanwhile).
+     */
+    @Test
+    void aSuccessorWhosePredecessorStopsBeforeItIsReadyTakesTheStateDirectoryAtOnce() throws Exception {
+        SocketHandover predecessor = start(Duration.ofSeconds(30));
+        Path cni = stateDir.resolve("cni.sock");
+        Path router = stateDir.resolve("router.sock");
+        predecessor.offer(Handover.CNI, cni.toString(), TestDoor.listen(cni));
+        predecessor.offer(Handover.FREEFLOW, router.toString(), TestDoor.listen(router));
+        SocketHandover successor = start(Duration.ofSeconds(30));
+        successor.offer(Handover.CNI, cni.toString(),
+                TestDoor.adopt(successor.take(Handover.CNI, cni.toString()).getAsInt()));   // Freeflow stays pending
+        assertThat(successor.writer()).isFalse();
+
+        predecessor.close();
+
+        await().atMost(Duration.ofSeconds(5)).until(successor::writer);
+        SocketHandover third = start(Duration.ofSeconds(30));
+        OptionalInt fd = third.take(Handover.CNI, cni.toString());
+        assertThat(fd).as("the next instance takes over from the successor").isPresent();
+        POSIX.close(fd.getAsInt());
+    }
+
+    /**
+     * Across PID namespaces (a DaemonSet's pods without hostPID) SO_PEERCRED names no pid: the successor is known
+     * gone once the start lock it held while taking over is free, and its doors are taken back then (they stayed
+     * unserved, operator probe).
+     */
+    @Test
+    void aSuccessorWithoutAPidIsKnownGoneByTheStartLockItHeld() throws Exception {
+        SocketHandover predecessor = start(Duration.ofSeconds(30));
+        Path path = stateDir.resolve("cni.sock");
+        TestDoor door = TestDoor.listen(path);
+        predecessor.offer(Handover.CNI, path.toString(), door);
+        Object session = new Object();
+        POSIX.close(predecessor.handOver(session, Handover.CNI, path.toString()).fd());
+        WriterLock starting = new WriterLock(POSIX, stateDir.resolve(Protocol.START_LOCK));
+        assertThat(starting.tryAcquire()).as("the successor's start lock").isTrue();
+
+        predecessor.sessionEnded(session, 0);
+        Thread.sleep(300);
+        assertThat(door.takenBack).as("still starting: its doors stay").hasValue(0);
+        starting.close();                                  // its process is gone: the kernel lets go of the lock
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> door.takenBack.get() == 1);
+        assertThat(predecessor.offered()).containsExactly(Handover.CNI, path.toString());
+    }
+
     @Test
     void aStateDirectoryTooDeepForAUnixSocketStartsWithoutHandoverInsteadOfFailing() throws Exception {
         Path deep = java.nio.file.Files.createDirectories(stateDir.resolve("d".repeat(60)).resolve("e".repeat(60)));
