@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * (the calls that waited in their backlogs are answered; only a call the successor itself had accepted dies with
  * it, a connection reset), registers every pool with kubelet again
  * (kubelet's endpoints were the dead instance's), and allocates. Two rounds, so that each of the HTTP, CNI and
- * Freeflow doors is taken back. Nothing supervises a reload's successor: without this the node served nothing
+ * Freeflow doors is taken back; then a successor that lives takes every door over again (a door taken back must be
+ * lendable: the CNI one was not, operator probe). Nothing supervises a reload's successor: without this the node served nothing
  * until someone restarted the agent.
  */
 class HandoverAbortIT {
@@ -67,8 +68,29 @@ class HandoverAbortIT {
                 Awaitility.await("ready").atMost(Duration.ofSeconds(10))
                         .until(() -> AgentProcess.status(base + "/readyz") == 200);
                 assertThat(old.output()).doesNotContain("handed over to a successor:");
+
+                // Then a successor that lives takes every door the predecessor took back (each lent a second time)
+                // and the predecessor stops: nothing fails, the successor serves everything.
+                try (AgentProcess successor = AgentProcess.start(home, state, Map.of(), "--config",
+                        config.toString())) {
+                    awaitLog(successor, "took over from predecessor pid=" + old.pid());
+                    for (String door : List.of("http", "cni", "freeflow")) {
+                        assertThat(successor.output()).contains("took door " + door);
+                    }
+                    load.reconnectFreeflow();
+                    assertThat(old.terminate(Duration.ofSeconds(30))).as(old.output()).isZero();
+                    long health = load.healthOk.get();
+                    long cni = load.cniOk.get();
+                    long freeflow = load.freeflowOk.get();
+                    Awaitility.await("the successor serves every door").atMost(Duration.ofSeconds(15))
+                            .until(() -> load.healthOk.get() > health + 3 && load.cniOk.get() > cni + 3
+                                    && load.freeflowOk.get() > freeflow + 3);
+                    assertThat(load.failures).as(successor.output()).isEmpty();
+                    assertThat(old.output()).doesNotContain("cannot be lent");
+                    assertThat(successor.output()).doesNotContain("binding anew");
+                    assertThat(successor.terminate(Duration.ofSeconds(30))).as(successor.output()).isZero();
+                }
             }
-            assertThat(old.terminate(Duration.ofSeconds(30))).as(old.output()).isZero();
         } catch (Throwable t) {
             try (Stream<Path> logs = Files.list(home)) {
                 for (Path log : logs.filter(p -> p.getFileName().toString().endsWith(".log")).toList()) {
