@@ -3,12 +3,10 @@ package io.rdmanode.dist;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rdmanode.agent.Ttar;
 import io.rdmanode.kubelet.testing.KubeletDouble;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -32,25 +30,19 @@ class HandoverAbortIT {
 
     @Test
     void aSuccessorKilledBeforeItIsReadyLeavesThePredecessorServingEverything() throws Exception {
-        Path dir = Files.createTempDirectory(Path.of("/tmp"), "hoa");   // short: Unix socket paths
-        Path home = dir.resolve("home");
-        AgentProcessIT.copyTree(AgentProcessIT.DIST, home);
-        Path state = Files.createDirectories(dir.resolve("s"));
-        Ttar.unpack(home.resolve("config/demo-host/cx5-roce-sriov.ttar"), state.resolve("host"));
-        Path pluginDir = Files.createDirectories(state.resolve("device-plugins"));
-        int port = HandoverIT.freePort();
-        String demo = Files.readString(home.resolve("config/demo.conf"))
-                .replace("${rdma.agent.stateDir}", state.toString())
-                .replace("port = ${?RDMA_AGENT_HTTP_PORT}", "port = " + port);
-        Path config = dir.resolve("agent.conf");
-        Files.writeString(config, demo);
+        HandoverNode node = HandoverNode.prepare("hoa");
+        Path dir = node.dir();
+        Path home = node.home();
+        Path state = node.state();
+        String demo = node.demo();
+        Path config = node.config();
         List<String> resources = HandoverIT.RESOURCES;
 
-        try (KubeletDouble kubelet = KubeletDouble.start(pluginDir, state.resolve("pod-resources/kubelet.sock"));
+        try (KubeletDouble kubelet = KubeletDouble.start(node.pluginDir(), state.resolve("pod-resources/kubelet.sock"));
              AgentProcess old = AgentProcess.start(home, state, Map.of(), "--config", config.toString())) {
             old.awaitReady(Duration.ofSeconds(60));
             resources.forEach(r -> kubelet.awaitRegistrations(r, 1, Duration.ofSeconds(30)));
-            try (HandoverLoad load = new HandoverLoad(port, state.resolve("cni/bin/rdma"),
+            try (HandoverLoad load = new HandoverLoad(node.port(), state.resolve("cni/bin/rdma"),
                     state.resolve("freeflow/ffrouter"))) {
                 Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> load.cniOk.get() > 0
                         && load.freeflowOk.get() > 0 && load.healthOk.get() > 0);
@@ -79,12 +71,7 @@ class HandoverAbortIT {
                     }
                     load.reconnectFreeflow();
                     assertThat(old.terminate(Duration.ofSeconds(30))).as(old.output()).isZero();
-                    long health = load.healthOk.get();
-                    long cni = load.cniOk.get();
-                    long freeflow = load.freeflowOk.get();
-                    Awaitility.await("the successor serves every door").atMost(Duration.ofSeconds(15))
-                            .until(() -> load.healthOk.get() > health + 3 && load.cniOk.get() > cni + 3
-                                    && load.freeflowOk.get() > freeflow + 3);
+                    awaitAnswers(load, "the successor serves every door", 4, Duration.ofSeconds(15));
                     assertThat(load.failures).as(successor.output()).isEmpty();
                     assertThat(old.output()).doesNotContain("cannot be lent");
                     assertThat(successor.output()).doesNotContain("binding anew");
@@ -99,9 +86,7 @@ class HandoverAbortIT {
             }
             throw t;
         } finally {
-            try (Stream<Path> all = Files.walk(dir)) {
-                all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            node.close();
         }
     }
 
@@ -124,23 +109,13 @@ class HandoverAbortIT {
             Awaitility.await().atMost(Duration.ofSeconds(10))
                     .until(() -> resources.stream().allMatch(r -> endpointOf(successor, kubelet, r)));
             // The tenant stays connected to the predecessor (a tenant of the successor would die with it).
-            long health = load.healthOk.get();
-            long cni = load.cniOk.get();
-            long freeflow = load.freeflowOk.get();
-            Awaitility.await("the successor answers").atMost(Duration.ofSeconds(10))
-                    .until(() -> load.healthOk.get() > health + 2 && load.cniOk.get() > cni + 2
-                            && load.freeflowOk.get() > freeflow + 2);
+            awaitAnswers(load, "the successor answers", 3, Duration.ofSeconds(10));
             assertThat(load.failures).as("failed calls before the kill").isEmpty();
             successor.kill();
             killed = System.nanoTime();
         }
         load.reconnectFreeflow();               // a new tenant connection: the predecessor's again
-        long health = load.healthOk.get();
-        long cni = load.cniOk.get();
-        long freeflow = load.freeflowOk.get();
-        Awaitility.await("the predecessor answers on its doors again").atMost(Duration.ofSeconds(15))
-                .until(() -> load.healthOk.get() > health + 3 && load.cniOk.get() > cni + 3
-                        && load.freeflowOk.get() > freeflow + 3);
+        awaitAnswers(load, "the predecessor answers on its doors again", 4, Duration.ofSeconds(15));
         long doorsBack = System.nanoTime();
         for (int i = 0; i < resources.size(); i++) {
             kubelet.awaitRegistrations(resources.get(i), registrations.get(i) + 2, Duration.ofSeconds(30));
@@ -168,6 +143,15 @@ class HandoverAbortIT {
                 + " successor: %s%n", round, List.of(doors), TimeUnit.NANOSECONDS.toMillis(doorsBack - killed),
                 TimeUnit.NANOSECONDS.toMillis(registered - killed), load.healthOk.get(), load.cniOk.get(),
                 load.freeflowOk.get(), inKilled);
+    }
+
+    /** Waits until each of the /healthz, CNI and Freeflow loops has answered {@code more} more calls. */
+    private static void awaitAnswers(HandoverLoad load, String what, int more, Duration within) {
+        long health = load.healthOk.get();
+        long cni = load.cniOk.get();
+        long freeflow = load.freeflowOk.get();
+        Awaitility.await(what).atMost(within).until(() -> load.healthOk.get() >= health + more
+                && load.cniOk.get() >= cni + more && load.freeflowOk.get() >= freeflow + more);
     }
 
     /** kubelet's endpoint for {@code resource} is a socket {@code agent} logged as its own. */

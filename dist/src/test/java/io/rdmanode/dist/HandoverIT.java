@@ -3,7 +3,6 @@ package io.rdmanode.dist;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rdmanode.agent.Ttar;
 import io.rdmanode.kubelet.testing.KubeletDouble;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -11,14 +10,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -55,17 +52,12 @@ class HandoverIT {
 
     @Test
     void aSuccessorTakesOverWithoutAFailedCallRoundAfterRound() throws Exception {
-        Path dir = Files.createTempDirectory(Path.of("/tmp"), "ho");   // short: Unix socket paths
-        Path home = dir.resolve("home");
-        AgentProcessIT.copyTree(AgentProcessIT.DIST, home);
-        Path state = Files.createDirectories(dir.resolve("s"));
-        Ttar.unpack(home.resolve("config/demo-host/cx5-roce-sriov.ttar"), state.resolve("host"));
-        Path pluginDir = Files.createDirectories(state.resolve("device-plugins"));
-        int port = freePort();
-        Path config = dir.resolve("agent.conf");
-        Files.writeString(config, Files.readString(home.resolve("config/demo.conf"))
-                .replace("${rdma.agent.stateDir}", state.toString())
-                .replace("port = ${?RDMA_AGENT_HTTP_PORT}", "port = " + port));
+        HandoverNode node = HandoverNode.prepare("ho");
+        Path home = node.home();
+        Path state = node.state();
+        Path pluginDir = node.pluginDir();
+        int port = node.port();
+        Path config = node.config();
         Path rdma = state.resolve("cni/bin/rdma");
         Path router = state.resolve("freeflow/ffrouter");
         HandoverFigures figures = new HandoverFigures();
@@ -110,9 +102,7 @@ class HandoverIT {
                 c.close();
             }
             figures.print();
-            try (Stream<Path> all = Files.walk(dir)) {
-                all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            node.close();
         }
     }
 
