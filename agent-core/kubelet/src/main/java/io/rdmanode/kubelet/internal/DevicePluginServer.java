@@ -182,8 +182,14 @@ final class DevicePluginServer implements ServedResource {
                 }
                 // A 1.26 kubelet drops a new endpoint when the old endpoint's stream ends afterwards:
                 // end the old server before registering again.
-                LOG.info("serving again resource={} reason={}", resource,
-                        socketGone ? "socket " + socket + " was removed" : "kubelet restarted");
+                // Once per episode: while binding fails (the plugin directory missing until kubelet is installed)
+                // every retry comes here again, and the failure itself is logged once.
+                if (failureStreak == 0) {
+                    LOG.info("serving again resource={} reason={}", resource,
+                            socketGone ? "socket " + socket + " was removed" : "kubelet restarted");
+                } else {
+                    LOG.debug("serving again resource={} (attempt {})", resource, failureStreak + 1);
+                }
                 registered = false;
                 registeredWith = Optional.empty();
                 stopServer();
