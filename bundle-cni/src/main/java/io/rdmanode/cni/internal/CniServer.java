@@ -105,6 +105,7 @@ final class CniServer implements AutoCloseable {
     private volatile ServerSocketChannel server;
     /** A taken-back listening channel for the I/O thread to accept on. */
     private volatile ServerSocketChannel takenBack;
+    private volatile CountDownLatch takenBackApplied = new CountDownLatch(0);
     private final Selector selector;
     private final ExecutorService workers;
     private final Thread io;
@@ -240,11 +241,16 @@ final class CniServer implements AutoCloseable {
             ServerSocketChannel channel = adopted.channel();
             channel.configureBlocking(false);
             released.await(2, TimeUnit.SECONDS);         // the old channel closed first: one accept key at a time
-            released = new CountDownLatch(1);
             descriptor = adopted.fd();
-            handedOver = false;
+            // The I/O thread swaps the channel, the latch and the flag it reads itself, between two turns: set here,
+            // a turn that had read the flag before could close the new channel or count the new latch down.
+            CountDownLatch applied = new CountDownLatch(1);
+            takenBackApplied = applied;
             takenBack = channel;
             selector.wakeup();
+            if (!applied.await(2, TimeUnit.SECONDS)) {
+                LOG.warn("CNI socket {}: the I/O thread did not take the socket back within 2 s", path);
+            }
             LOG.warn("CNI socket {} accepts here again: the successor it was handed to died", path);
             return true;
         } catch (IOException e) {
@@ -266,8 +272,12 @@ final class CniServer implements AutoCloseable {
         try {
             channel.register(selector, SelectionKey.OP_ACCEPT);
             server = channel;
+            released = new CountDownLatch(1);
+            handedOver = false;
         } catch (IOException e) {
             LOG.error("CNI socket {}: cannot accept on the taken-back socket again: {}", path, e.toString());
+        } finally {
+            takenBackApplied.countDown();
         }
     }
 

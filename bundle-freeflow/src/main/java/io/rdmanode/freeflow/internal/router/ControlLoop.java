@@ -110,14 +110,35 @@ final class ControlLoop {
     synchronized void acceptAgain(UnixServer taken) {
         try {
             released.await(1, java.util.concurrent.TimeUnit.SECONDS);  // the old descriptor closed by the loop first
+            // The loop swaps the server, the latch and the flag it reads itself, between two turns: set from here, a
+            // turn that had read the flag before could release the new descriptor or count the new latch down.
+            java.util.concurrent.CountDownLatch applied = new java.util.concurrent.CountDownLatch(1);
+            takenBackApplied = applied;
+            takenBack = taken;
+            wake();
+            if (!applied.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
+                LOG.warn("freeflow control loop did not take its socket back within 1 s");
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    private volatile UnixServer takenBack;
+    private volatile java.util.concurrent.CountDownLatch takenBackApplied = new java.util.concurrent.CountDownLatch(0);
+
+    /** On the loop's thread: a taken-back socket is accepted on from this turn on. */
+    private void applyTakenBack() {
+        UnixServer taken = takenBack;
+        if (taken == null) {
+            return;
+        }
+        takenBack = null;
         server.release();
-        released = new java.util.concurrent.CountDownLatch(1);
         server = taken;
+        released = new java.util.concurrent.CountDownLatch(1);
         handedOver = false;
-        wake();
+        takenBackApplied.countDown();
     }
 
     boolean acceptingStopped() {
@@ -150,6 +171,7 @@ final class ControlLoop {
     }
 
     private void turn() {
+        applyTakenBack();
         for (ControlConnection cc; (cc = returning.poll()) != null; ) {
             if (!cc.closed()) {
                 polled.add(cc);
