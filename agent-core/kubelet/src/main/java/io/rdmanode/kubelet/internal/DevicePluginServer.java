@@ -453,7 +453,7 @@ final class DevicePluginServer implements ServedResource {
         CallLimits limits = bounds.limits();
         CallGate gate = new CallGate(resource, bounds, stats);
         ServerServiceDefinition service = ServerInterceptors.intercept(ServerInterceptors.useMarshalledMessages(
-                new DevicePluginService(plugin, streams, stats).bindService(),
+                new DevicePluginService(plugin, streams, stats, pushLock).bindService(),
                 WireMessages.requests(requestLimit::bytes), WireMessages.responses()), gate);
         // The transport reads up to the ceiling; the resource's own limit is checked on each request's size.
         int perConnection = limits.callsPerResource() + limits.streamsPerResource();

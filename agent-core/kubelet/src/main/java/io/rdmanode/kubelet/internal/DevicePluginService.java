@@ -37,11 +37,22 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
     private final ResourceStats stats;
     private final String resource;
 
+    private final Object pushLock;
+
     DevicePluginService(DevicePlugin plugin, ListAndWatchStreams streams, ResourceStats stats) {
+        this(plugin, streams, stats, new Object());
+    }
+
+    /**
+     * @param pushLock the lock under which the server reads the device list and pushes it to the streams: a stream
+     *                 opens under it too, so that it never starts with a list older than a push it missed
+     */
+    DevicePluginService(DevicePlugin plugin, ListAndWatchStreams streams, ResourceStats stats, Object pushLock) {
         this.plugin = plugin;
         this.streams = streams;
         this.stats = stats;
         this.resource = plugin.resourceName();
+        this.pushLock = pushLock;
     }
 
     @Override
@@ -52,9 +63,15 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
 
     @Override
     public void listAndWatch(Empty request, StreamObserver<ListAndWatchResponse> out) {
-        ListAndWatchResponse current = ProtoMapping.devices(plugin.devices());
+        // Read and sent under the push lock: read outside it, a change pushed between the read and the open reached
+        // the streams before this one joined them, and this stream began with the older list and kept it until the
+        // next change (a device held for a DRA claim stayed healthy for kubelet).
+        ListAndWatchResponse current;
+        synchronized (pushLock) {
+            current = ProtoMapping.devices(plugin.devices());
+            streams.open(out, current);
+        }
         LOG.debug("ListAndWatch opened resource={} devices={}", resource, current.getDevicesCount());
-        streams.open(out, current);
         stats.listAndWatchUpdates.increment();
     }
 
