@@ -58,8 +58,11 @@ final class HandoverListener implements AutoCloseable {
     private final Thread thread;
     private final java.util.concurrent.Semaphore sessions = new java.util.concurrent.Semaphore(MAX_SESSIONS);
     private volatile boolean running = true;
-    /** The sessions' descriptors while they are served: a stopping listener ends them (the successor sees it). */
-    private final java.util.Set<Integer> open = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /**
+     * The sessions served now, by descriptor: a stopping listener ends them all (the successor sees it), and a
+     * connection that finds every slot taken ends the oldest one that has not said anything yet.
+     */
+    private final java.util.Map<Integer, Session> open = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * Sessions served at once: one successor, the launcher's pre-start check of another, and room for a retry. The
@@ -71,6 +74,20 @@ final class HandoverListener implements AutoCloseable {
      * largest {@code readyTimeout} (600 s) a legitimate successor may stay quiet for before its READY.
      */
     static final long SESSION_IDLE_MILLIS = 660_000;
+    /**
+     * A connection that sends no request this long ends: a successor, like the launcher's check, says HELLO the
+     * moment it connects. Without this, four idle connections held every slot for {@link #SESSION_IDLE_MILLIS}
+     * and every successor in that time started without taking over (an operator probe).
+     */
+    static final long FIRST_REQUEST_MILLIS = 5_000;
+    /** How long a new connection waits for the slot of a silent session it ended to come free. */
+    private static final long SLOT_WAIT_MILLIS = 1_000;
+
+    /** A served connection: when it was accepted, and whether it has sent a request yet. */
+    private static final class Session {
+        final long acceptedNanos = System.nanoTime();
+        volatile boolean spoke;
+    }
 
     private HandoverListener(Posix posix, Path path, int fd, Doors doors) throws IOException {
         this.posix = posix;
@@ -106,15 +123,19 @@ final class HandoverListener implements AutoCloseable {
                     continue;
                 }
                 int session = posix.accept4(fd, Posix.SOCK_CLOEXEC);
-                if (!sessions.tryAcquire()) {
-                    LOG.warn("handover socket {}: {} sessions open already; a new one is closed at once", path,
-                            MAX_SESSIONS);
+                if (!sessions.tryAcquire() && !(endOldestSilentSession()
+                        && sessions.tryAcquire(SLOT_WAIT_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS))) {
+                    LOG.warn("handover socket {}: {} sessions open already, each past its first request; a new"
+                            + " one is closed at once", path, MAX_SESSIONS);
                     posix.close(session);
                     continue;
                 }
+                // Known before its thread runs: the next connection may need its slot at once.
+                Session state = new Session();
+                open.put(session, state);
                 Thread t = new Thread(() -> {
                     try {
-                        serve(session);
+                        serve(session, state);
                     } finally {
                         sessions.release();
                     }
@@ -125,19 +146,50 @@ final class HandoverListener implements AutoCloseable {
                 if (running && e.errno() != Errno.EINTR && e.errno() != Errno.EAGAIN) {
                     LOG.warn("handover socket {}: accept failed: {}", path, e.getMessage());
                 }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
             }
         }
     }
 
-    private void serve(int session) {
+    /**
+     * Every slot is taken: ends the session accepted longest ago that has sent nothing yet (a successor never is
+     * one for more than a moment), so a newcomer is served; false when every session has spoken.
+     */
+    private boolean endOldestSilentSession() {
+        java.util.Map.Entry<Integer, Session> oldest = null;
+        for (java.util.Map.Entry<Integer, Session> entry : open.entrySet()) {
+            if (!entry.getValue().spoke && (oldest == null
+                    || entry.getValue().acceptedNanos - oldest.getValue().acceptedNanos < 0)) {
+                oldest = entry;
+            }
+        }
+        if (oldest == null) {
+            return false;
+        }
+        LOG.info("handover socket {}: every slot taken; ending a connection that has sent nothing for {} ms", path,
+                (System.nanoTime() - oldest.getValue().acceptedNanos) / 1_000_000);
+        try {
+            posix.shutdown(oldest.getKey(), Posix.SHUT_RDWR);
+        } catch (RuntimeException gone) {
+            // ended meanwhile: its slot comes free all the same
+        }
+        return true;
+    }
+
+    private void serve(int session, Session state) {
         Object id = new Object();
         int peer = peerPid(session);
-        open.add(session);
         FdLines lines = new FdLines(posix, session);
         try {
-            Protocol.receiveTimeout(posix, session, SESSION_IDLE_MILLIS);
+            Protocol.receiveTimeout(posix, session, FIRST_REQUEST_MILLIS);
             for (;;) {
                 String[] request = lines.read().fields();
+                if (!state.spoke) {
+                    state.spoke = true;
+                    Protocol.receiveTimeout(posix, session, SESSION_IDLE_MILLIS);
+                }
                 switch (request[0]) {
                     case Protocol.HELLO -> lines.send(Protocol.HELLO + "\t" + Protocol.VERSION + "\t"
                             + ProcessHandle.current().pid());
@@ -151,9 +203,14 @@ final class HandoverListener implements AutoCloseable {
                 }
             }
         } catch (EOFException done) {
-            // the successor (or the launcher's check) is through
+            // the successor (or the launcher's check) is through, or a silent session was ended for a newcomer
         } catch (IOException | RuntimeException e) {
-            LOG.warn("handover session on {} ended: {}", path, e.toString());
+            if (state.spoke) {
+                LOG.warn("handover session on {} ended: {}", path, e.toString());
+            } else {
+                LOG.info("handover socket {}: a connection that sent no request within {} ms is closed ({})", path,
+                        FIRST_REQUEST_MILLIS, e.toString());
+            }
         } finally {
             open.remove(session);
             posix.close(session);
@@ -200,7 +257,7 @@ final class HandoverListener implements AutoCloseable {
         running = false;
         // A successor still taking over sees the end of its session at once (as when this process exits), and
         // goes ahead instead of waiting for its ready timeout.
-        for (int session : open) {
+        for (int session : open.keySet()) {
             try {
                 posix.shutdown(session, Posix.SHUT_RDWR);
             } catch (RuntimeException gone) {

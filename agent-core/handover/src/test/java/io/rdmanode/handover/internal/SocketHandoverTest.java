@@ -330,6 +330,56 @@ class SocketHandoverTest {
         });
     }
 
+    @Test
+    void connectionsThatSayNothingCannotKeepASuccessorOut() throws Exception {
+        SocketHandover predecessor = start(Duration.ofSeconds(30));
+        Path path = stateDir.resolve("cni.sock");
+        TestDoor door = TestDoor.listen(path);
+        predecessor.offer(Handover.CNI, path.toString(), door);
+        Path socket = stateDir.resolve(Protocol.SOCKET);
+        List<SocketChannel> silent = new ArrayList<>();
+        for (int i = 0; i < HandoverListener.MAX_SESSIONS; i++) {
+            silent.add(connect(socket));        // connected, never a request: every slot taken
+        }
+
+        SocketHandover successor = start(Duration.ofSeconds(30));
+
+        assertThat(successor.take(Handover.CNI, path.toString())).as("served, not refused for want of a slot")
+                .isPresent();
+        assertThat(door.handedOver).hasValue(1);
+        assertThat(readsEndOfStream(silent.get(0))).as("the oldest silent connection made room").isTrue();
+    }
+
+    @Test
+    void aConnectionThatSendsNoRequestIsClosedAfterTheFirstRequestBound() throws Exception {
+        start(Duration.ofSeconds(30));
+        SocketChannel silent = connect(stateDir.resolve(Protocol.SOCKET));
+        long started = System.nanoTime();
+
+        assertThat(readsEndOfStream(silent)).isTrue();
+
+        long waited = (System.nanoTime() - started) / 1_000_000;
+        assertThat(waited).as("closed by the listener, after its bound").isBetween(
+                HandoverListener.FIRST_REQUEST_MILLIS - 500, HandoverListener.FIRST_REQUEST_MILLIS * 3);
+    }
+
+    /** True when the other end closes the connection (within 20 s) without sending anything. */
+    private static boolean readsEndOfStream(SocketChannel channel) throws IOException {
+        java.nio.channels.Selector selector = java.nio.channels.Selector.open();
+        try (selector) {
+            channel.configureBlocking(false);
+            channel.register(selector, java.nio.channels.SelectionKey.OP_READ);
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (System.nanoTime() < deadline) {
+                if (selector.select(Math.max(1, (deadline - System.nanoTime()) / 1_000_000)) > 0) {
+                    selector.selectedKeys().clear();
+                    return channel.read(ByteBuffer.allocate(16)) < 0;
+                }
+            }
+            return false;
+        }
+    }
+
     /** Sends HELLO and returns the answer line; empty when the connection was closed instead. */
     private static String hello(SocketChannel channel) throws IOException {
         channel.write(ByteBuffer.wrap((Protocol.HELLO + "\t" + Protocol.VERSION + "\t1\n")
