@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -47,14 +49,95 @@ class CdsArchiveIT {
         }
         Path made = archive(cds);
         try (Stream<Path> files = Files.list(cds)) {
-            assertThat(files).as("no partial files or logs left").containsExactly(made);
+            assertThat(files).as("no partial files or logs left; where it was made").containsExactlyInAnyOrder(made,
+                    made.resolveSibling(made.getFileName() + ".home"));
         }
+        assertThat(Files.readString(made.resolveSibling(made.getFileName() + ".home")).trim())
+                .isEqualTo(home.toString());
 
         try (AgentProcess second = AgentProcess.start(home, state, Map.of("RDMA_AGENT_CDS_DIR", cds.toString()),
                 "--config", config.toString())) {
             String base = second.awaitStarted(Duration.ofSeconds(60));
             assertThat(cdsStatus(base)).isEqualTo("state " + made);
             assertThat(second.terminate(Duration.ofSeconds(15))).isZero();
+        }
+    }
+
+    /**
+     * A distribution upgraded in place: the JVM refuses the archive made before (JDK 17 checks each class-path
+     * jar's size and modification time; a package manager gives its files the build's time). It only printed a
+     * warning, the script went on naming the archive, and every start ran without one. Now {@code /status} says
+     * it was refused, the agent makes it again, and the next start uses it.
+     */
+    @Test
+    void anArchiveTheJvmRefusesIsReportedAndMadeAgain() throws Exception {
+        Path home = distributionWithoutAnArchiveForThisJdk();
+        Path state = temp.resolve("state");
+        Path config = Files.writeString(temp.resolve("agent.conf"), """
+                agent {
+                  runtime { stateDir = "%s" }
+                  http.port = 0
+                }
+                """.formatted(state));
+        Path cds = state.resolve("cds");
+        Map<String, String> env = Map.of("RDMA_AGENT_CDS_DIR", cds.toString());
+        try (AgentProcess first = AgentProcess.start(home, state, env, "--config", config.toString())) {
+            first.awaitStarted(Duration.ofSeconds(60));
+            Awaitility.await("archive made").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> archive(cds) != null);
+            assertThat(first.terminate(Duration.ofSeconds(15))).isZero();
+        }
+        Path made = archive(cds);
+        Assumptions.assumeTrue(made.toString().endsWith(".jsa"),
+                "JDK 17's dynamic archive; JDK 25's AOT cache does not check the jars' times");
+        Object madeFirst = Files.getAttribute(made, "unix:ino");
+        Files.setLastModifiedTime(home.resolve("lib/agent-launcher.jar"),
+                FileTime.from(Instant.now().minus(Duration.ofDays(1))));
+
+        try (AgentProcess second = AgentProcess.start(home, state, env, "--config", config.toString())) {
+            String base = second.awaitStarted(Duration.ofSeconds(60));
+            assertThat(cdsStatus(base)).isEqualTo("refused " + made + " (this JVM did not map it): making " + made
+                    + " for the next start");
+            Awaitility.await("archive made again").atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> Files.exists(made) && !Files.getAttribute(made, "unix:ino").equals(madeFirst));
+            assertThat(second.output()).contains("this JVM refused the class-data-sharing archive " + made);
+            assertThat(second.terminate(Duration.ofSeconds(15))).isZero();
+        }
+
+        try (AgentProcess third = AgentProcess.start(home, state, env, "--config", config.toString())) {
+            String base = third.awaitStarted(Duration.ofSeconds(60));
+            assertThat(cdsStatus(base)).isEqualTo("state " + made);
+            assertThat(third.output()).doesNotContain("Unable to use shared archive");
+            assertThat(third.terminate(Duration.ofSeconds(15))).isZero();
+        }
+    }
+
+    /** The demo's archive is per user: one made by another copy of the distribution is not named to the JVM. */
+    @Test
+    void anArchiveMadeByAnotherCopyOfTheDistributionIsMadeAgainForThisOne() throws Exception {
+        Path home = distributionWithoutAnArchiveForThisJdk();
+        Path state = temp.resolve("state");
+        Path config = Files.writeString(temp.resolve("agent.conf"), """
+                agent {
+                  runtime { stateDir = "%s" }
+                  http.port = 0
+                }
+                """.formatted(state));
+        Path cds = Files.createDirectories(state.resolve("cds"));
+        String file = archiveFileName(home);
+        Path elsewhere = Files.writeString(cds.resolve(file), "made by /opt/other/rdma-node-agent");
+        Files.writeString(cds.resolve(file + ".home"), "/opt/other/rdma-node-agent\n");
+
+        try (AgentProcess agent = AgentProcess.start(home, state, Map.of("RDMA_AGENT_CDS_DIR", cds.toString()),
+                "--config", config.toString())) {
+            String base = agent.awaitStarted(Duration.ofSeconds(60));
+            assertThat(cdsStatus(base)).isEqualTo("none: making " + elsewhere + " for the next start");
+            Awaitility.await("archive made for this copy").atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> Files.readString(cds.resolve(file + ".home")).trim().equals(home.toString()));
+            assertThat(agent.output()).doesNotContain("Unable to use shared archive");
+            assertThat(agent.terminate(Duration.ofSeconds(15))).isZero();
         }
     }
 
@@ -106,8 +189,8 @@ class CdsArchiveIT {
             second.awaitDemoBanner(Duration.ofSeconds(60));
             Awaitility.await("archive made").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
                     .until(() -> archive(cds) != null);
-            assertThat(files(cds)).as("the killed run's partial files removed").containsExactly(
-                    archive(cds).getFileName().toString());
+            assertThat(files(cds)).as("the killed run's partial files removed").containsExactlyInAnyOrder(
+                    archive(cds).getFileName().toString(), archive(cds).getFileName() + ".home");
             assertThat(second.output()).contains("(a training run whose agent is gone)");
             assertThat(second.terminate(Duration.ofSeconds(15))).isZero();
         }
@@ -146,6 +229,16 @@ class CdsArchiveIT {
         try (Stream<Path> files = Files.list(dir)) {
             return files.map(f -> f.getFileName().toString()).toList();
         }
+    }
+
+    /** The archive's file name the start script gives for the JDK the agent runs on ({@code --print-jvm-flags}). */
+    private static String archiveFileName(Path home) throws Exception {
+        Process script = new ProcessBuilder(home.resolve("bin/rdma-node-agent").toString(), "--print-jvm-flags")
+                .redirectErrorStream(true).start();
+        String flags = new String(script.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(script.waitFor()).as(flags).isZero();
+        return Stream.of(flags.trim().split("\\s+")).filter(f -> f.startsWith("-Drdma.agent.cds.file="))
+                .findFirst().orElseThrow().split("=", 2)[1];
     }
 
     private static String cdsStatus(String base) throws Exception {

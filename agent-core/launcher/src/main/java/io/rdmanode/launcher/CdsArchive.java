@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +40,10 @@ final class CdsArchive {
     private CdsArchive() {
     }
 
-    /** What the start script chose, for {@code /status}; empty when started without it (tests, plain java -jar). */
+    /**
+     * What the start script chose and whether this JVM took it, for {@code /status}; empty when started without
+     * the script (tests, plain java -jar).
+     */
     static Optional<String> inUse() {
         String value = System.getProperty(IN_USE_PROPERTY);
         if (value == null || value.isBlank()) {
@@ -51,7 +55,50 @@ final class CdsArchive {
             Optional<Path> target = target();
             return Optional.of(target.map(t -> "none: making " + t + " for the next start").orElse("none"));
         }
+        Optional<Path> refused = refused();
+        if (refused.isPresent()) {
+            return Optional.of("refused " + refused.get() + " (this JVM did not map it)" + (remakes()
+                    ? ": making " + target().get() + " for the next start" : ": starting without one"));
+        }
         return Optional.of(described);
+    }
+
+    /**
+     * The archive the script named, when this JVM refused it. The JVM checks an archive against the class path it
+     * was made with (each jar's size and modification time) and its own flags, and only says so in a warning
+     * line: an archive made on the node before the distribution was upgraded in place, or by another copy of it
+     * (the demo's archive is per user), went on being named at every start and refused, so every start ran
+     * without one, as slow as the first. A mapped archive is in {@code /proc/self/maps}.
+     */
+    static Optional<Path> refused() {
+        String value = System.getProperty(IN_USE_PROPERTY, "");
+        int colon = value.indexOf(':');
+        if (colon < 0 || !(value.startsWith("state:") || value.startsWith("packaged:"))) {
+            return Optional.empty();
+        }
+        Path archive = Path.of(value.substring(colon + 1));
+        try (Stream<String> maps = Files.lines(Path.of("/proc/self/maps"))) {
+            return mapped(archive, maps) ? Optional.empty() : Optional.of(archive);
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return Optional.empty();                   // cannot tell: as the script said
+        }
+    }
+
+    /** Whether a line of a {@code /proc/<pid>/maps} listing names {@code archive} (its real path: the kernel's). */
+    static boolean mapped(Path archive, Stream<String> maps) {
+        String real;
+        try {
+            real = archive.toRealPath().toString();
+        } catch (IOException gone) {
+            real = archive.toAbsolutePath().normalize().toString();
+        }
+        String suffix = " " + real;
+        return maps.anyMatch(line -> line.endsWith(suffix));
+    }
+
+    /** A refused archive of the node's own (not the packaged one) is made again, over it. */
+    private static boolean remakes() {
+        return System.getProperty(IN_USE_PROPERTY, "").startsWith("state:") && target().isPresent();
     }
 
     private static Optional<Path> target() {
@@ -60,9 +107,18 @@ final class CdsArchive {
         return dir == null || dir.isBlank() || file == null ? Optional.empty() : Optional.of(Path.of(dir, file));
     }
 
-    /** After the agent is ready: starts the training run when this JVM runs without an archive. */
+    /**
+     * After the agent is ready: starts the training run when this JVM runs without an archive of the node's
+     * own, none found or one it refused ({@link #refused}). A refused packaged archive is only reported: the
+     * script prefers it, so an archive made here would not be used.
+     */
     static void makeIfMissing(Path home) {
-        if (!"none".equals(System.getProperty(IN_USE_PROPERTY)) || target().isEmpty()) {
+        Optional<Path> refused = refused();
+        refused.ifPresent(archive -> LOG.warn("this JVM refused the class-data-sharing archive {} (made for another"
+                + " build of the distribution or with other JVM flags; JAVA_OPTS?): starting without one{}", archive,
+                remakes() ? "; making it again" : ""));
+        boolean none = "none".equals(System.getProperty(IN_USE_PROPERTY));
+        if (!(none || refused.isPresent() && remakes()) || target().isEmpty()) {
             return;
         }
         Path target = target().get();
@@ -90,6 +146,8 @@ final class CdsArchive {
                 LOG.warn("class-data-sharing training wrote no archive; see {}", log);
                 return;
             }
+            // Where it was made first: the start script uses an archive only in the distribution it names.
+            Files.writeString(home(target), home + "\n");
             Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             Files.deleteIfExists(log);
             removeOthers(target);
@@ -255,15 +313,20 @@ final class CdsArchive {
         }
     }
 
+    /** The file naming the distribution an archive was made for (the start script reads it), beside it. */
+    static Path home(Path archive) {
+        return archive.resolveSibling(archive.getFileName() + ".home");
+    }
+
     /** The training run's class log ({@link CdsClassLinker}), beside its archive. */
     static Path classLog(Path output) {
         return output.resolveSibling(output.getFileName() + ".classes");
     }
 
     private static void removeOthers(Path kept) {
-        try (DirectoryStream<Path> old = Files.newDirectoryStream(kept.getParent(), "agent-*.{jsa,aot}")) {
+        try (DirectoryStream<Path> old = Files.newDirectoryStream(kept.getParent(), "agent-*.{jsa,aot}{,.home}")) {
             for (Path file : old) {
-                if (!file.equals(kept)) {
+                if (!file.equals(kept) && !file.equals(home(kept))) {
                     Files.deleteIfExists(file);
                     LOG.info("removed class-data-sharing archive of another JDK {}", file);
                 }

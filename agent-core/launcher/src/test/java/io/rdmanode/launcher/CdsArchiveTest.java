@@ -11,7 +11,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Whether the training's steps are tied to the agent: only through a setpriv that has {@code --pdeathsig}. */
+/**
+ * Whether the training's steps are tied to the agent (only through a setpriv that has {@code --pdeathsig}), and
+ * whether this JVM mapped an archive.
+ */
 class CdsArchiveTest {
 
     @TempDir
@@ -33,6 +36,21 @@ class CdsArchiveTest {
         assertThat(CdsArchive.commands(tmp, tmp.resolve("agent-17.jsa.partial-1")))
                 .allSatisfy(step -> assertThat(step.subList(0, 3))
                         .isEqualTo(List.of(setpriv.toString(), "--pdeathsig", "KILL")));
+    }
+
+    @Test
+    void anArchiveCountsAsMappedOnlyWhenThisJvmsMemoryMapNamesItsFile() throws Exception {
+        // This JVM's own base archive (the JDK's default CDS), found in the real /proc/self/maps.
+        Path base = Path.of(System.getProperty("java.home"), "lib", "server", "classes.jsa");
+        assumeTrue(Files.isRegularFile(base) && System.getProperty("java.vm.info", "").contains("sharing"),
+                "a JDK running with its default CDS archive");
+        Path link = Files.createSymbolicLink(tmp.resolve("through-a-link.jsa"), base);
+        Path other = Files.writeString(tmp.resolve("agent-17.0.0.jsa"), "not an archive");
+
+        assertThat(CdsArchive.mapped(base, Files.lines(Path.of("/proc/self/maps")))).isTrue();
+        assertThat(CdsArchive.mapped(link, Files.lines(Path.of("/proc/self/maps")))).as("by its real path").isTrue();
+        assertThat(CdsArchive.mapped(other, Files.lines(Path.of("/proc/self/maps")))).isFalse();
+        assertThat(CdsArchive.mapped(tmp.resolve("gone.jsa"), Files.lines(Path.of("/proc/self/maps")))).isFalse();
     }
 
     private Path script(String name, String body) throws Exception {
