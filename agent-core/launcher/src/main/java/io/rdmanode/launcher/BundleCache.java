@@ -34,16 +34,29 @@ final class BundleCache {
 
     static final String RECORD = "rdma-agent-bundles.properties";
     private static final String FRAMEWORK_KEY = "#framework";
+    /** Suffix of the key under which a location's {@link JarStamp} is recorded. */
+    private static final String STAMP_SUFFIX = "#stamp";
     private static final Logger LOG = LoggerFactory.getLogger(BundleCache.class);
 
     private final Path directory;
     private final String framework;
     private final Map<String, String> recorded;
+    private final Map<String, String> stamps;
 
-    private BundleCache(Path directory, String framework, Map<String, String> recorded) {
+    private BundleCache(Path directory, String framework, Map<String, String> record) {
         this.directory = directory;
         this.framework = framework;
-        this.recorded = recorded;
+        Map<String, String> digests = new TreeMap<>();
+        Map<String, String> stamped = new TreeMap<>();
+        record.forEach((key, value) -> {
+            if (key.endsWith(STAMP_SUFFIX)) {
+                stamped.put(key.substring(0, key.length() - STAMP_SUFFIX.length()), value);
+            } else {
+                digests.put(key, value);
+            }
+        });
+        this.recorded = Map.copyOf(digests);
+        this.stamps = Map.copyOf(stamped);
     }
 
     /**
@@ -68,7 +81,7 @@ final class BundleCache {
                 }
             }
         }
-        return new BundleCache(directory, framework, Map.copyOf(recorded));
+        return new BundleCache(directory, framework, recorded);
     }
 
     /** The framework this process runs: the name of the Felix jar on the class path (it carries its version). */
@@ -91,10 +104,24 @@ final class BundleCache {
         return recorded;
     }
 
+    /**
+     * The stamp ({@link JarStamp}) each location's jar had when its recorded digest was read from it: a jar with
+     * the same stamp now has the same digest, so the start does not read it again.
+     */
+    Map<String, String> recordedStamps() {
+        return stamps;
+    }
+
     /** Replaces the record with {@code digests} (bundle location to content digest), atomically. */
     void record(Map<String, String> digests) {
+        record(digests, Map.of());
+    }
+
+    /** The same, with the stamps ({@link #recordedStamps}) of the jars those digests were read from. */
+    void record(Map<String, String> digests, Map<String, String> jarStamps) {
         Properties properties = new Properties();
         properties.putAll(new TreeMap<>(digests));
+        jarStamps.forEach((location, stamp) -> properties.put(location + STAMP_SUFFIX, stamp));
         properties.put(FRAMEWORK_KEY, framework);
         Path target = directory.resolve(RECORD);
         Path temp = directory.resolve(RECORD + ".tmp");

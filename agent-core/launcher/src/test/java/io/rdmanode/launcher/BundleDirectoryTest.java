@@ -334,6 +334,37 @@ class BundleDirectoryTest {
     }
 
     /**
+     * A start reads no jar whose stamp (inode, size, times) the record holds unchanged; a jar written over in
+     * place with its length and modification time kept (a {@code cp -p}, a package's files) has another stamp
+     * and is read, and its new build installed.
+     */
+    @Test
+    void aRecordedStampSparesTheReadOnlyWhileTheJarIsUntouched() throws Exception {
+        writeBundle("a.jar", "test.a", "alpha", "1");
+        writeBundle("b.jar", "test.b", "beta", "1");
+        Thread.sleep(java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(JarStamp.SETTLE_NANOS) + 100);
+        Path cacheDir = temp.resolve("kept");
+        try (KeptCacheRun first = new KeptCacheRun(cacheDir, Set.of())) {
+            first.directory.sync();
+        }
+        Path a = bundles.resolve("a.jar");
+        assertThat(BundleCache.prepare(cacheDir, "test-felix.jar").recordedStamps())
+                .containsEntry(a.toUri().toString(), JarStamp.of(a))
+                .containsEntry(bundles.resolve("b.jar").toUri().toString(), JarStamp.of(bundles.resolve("b.jar")));
+
+        FileTime modified = Files.getLastModifiedTime(a);
+        byte[] build2 = jarBytes("test.a", "alpha", "2");
+        Files.write(a, build2);                            // in place: the same inode
+        Files.setLastModifiedTime(a, modified);
+        try (KeptCacheRun second = new KeptCacheRun(cacheDir, Set.of())) {
+            BundleDirectory.Changes changes = second.directory.sync();
+
+            assertThat(changes.updated()).containsExactly("test.a/1.0.0");
+            assertThat(second.bundle("test.a").getHeaders().get("Test-Build")).isEqualTo("2");
+        }
+    }
+
+    /**
      * The cache is trusted only through its record: without one (a crash before the first sync ended, a cache
      * from before this change) it is removed and every jar installed afresh; a cached bundle the record does not
      * name (installed in a sync that never finished) is replaced by its jar's build.
