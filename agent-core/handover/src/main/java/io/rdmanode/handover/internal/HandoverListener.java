@@ -42,8 +42,10 @@ final class HandoverListener implements AutoCloseable {
          * The session is over, with or without READY (a successor that died while it started).
          *
          * @param peerPid the process at the other end ({@code SO_PEERCRED}), or -1 when unknown
+         * @param successor whether the peer said it takes over (SUCCESSOR) or took a door: not one that only
+         *     looked ({@code status}, the launcher's check)
          */
-        void sessionEnded(Object session, int peerPid);
+        void sessionEnded(Object session, int peerPid, boolean successor);
     }
 
     /** Either {@code fd} (owned by the caller) or {@code reason}. */
@@ -83,10 +85,11 @@ final class HandoverListener implements AutoCloseable {
     /** How long a new connection waits for the slot of a silent session it ended to come free. */
     private static final long SLOT_WAIT_MILLIS = 1_000;
 
-    /** A served connection: when it was accepted, and whether it has sent a request yet. */
+    /** A served connection: when it was accepted, whether it has sent a request yet, and whether it takes over. */
     private static final class Session {
         final long acceptedNanos = System.nanoTime();
         volatile boolean spoke;
+        volatile boolean successor;
     }
 
     private HandoverListener(Posix posix, Path path, int fd, Doors doors) throws IOException {
@@ -194,7 +197,14 @@ final class HandoverListener implements AutoCloseable {
                     case Protocol.HELLO -> lines.send(Protocol.HELLO + "\t" + Protocol.VERSION + "\t"
                             + ProcessHandle.current().pid());
                     case Protocol.DOORS -> lines.send(String.join("\t", prepend(Protocol.DOORS, doors.offered())));
-                    case Protocol.TAKE -> take(id, lines, request);
+                    case Protocol.SUCCESSOR -> {
+                        state.successor = true;
+                        lines.send(Protocol.SUCCESSOR);
+                    }
+                    case Protocol.TAKE -> {
+                        state.successor = true;
+                        take(id, lines, request);
+                    }
                     case Protocol.READY -> {
                         doors.successorReady(id);
                         lines.send(Protocol.RELEASED);
@@ -214,7 +224,7 @@ final class HandoverListener implements AutoCloseable {
         } finally {
             open.remove(session);
             posix.close(session);
-            doors.sessionEnded(id, peer);
+            doors.sessionEnded(id, peer, state.successor);
         }
     }
 

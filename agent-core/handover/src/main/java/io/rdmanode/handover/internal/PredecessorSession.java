@@ -68,6 +68,8 @@ final class PredecessorSession implements AutoCloseable {
             for (int i = 1; i + 1 < offered.length; i += 2) {
                 doors.put(offered[i], offered[i + 1]);
             }
+            lines.send(Protocol.SUCCESSOR);
+            lines.read();                                  // SUCCESSOR, or NONE from an older predecessor: the same
             return Optional.of(new PredecessorSession(posix, fd, Long.parseLong(hello[2]), doors));
         } catch (IOException | RuntimeException e) {
             posix.close(fd);

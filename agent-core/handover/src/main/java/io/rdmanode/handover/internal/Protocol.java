@@ -10,10 +10,13 @@ import io.rdmanode.posix.Posix;
  * <pre>
  * HELLO 1 &lt;pid&gt;            -&gt; HELLO 1 &lt;pid&gt;
  * DOORS                     -&gt; DOORS [&lt;name&gt; &lt;address&gt;]...    (the doors offered now)
+ * SUCCESSOR                 -&gt; SUCCESSOR                        (this session is an instance taking over)
  * TAKE &lt;name&gt; &lt;address&gt;    -&gt; FD (+ the listening descriptor as SCM_RIGHTS) | NONE &lt;why&gt;
  * READY                     -&gt; RELEASED                         (handed over; state.lock released)
  * </pre>
- * (fields apart by a tab). Before it answers FD the predecessor has stopped accepting on that door; after
+ * (fields apart by a tab). SUCCESSOR tells a session that will take over from the ones that only look
+ * ({@code status}, the launcher's check): only a successor's death makes the predecessor take its doors back and
+ * register its pools again; a predecessor of an older build answers it with NONE, which changes nothing. Before it answers FD the predecessor has stopped accepting on that door; after
  * RELEASED it has run its onHandedOver actions and let go of the writer lock, which the successor takes next. The
  * launcher's pre-start check speaks the first two requests through the JDK (it finds a predecessor and the HTTP
  * address it serves before the framework starts).
@@ -23,6 +26,7 @@ final class Protocol {
     static final String VERSION = "1";
     static final String HELLO = "HELLO";
     static final String DOORS = "DOORS";
+    static final String SUCCESSOR = "SUCCESSOR";
     static final String TAKE = "TAKE";
     static final String FD = "FD";
     static final String NONE = "NONE";

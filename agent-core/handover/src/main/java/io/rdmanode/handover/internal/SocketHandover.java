@@ -202,9 +202,11 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
      * stay listening, unserved here, for the next instance.
      */
     @Override
-    public void sessionEnded(Object session, int peerPid) {
+    public void sessionEnded(Object session, int peerPid, boolean successor) {
         boolean lent = doors.returned(session);
-        if (handedOver || peerPid == ProcessHandle.current().pid()) {
+        // One that only looked (status, the launcher's check) registered nothing with kubelet and took no door:
+        // its end is no successor lost (every status call made the DRA driver publish its slices again).
+        if (handedOver || !successor || peerPid == ProcessHandle.current().pid()) {
             return;
         }
         watchPeer(session, peerPid, lent, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PEER_EXIT_MILLIS));

@@ -282,13 +282,35 @@ class SocketHandoverTest {
         WriterLock starting = new WriterLock(POSIX, stateDir.resolve(Protocol.START_LOCK));
         assertThat(starting.tryAcquire()).as("the successor's start lock").isTrue();
 
-        predecessor.sessionEnded(session, 0);
+        predecessor.sessionEnded(session, 0, true);
         Thread.sleep(300);
         assertThat(door.takenBack).as("still starting: its doors stay").hasValue(0);
         starting.close();                                  // its process is gone: the kernel lets go of the lock
 
         await().atMost(Duration.ofSeconds(5)).until(() -> door.takenBack.get() == 1);
         assertThat(predecessor.offered()).containsExactly(Handover.CNI, path.toString());
+    }
+
+    /**
+     * A session that only looked (the {@code status} command, the launcher's check) ends without a successor lost:
+     * every {@code status} call made the DRA driver publish its slices again and the device-plugin host look for
+     * dead instances' sockets. A successor's own session says SUCCESSOR, through the real socket.
+     */
+    @Test
+    void onlyASuccessorsEndIsASuccessorLost() throws Exception {
+        SocketHandover predecessor = start(Duration.ofSeconds(30));
+        AtomicInteger lost = new AtomicInteger();
+        predecessor.onSuccessorLost(lost::incrementAndGet);
+
+        predecessor.sessionEnded(new Object(), 0, false);     // nobody starting: the start lock is free
+        Thread.sleep(300);
+        assertThat(lost).as("a look is no successor").hasValue(0);
+        predecessor.sessionEnded(new Object(), 0, true);
+        await().atMost(Duration.ofSeconds(5)).until(() -> lost.get() == 1);
+
+        SocketChannel probe = connect(stateDir.resolve(Protocol.SOCKET));
+        assertThat(hello(probe)).startsWith(Protocol.HELLO);
+        assertThat(request(probe, Protocol.SUCCESSOR)).isEqualTo(Protocol.SUCCESSOR + "\n");
     }
 
     @Test
@@ -378,6 +400,18 @@ class SocketHandoverTest {
             }
             return false;
         }
+    }
+
+    /** Sends one request line and returns the answer line; empty when the connection was closed instead. */
+    private static String request(SocketChannel channel, String line) throws IOException {
+        channel.write(ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8)));
+        ByteBuffer answer = ByteBuffer.allocate(256);
+        while (answer.position() == 0 || answer.get(answer.position() - 1) != '\n') {
+            if (channel.read(answer) < 0) {
+                return "";
+            }
+        }
+        return new String(answer.array(), 0, answer.position(), StandardCharsets.UTF_8);
     }
 
     /** Sends HELLO and returns the answer line; empty when the connection was closed instead. */
