@@ -28,7 +28,8 @@ final class StatusCommand {
               --config PATH   the agent's configuration, to find its state directory (default: <home>/config/agent.conf)
               --json          print /status as JSON instead of tables
             exit status: 0 ready (every pool registered with kubelet) and every check passes, 1 running but
-            not ready (for example waiting for kubelet) or a check failing, 5 not reachable, 2 usage
+            not ready (for example waiting for kubelet) or a check failing, 5 not reachable (or what answers
+            is not an agent), 2 usage
             """;
     static final int EXIT_NOT_READY = ExitCode.FAILURE.code;
     static final int EXIT_USAGE = ExitCode.USAGE.code;
@@ -108,6 +109,13 @@ final class StatusCommand {
             status = new ObjectMapper().readTree(body);
         } catch (IOException e) {
             err.println("rdma-node-agent status: " + base + "/status is not JSON: " + e.getMessage());
+            return EXIT_UNREACHABLE;
+        }
+        if (!status.path("agent").path("version").isTextual() || !status.path("ready").isBoolean()) {
+            // Another server on that port (a stale http.url, a mistyped --url) answered 200 with some JSON: its
+            // tables would be empty and its "NOT READY" a lie about an agent that was never asked.
+            err.println("rdma-node-agent status: " + base.resolve("/status") + " is not an rdma-node-agent's status"
+                    + " (no agent.version or ready); is " + base + " the agent's endpoint? (--url, <stateDir>/http.url)");
             return EXIT_UNREACHABLE;
         }
         out.print(json ? body + (body.endsWith("\n") ? "" : "\n") : StatusView.render(status));
