@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * and answers the CDI IDs. A claim already in the checkpoint (with its spec on disk) is answered from it without
  * asking the API server: kubelet repeats Prepare after restarts. A failure is the claim's error and changes
  * nothing on disk. Unprepare removes the spec and the checkpoint entry; an unknown claim succeeds (kubelet sends
- * Unprepare for claims whose Prepare never succeeded). Calls are serialised: they are rare and short.
+ * Unprepare for claims whose Prepare never succeeded). What changes the node is serialised (rare and short); the
+ * API server's answer is awaited outside that.
  */
 final class ClaimPreparer implements ClaimPreparation {
 
@@ -65,14 +66,21 @@ final class ClaimPreparer implements ClaimPreparation {
         this.prepared = prepared;
     }
 
+    /**
+     * Reads the claim from the API server outside both locks (this object's and the checkpoint's file lock, which
+     * the other instance of a handover takes too): a slow or hanging API server used to hold every other claim's
+     * Prepare and Unprepare, and the other instance's, for as long as the read took. The placement that follows
+     * (owners, CDI spec, checkpoint) runs under them, and first looks again whether the claim was prepared
+     * meanwhile (kubelet repeats a Prepare it gave up on).
+     */
     @Override
-    public synchronized PrepareOutcome prepare(ClaimRef claim) {
-        try (PreparedClaims.Lock ignored = prepared.lock()) {
-            Optional<PreparedClaims.Prepared> known = prepared.get(claim.uid());
-            if (known.isPresent() && specs.exists(claim.uid())) {
-                return PrepareOutcome.prepared(known.get().devices());
+    public PrepareOutcome prepare(ClaimRef claim) {
+        try {
+            Optional<List<PreparedDevice>> known = alreadyPrepared(claim);
+            if (known.isPresent()) {
+                return PrepareOutcome.prepared(known.get());
             }
-            return PrepareOutcome.prepared(prepareNew(claim));
+            return PrepareOutcome.prepared(place(claim, read(claim)));
         } catch (Refused e) {
             LOG.warn("cannot prepare claim {}: {}", claim, e.getMessage());
             return PrepareOutcome.failed(e.reason, e.getMessage());
@@ -83,14 +91,35 @@ final class ClaimPreparer implements ClaimPreparation {
         }
     }
 
-    private List<PreparedDevice> prepareNew(ClaimRef claim) throws Refused {
-        AllocatedClaim read;
+    /** The claim's devices when it is prepared already, with its CDI spec on disk. */
+    private synchronized Optional<List<PreparedDevice>> alreadyPrepared(ClaimRef claim) throws IOException {
+        try (PreparedClaims.Lock ignored = prepared.lock()) {
+            return prepared(claim);
+        }
+    }
+
+    private Optional<List<PreparedDevice>> prepared(ClaimRef claim) {
+        Optional<PreparedClaims.Prepared> known = prepared.get(claim.uid());
+        return known.isPresent() && specs.exists(claim.uid()) ? Optional.of(known.get().devices()) : Optional.empty();
+    }
+
+    private AllocatedClaim read(ClaimRef claim) throws Refused {
         try {
-            read = reader.read(claim.namespace(), claim.name()).orElseThrow(() -> new Refused(RefusalReason.CLAIM_NOT_FOUND, "claim "
+            return reader.read(claim.namespace(), claim.name()).orElseThrow(() -> new Refused(RefusalReason.CLAIM_NOT_FOUND, "claim "
                     + claim.namespace() + "/" + claim.name() + " not found in the API server"));
         } catch (ClaimReadException e) {
             throw new Refused(RefusalReason.API_ERROR, "cannot read claim " + claim.namespace() + "/" + claim.name() + ": " + e.getMessage());
         }
+    }
+
+    private synchronized List<PreparedDevice> place(ClaimRef claim, AllocatedClaim read) throws Refused, IOException {
+        try (PreparedClaims.Lock ignored = prepared.lock()) {
+            Optional<List<PreparedDevice>> meanwhile = prepared(claim);
+            return meanwhile.isPresent() ? meanwhile.get() : placeNew(claim, read);
+        }
+    }
+
+    private List<PreparedDevice> placeNew(ClaimRef claim, AllocatedClaim read) throws Refused {
         if (!read.uid().equals(claim.uid())) {
             throw new Refused(RefusalReason.UID_MISMATCH, "claim " + claim.namespace() + "/" + claim.name() + " has uid " + read.uid()
                     + ", kubelet asked for " + claim.uid() + " (the claim was deleted and created again)");

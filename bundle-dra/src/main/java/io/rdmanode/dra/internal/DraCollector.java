@@ -51,6 +51,11 @@ public final class DraCollector implements MultiCollector {
                         "Claims answered by NodeUnprepareResources, by result (ok, error)"),
                         List.of(counter(s.claimsUnprepared.sum(), Labels.of("result", "ok")),
                                 counter(s.unprepareErrors.sum(), Labels.of("result", "error")))),
+                new CounterSnapshot(new MetricMetadata("rdma_agent_dra_calls_unanswered",
+                        "Prepare and Unprepare calls not answered, by reason (busy: every call slot taken, refused at"
+                                + " once; abandoned: the client gave up, deadline or cancel, before the answer)"),
+                        List.of(counter(s.callsRefusedBusy.sum(), Labels.of("reason", "busy")),
+                                counter(s.callsAbandoned.sum(), Labels.of("reason", "abandoned")))),
                 new HistogramSnapshot(new MetricMetadata("rdma_agent_dra_prepare_duration_seconds",
                         "Time to answer one NodePrepareResources call (all claims of a pod)", Unit.SECONDS),
                         List.of(histogram(s))),

@@ -21,6 +21,10 @@ public final class DraStats {
     final LongAdder claimsUnprepared = new LongAdder();
     final LongAdder unprepareErrors = new LongAdder();
     final LongAdder prepareNanos = new LongAdder();
+    /** Calls refused at once: every call slot was taken. */
+    final LongAdder callsRefusedBusy = new LongAdder();
+    /** Calls their client gave up on (deadline, cancel) before they were answered. */
+    final LongAdder callsAbandoned = new LongAdder();
     /** Non-cumulative counts per bucket; the last one is +Inf. */
     final LongAdder[] prepareBuckets = new LongAdder[PREPARE_BUCKETS.length + 1];
 

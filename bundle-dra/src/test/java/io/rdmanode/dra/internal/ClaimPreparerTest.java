@@ -108,6 +108,33 @@ class ClaimPreparerTest {
         assertThat(saved.path("claims").get(0).path("devices")).hasSize(2);
     }
 
+    /**
+     * A claim whose read hangs in the API server holds no other claim up: another pod's claim is prepared and
+     * unprepared meanwhile (each waited behind the hanging read, and kubelet's 45 s deadline passed for all).
+     */
+    @Test
+    void aClaimWhoseReadHangsHoldsNoOtherClaimUp() throws Exception {
+        ClaimPreparer preparer = preparer(host);
+        reader.put("ns", "slow", allocated("uid-slow", ours("nic", VF_A)));
+        reader.put("ns", "quick", allocated("uid-quick", ours("nic", VF_B)));
+        java.util.concurrent.CountDownLatch apiServer = new java.util.concurrent.CountDownLatch(1);
+        reader.hanging.put("ns/slow", apiServer);
+        java.util.concurrent.CompletableFuture<PrepareOutcome> slow = java.util.concurrent.CompletableFuture
+                .supplyAsync(() -> preparer.prepare(new ClaimRef("ns", "uid-slow", "slow")));
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).until(() -> reader.reads >= 1);
+
+        PrepareOutcome quick = java.util.concurrent.CompletableFuture
+                .supplyAsync(() -> preparer.prepare(new ClaimRef("ns", "uid-quick", "quick")))
+                .get(5, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(quick.error()).isEmpty();
+        assertThat(preparer.unprepare(new ClaimRef("ns", "uid-quick", "quick"))).isEmpty();
+        assertThat(slow).isNotDone();
+
+        apiServer.countDown();
+        assertThat(slow.get(5, java.util.concurrent.TimeUnit.SECONDS).devices()).extracting(PreparedDevice::device)
+                .containsExactly(VF_A);
+    }
+
     @Test
     void prepareIsIdempotentAndSurvivesARestartThenUnprepareRemovesEverything() throws Exception {
         reader.put("ns", "c", allocated("uid-1", ours("nic", VF_A)));

@@ -11,6 +11,8 @@ final class FakeClaimReader implements ClaimReader {
     private final Map<String, AllocatedClaim> claims = new ConcurrentHashMap<>();
     private volatile String failure;
     volatile int reads;
+    /** Reads of these claims ("namespace/name") wait until their latch opens: a hanging API server. */
+    final Map<String, java.util.concurrent.CountDownLatch> hanging = new ConcurrentHashMap<>();
 
     void put(String namespace, String name, AllocatedClaim claim) {
         claims.put(namespace + "/" + name, claim);
@@ -27,6 +29,15 @@ final class FakeClaimReader implements ClaimReader {
     @Override
     public Optional<AllocatedClaim> read(String namespace, String name) throws ClaimReadException {
         reads++;
+        java.util.concurrent.CountDownLatch hang = hanging.get(namespace + "/" + name);
+        if (hang != null) {
+            try {
+                hang.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ClaimReadException("interrupted", e);
+            }
+        }
         if (failure != null) {
             throw new ClaimReadException(failure, null);
         }
