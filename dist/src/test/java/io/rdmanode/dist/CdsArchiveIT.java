@@ -30,13 +30,7 @@ class CdsArchiveIT {
     void makesAnArchiveForTheRunningJdkOnTheFirstStartAndUsesItOnTheNext() throws Exception {
         Path home = distributionWithoutAnArchiveForThisJdk();
         Path state = temp.resolve("state");
-        Path config = temp.resolve("agent.conf");
-        Files.writeString(config, """
-                agent {
-                  runtime { stateDir = "%s" }
-                  http.port = 0
-                }
-                """.formatted(state));
+        Path config = configWithStateDir(state);
         Path cds = state.resolve("cds");
 
         try (AgentProcess first = AgentProcess.start(home, state, Map.of("RDMA_AGENT_CDS_DIR", cds.toString()),
@@ -73,12 +67,7 @@ class CdsArchiveIT {
     void anArchiveTheJvmRefusesIsReportedAndMadeAgain() throws Exception {
         Path home = distributionWithoutAnArchiveForThisJdk();
         Path state = temp.resolve("state");
-        Path config = Files.writeString(temp.resolve("agent.conf"), """
-                agent {
-                  runtime { stateDir = "%s" }
-                  http.port = 0
-                }
-                """.formatted(state));
+        Path config = configWithStateDir(state);
         Path cds = state.resolve("cds");
         Map<String, String> env = Map.of("RDMA_AGENT_CDS_DIR", cds.toString());
         try (AgentProcess first = AgentProcess.start(home, state, env, "--config", config.toString())) {
@@ -118,12 +107,7 @@ class CdsArchiveIT {
     void anArchiveMadeByAnotherCopyOfTheDistributionIsMadeAgainForThisOne() throws Exception {
         Path home = distributionWithoutAnArchiveForThisJdk();
         Path state = temp.resolve("state");
-        Path config = Files.writeString(temp.resolve("agent.conf"), """
-                agent {
-                  runtime { stateDir = "%s" }
-                  http.port = 0
-                }
-                """.formatted(state));
+        Path config = configWithStateDir(state);
         Path cds = Files.createDirectories(state.resolve("cds"));
         String file = archiveFileName(home);
         Path elsewhere = Files.writeString(cds.resolve(file), "made by /opt/other/rdma-node-agent");
@@ -194,6 +178,16 @@ class CdsArchiveIT {
             assertThat(second.output()).contains("(a training run whose agent is gone)");
             assertThat(second.terminate(Duration.ofSeconds(15))).isZero();
         }
+    }
+
+    /** An agent.conf in the test's directory: this state directory, any free HTTP port. */
+    private Path configWithStateDir(Path state) throws Exception {
+        return Files.writeString(temp.resolve("agent.conf"), """
+                agent {
+                  runtime { stateDir = "%s" }
+                  http.port = 0
+                }
+                """.formatted(state));
     }
 
     /** A copy of the built distribution whose packaged archives are renamed as another JDK build's. */

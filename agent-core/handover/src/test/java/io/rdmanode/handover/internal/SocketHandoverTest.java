@@ -416,15 +416,7 @@ class SocketHandoverTest {
 
     /** Sends HELLO and returns the answer line; empty when the connection was closed instead. */
     private static String hello(SocketChannel channel) throws IOException {
-        channel.write(ByteBuffer.wrap((Protocol.HELLO + "\t" + Protocol.VERSION + "\t1\n")
-                .getBytes(StandardCharsets.UTF_8)));
-        ByteBuffer answer = ByteBuffer.allocate(256);
-        while (answer.position() == 0 || answer.get(answer.position() - 1) != '\n') {
-            if (channel.read(answer) < 0) {
-                return "";
-            }
-        }
-        return new String(answer.array(), 0, answer.position(), StandardCharsets.UTF_8);
+        return request(channel, Protocol.HELLO + "\t" + Protocol.VERSION + "\t1");
     }
 
     /** {@link #start} on another thread: an instance that may have to wait for its turn. */
