@@ -16,8 +16,9 @@ import io.rdmanode.posix.Posix;
  * </pre>
  * (fields apart by a tab). SUCCESSOR tells a session that will take over from the ones that only look
  * ({@code status}, the launcher's check): only a successor's death makes the predecessor take its doors back and
- * register its pools again; a predecessor of an older build answers it with NONE, which changes nothing. Before it answers FD the predecessor has stopped accepting on that door; after
- * RELEASED it has run its onHandedOver actions and let go of the writer lock, which the successor takes next. The
+ * register its pools again; a predecessor of an older build answers it with NONE, which changes nothing. Before
+ * it answers FD the predecessor has stopped accepting on that door; after RELEASED it has run its onHandedOver
+ * actions and let go of the writer lock, which the successor takes next. The
  * launcher's pre-start check speaks the first two requests through the JDK (it finds a predecessor and the HTTP
  * address it serves before the framework starts).
  */
