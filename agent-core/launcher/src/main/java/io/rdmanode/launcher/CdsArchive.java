@@ -77,6 +77,9 @@ final class CdsArchive {
             return Optional.empty();
         }
         Path archive = Path.of(value.substring(colon + 1));
+        if (!Files.isRegularFile(archive)) {
+            return Optional.empty();                   // not the path the script gave (a space in it): cannot tell
+        }
         try (Stream<String> maps = Files.lines(Path.of("/proc/self/maps"))) {
             return mapped(archive, maps) ? Optional.empty() : Optional.of(archive);
         } catch (IOException | java.io.UncheckedIOException e) {
