@@ -119,20 +119,27 @@ class ClaimPreparerTest {
         reader.put("ns", "quick", allocated("uid-quick", ours("nic", VF_B)));
         java.util.concurrent.CountDownLatch apiServer = new java.util.concurrent.CountDownLatch(1);
         reader.hanging.put("ns/slow", apiServer);
-        java.util.concurrent.CompletableFuture<PrepareOutcome> slow = java.util.concurrent.CompletableFuture
-                .supplyAsync(() -> preparer.prepare(new ClaimRef("ns", "uid-slow", "slow")));
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).until(() -> reader.reads >= 1);
+        // Threads of its own: the common pool has one thread on a 2-CPU machine, and a JDK may run supplyAsync
+        // there; the hanging read would then hold the quick claim's task, and every later test's.
+        java.util.concurrent.ExecutorService pods = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            java.util.concurrent.Future<PrepareOutcome> slow = pods.submit(
+                    () -> preparer.prepare(new ClaimRef("ns", "uid-slow", "slow")));
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> reader.reads >= 1);
 
-        PrepareOutcome quick = java.util.concurrent.CompletableFuture
-                .supplyAsync(() -> preparer.prepare(new ClaimRef("ns", "uid-quick", "quick")))
-                .get(5, java.util.concurrent.TimeUnit.SECONDS);
-        assertThat(quick.error()).isEmpty();
-        assertThat(preparer.unprepare(new ClaimRef("ns", "uid-quick", "quick"))).isEmpty();
-        assertThat(slow).isNotDone();
+            PrepareOutcome quick = pods.submit(() -> preparer.prepare(new ClaimRef("ns", "uid-quick", "quick")))
+                    .get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(quick.error()).isEmpty();
+            assertThat(preparer.unprepare(new ClaimRef("ns", "uid-quick", "quick"))).isEmpty();
+            assertThat(slow).isNotDone();
 
-        apiServer.countDown();
-        assertThat(slow.get(5, java.util.concurrent.TimeUnit.SECONDS).devices()).extracting(PreparedDevice::device)
-                .containsExactly(VF_A);
+            apiServer.countDown();
+            assertThat(slow.get(10, java.util.concurrent.TimeUnit.SECONDS).devices())
+                    .extracting(PreparedDevice::device).containsExactly(VF_A);
+        } finally {
+            apiServer.countDown();
+            pods.shutdownNow();
+        }
     }
 
     @Test

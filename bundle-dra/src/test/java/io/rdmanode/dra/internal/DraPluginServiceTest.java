@@ -41,6 +41,11 @@ class DraPluginServiceTest {
     private final AtomicInteger started = new AtomicInteger();
     private final AtomicInteger prepared = new AtomicInteger();
     private final DraStats stats = new DraStats();
+    /**
+     * The calls' and the client's threads: not the common pool, which has one thread on a 2-CPU machine (the
+     * held calls would then wait for each other, not for the slots).
+     */
+    private final java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newCachedThreadPool();
     private UnixSockets.Servers servers;
     private UnixSockets.Client client;
     private Path socket;
@@ -69,7 +74,7 @@ class DraPluginServiceTest {
         socket = dir.resolve("dra.sock");
         servers.serve(socket, PosixFilePermissions.fromString("rw-------"),
                 List.of(new DraPluginService(hanging, stats)));
-        client = new UnixSockets.Client(1, "dra-test-client-io", java.util.concurrent.ForkJoinPool.commonPool());
+        client = new UnixSockets.Client(1, "dra-test-client-io", threads);
     }
 
     @AfterEach
@@ -77,6 +82,7 @@ class DraPluginServiceTest {
         apiServer.countDown();
         client.close();
         servers.close();
+        threads.shutdownNow();
     }
 
     @Test
@@ -86,7 +92,7 @@ class DraPluginServiceTest {
         for (int i = 0; i < DraPluginService.MAX_CALLS; i++) {
             Claim claim = KubeletDouble.claim("ns", "c" + i, "uid-" + i);
             held.add(CompletableFuture.supplyAsync(() -> DRAPluginGrpc.newBlockingStub(channel)
-                    .withDeadlineAfter(30, TimeUnit.SECONDS).nodePrepareResources(request(claim))));
+                    .withDeadlineAfter(30, TimeUnit.SECONDS).nodePrepareResources(request(claim)), threads));
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> started.get() == DraPluginService.MAX_CALLS);
 
@@ -116,7 +122,7 @@ class DraPluginServiceTest {
 
         DRAPluginGrpc.newBlockingStub(channel).nodePrepareResources(NodePrepareResourcesRequest.getDefaultInstance());
         CompletableFuture<NodePrepareResourcesResponse> call = CompletableFuture.supplyAsync(() -> DRAPluginGrpc
-                .newBlockingStub(channel).withDeadlineAfter(2, TimeUnit.SECONDS).nodePrepareResources(pod));
+                .newBlockingStub(channel).withDeadlineAfter(2, TimeUnit.SECONDS).nodePrepareResources(pod), threads);
         await().atMost(Duration.ofSeconds(10)).until(() -> started.get() == 1);   // the first claim's read hangs
 
         assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(StatusRuntimeException.class)
