@@ -27,8 +27,10 @@ public interface Posix {
     int SOL_SOCKET = 1;
     int SO_RCVBUF = 8;
     int SO_PEERCRED = 17;
+    int SO_PEERPIDFD = 77;
     int SO_RCVTIMEO = 20;
     int SHUT_RDWR = 2;
+    int MSG_PEEK = 0x2;
     int MSG_DONTWAIT = 0x40;
     int MSG_NOSIGNAL = 0x4000;
     int O_RDONLY = 0;
@@ -55,6 +57,7 @@ public interface Posix {
     long MS_SLAVE = 1 << 19;
     int PR_SET_TIMERSLACK = 29;
     int PR_GET_TIMERSLACK = 30;
+    int SIGKILL = 9;
 
     /**
      * The process's libc, bound through jnr-ffi on the first call (about 100 ms: jnr generates the stubs). An
@@ -99,6 +102,14 @@ public interface Posix {
 
     /** {@code getsockopt(fd, SOL_SOCKET, SO_PEERCRED, struct ucred *, ...)}. */
     PeerCredentials peerCredentials(int fd);
+
+    /**
+     * {@code getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, int *, ...)} (Linux 6.5): a pidfd (close-on-exec) of the
+     * process that connected, whatever PID namespace it is in; ENOPROTOOPT on older kernels.
+     *
+     * @since 1.4
+     */
+    int peerPidfd(int fd);
 
     /** {@code ssize_t send(int fd, const void *buf, size_t len, int flags)}: the first {@code len} bytes of buf. */
     long send(int fd, byte[] buf, int len, int flags);
@@ -175,6 +186,14 @@ public interface Posix {
 
     /** {@code pidfd_open(pid_t pid, unsigned int flags)} (Linux 5.3, through syscall(2)): the new descriptor. */
     int pidfdOpen(int pid, int flags);
+
+    /**
+     * {@code pidfd_send_signal(int pidfd, int sig, NULL, 0)} (Linux 5.1, through syscall(2)): a signal to exactly
+     * the process the descriptor was opened for, never to one that reused its pid since.
+     *
+     * @since 1.4
+     */
+    void pidfdSendSignal(int pidfd, int signal);
 
     /** {@code int prctl(int option, unsigned long arg2, 0, 0, 0)}: its non-negative result. */
     long prctl(int option, long arg2);

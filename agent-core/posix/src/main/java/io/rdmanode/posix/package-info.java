@@ -18,10 +18,14 @@
  * <p>1.3: {@link io.rdmanode.posix.Posix#openat}, for files read often relative to an open directory (discovery's
  * counter files).
  *
+ * <p>1.4: {@link io.rdmanode.posix.Posix#pidfdSendSignal}, {@link io.rdmanode.posix.Posix#peerPidfd}, {@code SIGKILL}
+ * and {@code MSG_PEEK} (a handover's successor that stopped
+ * answering is ended).
+ *
  * @since 1.0
  */
 @Export
-@Version("1.3.0")
+@Version("1.4.0")
 package io.rdmanode.posix;
 
 import org.osgi.annotation.bundle.Export;

@@ -289,6 +289,46 @@ class PosixTest {
     }
 
     @Test
+    void pidfdSendSignalKillsTheProcessEvenWhenItIsStopped() throws Exception {
+        Process child = new ProcessBuilder("sleep", "30").start();
+        int fd = posix.pidfdOpen((int) child.pid(), 0);
+        try {
+            assertThat(new ProcessBuilder("sh", "-c", "kill -STOP " + child.pid()).start().waitFor()).isZero();
+            posix.pidfdSendSignal(fd, Posix.SIGKILL);
+            assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(child.exitValue()).as("killed by signal 9").isEqualTo(128 + Posix.SIGKILL);
+            assertThatThrownBy(() -> posix.pidfdSendSignal(fd, Posix.SIGKILL)).isInstanceOfSatisfying(
+                    PosixException.class, e -> assertThat(e.errno()).isEqualTo(Errno.ESRCH));
+        } finally {
+            posix.close(fd);
+        }
+    }
+
+    @Test
+    void peerPidfdNamesTheProcessThatConnected(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path path = dir.resolve("s.sock");
+        int listening = posix.socket(Posix.AF_UNIX, Posix.SOCK_STREAM | Posix.SOCK_CLOEXEC, 0);
+        try (java.nio.channels.SocketChannel client = java.nio.channels.SocketChannel.open(
+                java.net.StandardProtocolFamily.UNIX)) {
+            posix.bind(listening, sockaddrUn(path));
+            posix.listen(listening, 1);
+            client.connect(java.net.UnixDomainSocketAddress.of(path));
+            int accepted = posix.accept4(listening, Posix.SOCK_CLOEXEC);
+            int pidfd = posix.peerPidfd(accepted);
+            try {
+                assertThat(java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/fdinfo/" + pidfd)))
+                        .contains("Pid:\t" + ProcessHandle.current().pid());
+            } finally {
+                posix.close(pidfd);
+                posix.close(accepted);
+            }
+        } finally {
+            posix.close(listening);
+        }
+    }
+
+    @Test
     void prctlSetsTheTimerSlackOfTheCallingThread() throws Exception {
         long slack = onOwnThread(() -> {
             posix.prctl(Posix.PR_SET_TIMERSLACK, 1000);

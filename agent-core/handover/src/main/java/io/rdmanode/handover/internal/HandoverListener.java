@@ -82,6 +82,15 @@ final class HandoverListener implements AutoCloseable {
      * and every successor in that time started without taking over (an operator probe).
      */
     static final long FIRST_REQUEST_MILLIS = 5_000;
+    /**
+     * How long past the READY it promised (SUCCESSOR with its ready timeout) a successor may stay silent before it
+     * counts as stuck and is killed. Its own timer sends READY when its ready timeout ends, whatever it serves by
+     * then, so silence past that means the process no longer runs its code (SIGSTOPped, wedged): meanwhile it holds
+     * the doors lent to it, unserved, and kubelet's endpoints are its own.
+     */
+    static final long READY_GRACE_MILLIS = 10_000;
+    /** The longest READY promise taken as given: the largest {@code readyTimeout} a configuration may set. */
+    static final long MAX_READY_PROMISE_MILLIS = 600_000;
     /** How long a new connection waits for the slot of a silent session it ended to come free. */
     private static final long SLOT_WAIT_MILLIS = 1_000;
 
@@ -90,6 +99,11 @@ final class HandoverListener implements AutoCloseable {
         final long acceptedNanos = System.nanoTime();
         volatile boolean spoke;
         volatile boolean successor;
+        /** The READY the successor promised, in ms from its SUCCESSOR; -1 when it promised none (older build). */
+        long readyPromiseMillis = -1;
+        boolean ready;
+        /** The successor's process (a pidfd), to stop it should it break its promise; -1 when it cannot be. */
+        int pidfd = -1;
     }
 
     private HandoverListener(Posix posix, Path path, int fd, Doors doors) throws IOException {
@@ -199,6 +213,7 @@ final class HandoverListener implements AutoCloseable {
                     case Protocol.DOORS -> lines.send(String.join("\t", prepend(Protocol.DOORS, doors.offered())));
                     case Protocol.SUCCESSOR -> {
                         state.successor = true;
+                        promiseReady(session, state, peer, request);
                         lines.send(Protocol.SUCCESSOR);
                     }
                     case Protocol.TAKE -> {
@@ -206,6 +221,8 @@ final class HandoverListener implements AutoCloseable {
                         take(id, lines, request);
                     }
                     case Protocol.READY -> {
+                        state.ready = true;
+                        Protocol.receiveTimeout(posix, session, SESSION_IDLE_MILLIS);
                         doors.successorReady(id);
                         lines.send(Protocol.RELEASED);
                     }
@@ -214,6 +231,12 @@ final class HandoverListener implements AutoCloseable {
             }
         } catch (EOFException done) {
             // the successor (or the launcher's check) is through, or a silent session was ended for a newcomer
+        } catch (PosixException e) {
+            if (e.errno() == Errno.EAGAIN && state.readyPromiseMillis >= 0 && !state.ready) {
+                stopStuckSuccessor(state, peer);
+            } else {
+                LOG.warn("handover session on {} ended: {}", path, e.toString());
+            }
         } catch (IOException | RuntimeException e) {
             if (state.spoke) {
                 LOG.warn("handover session on {} ended: {}", path, e.toString());
@@ -223,8 +246,98 @@ final class HandoverListener implements AutoCloseable {
             }
         } finally {
             open.remove(session);
+            if (state.pidfd >= 0) {
+                posix.close(state.pidfd);
+            }
             posix.close(session);
             doors.sessionEnded(id, peer, state.successor);
+        }
+    }
+
+    /**
+     * SUCCESSOR's optional field: the successor says READY within that many ms (its ready timeout). The session's
+     * receive bound becomes that plus {@link #READY_GRACE_MILLIS}, and the successor's process is held by a pidfd
+     * so that only it can be stopped later.
+     */
+    private void promiseReady(int session, Session state, int peer, String[] request) {
+        if (request.length < 2 || state.readyPromiseMillis >= 0) {
+            return;
+        }
+        long promise;
+        try {
+            promise = Math.min(Math.max(Long.parseLong(request[1]), 0), MAX_READY_PROMISE_MILLIS);
+        } catch (NumberFormatException e) {
+            return;
+        }
+        state.readyPromiseMillis = promise;
+        Protocol.receiveTimeout(posix, session, promise + READY_GRACE_MILLIS);
+        if (peer != ProcessHandle.current().pid()) {       // a test's successor may run in this process
+            state.pidfd = successorProcess(session, peer);
+        }
+    }
+
+    /**
+     * A pidfd of the successor's process, -1 when there is none. {@code SO_PEERPIDFD} (Linux 6.5) names it in any
+     * PID namespace. Otherwise by the pid {@code SO_PEERCRED} gave at connect, then the connection is checked still
+     * open: a process that had exited (its pid free for another) would have closed it, so an open connection
+     * proves the pidfd names the successor.
+     */
+    private int successorProcess(int session, int peer) {
+        try {
+            return posix.peerPidfd(session);
+        } catch (PosixException e) {
+            LOG.debug("handover session: no SO_PEERPIDFD: {}", e.toString());
+        }
+        if (peer <= 0) {
+            return -1;                                     // across PID namespaces, on a kernel before 6.5
+        }
+        int pidfd;
+        try {
+            pidfd = posix.pidfdOpen(peer, 0);
+        } catch (PosixException e) {
+            LOG.debug("handover session: no pidfd for pid {}: {}", peer, e.toString());
+            return -1;
+        }
+        if (connected(session)) {
+            return pidfd;
+        }
+        posix.close(pidfd);                                // it closed the connection: the pid may be another's
+        return -1;
+    }
+
+    /** Whether the peer still holds its end: a non-blocking peek finds nothing to read rather than the end. */
+    private boolean connected(int session) {
+        try {
+            return posix.recv(session, new byte[1], 1, Posix.MSG_PEEK | Posix.MSG_DONTWAIT) != 0;
+        } catch (PosixException e) {
+            return e.errno() == Errno.EAGAIN || e.errno() == Errno.EINTR;
+        }
+    }
+
+    /**
+     * The successor broke its READY promise: its process runs none of its code, and it holds the doors it took.
+     * It is killed, through its pidfd; the session's end then counts as a successor lost, so this instance takes
+     * the doors back and registers its pools again. Without a pidfd (a successor in another PID namespace, the
+     * DaemonSet's surge pod without hostPID, on a kernel before 6.5) nothing can stop it from here: the pods'
+     * liveness probes end it.
+     */
+    private void stopStuckSuccessor(Session state, int peer) {
+        long silent = state.readyPromiseMillis + READY_GRACE_MILLIS;
+        if (state.pidfd < 0) {
+            LOG.error("the successor{} promised READY within {} ms and has said nothing for {} ms: it is stuck, and"
+                    + " this instance cannot stop it (no pidfd across PID namespaces before Linux 6.5); the doors it"
+                    + " took stay with it",
+                    peer > 0 ? " pid=" + peer : "", state.readyPromiseMillis, silent);
+            return;
+        }
+        try {
+            posix.pidfdSendSignal(state.pidfd, Posix.SIGKILL);
+            LOG.error("the successor pid={} promised READY within {} ms and has said nothing for {} ms (stopped or"
+                    + " wedged): killed it; this instance takes back the doors it took and serves on", peer,
+                    state.readyPromiseMillis, silent);
+        } catch (PosixException e) {
+            LOG.warn("the successor pid={} is stuck past its READY promise but could not be killed: {}", peer,
+                    e.getMessage());
         }
     }
 

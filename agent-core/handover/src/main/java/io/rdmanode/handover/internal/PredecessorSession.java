@@ -39,8 +39,10 @@ final class PredecessorSession implements AutoCloseable {
     /**
      * Connects to the predecessor listening on {@code path}: empty when there is none (no file) or it is dead
      * (a stale socket file: nobody listens, ECONNREFUSED), so a first start and a start after a crash are alike.
+     * {@code readyPromiseMillis}: this instance says READY within that long (its ready timeout's timer).
      */
-    static Optional<PredecessorSession> connect(Posix posix, Path path, long timeoutMillis) throws IOException {
+    static Optional<PredecessorSession> connect(Posix posix, Path path, long timeoutMillis, long readyPromiseMillis)
+            throws IOException {
         int fd = posix.socket(Posix.AF_UNIX, Posix.SOCK_STREAM | Posix.SOCK_CLOEXEC, 0);
         try {
             posix.connect(fd, UnixAddress.of(path));
@@ -68,7 +70,7 @@ final class PredecessorSession implements AutoCloseable {
             for (int i = 1; i + 1 < offered.length; i += 2) {
                 doors.put(offered[i], offered[i + 1]);
             }
-            lines.send(Protocol.SUCCESSOR);
+            lines.send(Protocol.SUCCESSOR + "\t" + readyPromiseMillis);
             lines.read();                                  // SUCCESSOR, or NONE from an older predecessor: the same
             return Optional.of(new PredecessorSession(posix, fd, Long.parseLong(hello[2]), doors));
         } catch (IOException | RuntimeException e) {
@@ -108,7 +110,7 @@ final class PredecessorSession implements AutoCloseable {
      */
     synchronized boolean predecessorGone() {
         try {
-            return posix.recv(fd, new byte[1], 1, MSG_PEEK | Posix.MSG_DONTWAIT) == 0;
+            return posix.recv(fd, new byte[1], 1, Posix.MSG_PEEK | Posix.MSG_DONTWAIT) == 0;
         } catch (PosixException e) {
             return e.errno() != Errno.EAGAIN && e.errno() != Errno.EINTR;
         } catch (RuntimeException closed) {
@@ -116,7 +118,6 @@ final class PredecessorSession implements AutoCloseable {
         }
     }
 
-    private static final int MSG_PEEK = 0x2;
 
     /** Tells the predecessor this process serves; returns once it has handed over and released the writer lock. */
     synchronized void ready() throws IOException {

@@ -10,13 +10,17 @@ import io.rdmanode.posix.Posix;
  * <pre>
  * HELLO 1 &lt;pid&gt;            -&gt; HELLO 1 &lt;pid&gt;
  * DOORS                     -&gt; DOORS [&lt;name&gt; &lt;address&gt;]...    (the doors offered now)
- * SUCCESSOR                 -&gt; SUCCESSOR                        (this session is an instance taking over)
+ * SUCCESSOR [&lt;ms&gt;]          -&gt; SUCCESSOR                        (an instance taking over, READY within ms)
  * TAKE &lt;name&gt; &lt;address&gt;    -&gt; FD (+ the listening descriptor as SCM_RIGHTS) | NONE &lt;why&gt;
  * READY                     -&gt; RELEASED                         (handed over; state.lock released)
  * </pre>
  * (fields apart by a tab). SUCCESSOR tells a session that will take over from the ones that only look
  * ({@code status}, the launcher's check): only a successor's death makes the predecessor take its doors back and
- * register its pools again; a predecessor of an older build answers it with NONE, which changes nothing. Before
+ * register its pools again; a predecessor of an older build answers it with NONE, which changes nothing. The
+ * optional field is the successor's ready timeout, after which its own timer says READY whatever it serves: a
+ * successor silent well past it no longer runs (SIGSTOPped, wedged) yet holds the doors it took, and the
+ * predecessor kills it and takes them back ({@link HandoverListener#READY_GRACE_MILLIS}). An older predecessor
+ * ignores the field; an older successor sends none and is waited for as before. Before
  * it answers FD the predecessor has stopped accepting on that door; after RELEASED it has run its onHandedOver
  * actions and let go of the writer lock, which the successor takes next. The
  * launcher's pre-start check speaks the first two requests through the JDK (it finds a predecessor and the HTTP

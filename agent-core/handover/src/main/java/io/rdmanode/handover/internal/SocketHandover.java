@@ -76,7 +76,7 @@ final class SocketHandover implements Handover, HandoverListener.Doors, AutoClos
         awaitStartTurn();
         Optional<PredecessorSession> predecessor;
         try {
-            predecessor = PredecessorSession.connect(posix, socket, SESSION_TIMEOUT_MILLIS);
+            predecessor = PredecessorSession.connect(posix, socket, SESSION_TIMEOUT_MILLIS, readyTimeout.toMillis());
         } catch (IOException e) {
             // The doors must serve either way: without the predecessor's sockets they are bound anew.
             LOG.warn("cannot take over from the predecessor: {}; starting as a first instance", e.getMessage());

@@ -313,6 +313,67 @@ class SocketHandoverTest {
         assertThat(request(probe, Protocol.SUCCESSOR)).isEqualTo(Protocol.SUCCESSOR + "\n");
     }
 
+    /**
+     * A successor stopped after it took a door (SIGSTOP here; a wedged JVM alike) holds the door unserved, and
+     * kubelet's endpoints would be its own, for as long as it lives: silent past the READY it promised (its ready
+     * timeout) and the grace, it is killed, and the predecessor takes the door back and serves on.
+     */
+    @Test
+    void aSuccessorStoppedBeforeReadyIsKilledOnceItBreaksItsPromiseAndItsDoorComesBack() throws Exception {
+        SocketHandover predecessor = start(Duration.ofSeconds(30));
+        AtomicInteger lost = new AtomicInteger();
+        predecessor.onSuccessorLost(lost::incrementAndGet);
+        Path path = stateDir.resolve("cni.sock");
+        TestDoor door = TestDoor.listen(path);
+        predecessor.offer(Handover.CNI, path.toString(), door);
+        Process successor = successorProcess(path, Duration.ofSeconds(2));
+        try {
+            assertThat(firstLine(successor)).isEqualTo("took");
+            assertThat(new ProcessBuilder("sh", "-c", "kill -STOP " + successor.pid()).start().waitFor()).isZero();
+            assertThat(door.fd()).as("lent: the predecessor stopped accepting").isEqualTo(-1);
+
+            assertThat(successor.waitFor(2_000 + HandoverListener.READY_GRACE_MILLIS + 10_000,
+                    java.util.concurrent.TimeUnit.MILLISECONDS)).as("killed").isTrue();
+            assertThat(successor.exitValue()).as("by SIGKILL").isEqualTo(128 + Posix.SIGKILL);
+            await().atMost(Duration.ofSeconds(5)).until(() -> door.takenBack.get() == 1);
+            assertThat(lost).hasValue(1);
+            assertThat(predecessor.handedOver()).isFalse();
+            assertThat(predecessor.offered()).containsExactly(Handover.CNI, path.toString());
+        } finally {
+            successor.destroyForcibly();
+        }
+    }
+
+    /** The same successor, not stopped: it says READY when its ready timeout ends and nothing stops it. */
+    @Test
+    void aSuccessorInAProcessOfItsOwnThatKeepsItsPromiseIsHandedOverTo() throws Exception {
+        SocketHandover predecessor = start(Duration.ofSeconds(30));
+        Path path = stateDir.resolve("cni.sock");
+        predecessor.offer(Handover.CNI, path.toString(), TestDoor.listen(path));
+        Process successor = successorProcess(path, Duration.ofSeconds(1));
+        try {
+            assertThat(firstLine(successor)).isEqualTo("took");
+
+            await().atMost(Duration.ofSeconds(10)).until(predecessor::handedOver);
+            Thread.sleep(500);
+            assertThat(successor.isAlive()).isTrue();
+        } finally {
+            successor.getOutputStream().close();
+            if (!successor.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                successor.destroyForcibly();
+            }
+        }
+    }
+
+    private Process successorProcess(Path door, Duration readyTimeout) throws IOException {
+        return SuccessorProcess.start(stateDir, Handover.CNI, door, readyTimeout);
+    }
+
+    private static String firstLine(Process process) throws IOException {
+        return new java.io.BufferedReader(new java.io.InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8)).readLine();
+    }
+
     @Test
     void aStateDirectoryTooDeepForAUnixSocketStartsWithoutHandoverInsteadOfFailing() throws Exception {
         Path deep = java.nio.file.Files.createDirectories(stateDir.resolve("d".repeat(60)).resolve("e".repeat(60)));

@@ -22,6 +22,8 @@ public final class JnrPosix implements Posix {
 
     /** pidfd_open(2): the same number on every architecture since Linux 5.3. */
     private static final long SYS_PIDFD_OPEN = 434;
+    /** pidfd_send_signal(2): likewise, since Linux 5.1. */
+    private static final long SYS_PIDFD_SEND_SIGNAL = 424;
     private static volatile JnrPosix instance;
 
     private final LibC c;
@@ -105,6 +107,14 @@ public final class JnrPosix implements Posix {
         check(c.getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cred, len), "getsockopt(fd " + fd + ", SO_PEERCRED)");
         ByteBuffer b = ByteBuffer.wrap(cred).order(ByteOrder.nativeOrder());
         return new PeerCredentials(b.getInt(0), b.getInt(4), b.getInt(8));
+    }
+
+    @Override
+    public int peerPidfd(int fd) {
+        byte[] pidfd = new byte[4];
+        int[] len = {pidfd.length};
+        check(c.getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, pidfd, len), "getsockopt(fd " + fd + ", SO_PEERPIDFD)");
+        return ByteBuffer.wrap(pidfd).order(ByteOrder.nativeOrder()).getInt(0);
     }
 
     @Override
@@ -253,6 +263,11 @@ public final class JnrPosix implements Posix {
     @Override
     public int pidfdOpen(int pid, int flags) {
         return (int) check(c.syscall(SYS_PIDFD_OPEN, pid, flags), "pidfd_open(" + pid + ")");
+    }
+
+    @Override
+    public void pidfdSendSignal(int pidfd, int signal) {
+        check(c.syscall(SYS_PIDFD_SEND_SIGNAL, pidfd, signal, 0, 0), "pidfd_send_signal(" + signal + ")");
     }
 
     @Override

@@ -71,5 +71,8 @@ public interface LibC {
 
     long syscall(long number, long a1, long a2);
 
+    /** The same symbol with four arguments, for calls that take them (the registers past them are not garbage). */
+    long syscall(long number, long a1, long a2, long a3, long a4);
+
     String strerror(int errnum);
 }
