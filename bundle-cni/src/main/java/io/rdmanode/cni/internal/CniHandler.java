@@ -223,14 +223,45 @@ final class CniHandler {
         }
     }
 
-    /** CNI_NETNS names a network namespace that can be entered now; the error says which way it does not. */
+    /**
+     * CNI_NETNS names a container's network namespace that can be entered now; the error says which way it does
+     * not. Not the agent's own (the host's, under hostNetwork): a VF moved there is no pod's, and DEL would move
+     * it out of the host namespace it is in. Not a {@code /proc/self} path either: it names the namespace of
+     * whichever process reads it, the runtime's where the plugin ran, the agent's here.
+     */
     private void requireNetns(String netns) throws CniError {
         Path path = Path.of(netns);
+        String normal = path.normalize().toString();
+        if (normal.startsWith("/proc/self/") || normal.startsWith("/proc/thread-self/")) {
+            throw new CniError(CniError.INVALID_ENV, "CNI_NETNS " + netns + " names the namespace of whichever"
+                    + " process reads it, not a container's: give /proc/<pid>/ns/net of the container's process or"
+                    + " its bind mount (/var/run/netns/<name>)");
+        }
         if (!namespaces.exists(path)) {
             boolean there = java.nio.file.Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS);
             throw new CniError(CniError.UNKNOWN_CONTAINER, "the container's network namespace " + netns
                     + (there ? " is not a network namespace (an nsfs bind mount, or /proc/<pid>/ns/net)"
                             : " does not exist"));
+        }
+        if (OWN_NETNS.isPresent() && OWN_NETNS.equals(NamespaceId.of(path))) {
+            throw new CniError(CniError.INVALID_ENV, "CNI_NETNS " + netns + " is the agent's own network namespace"
+                    + " (the host's), not a container's: an RDMA device moved there would belong to no pod");
+        }
+    }
+
+    /** The network namespace this agent runs in, read once: threads that enter others do so for a moment only. */
+    private static final java.util.Optional<NamespaceId> OWN_NETNS = NamespaceId.of(Path.of("/proc/self/ns/net"));
+
+    /** A namespace's identity: the device and inode of its nsfs file, whichever path (or bind mount) reaches it. */
+    private record NamespaceId(Object dev, Object ino) {
+
+        static java.util.Optional<NamespaceId> of(Path path) {
+            try {
+                return java.util.Optional.of(new NamespaceId(java.nio.file.Files.getAttribute(path, "unix:dev"),
+                        java.nio.file.Files.getAttribute(path, "unix:ino")));
+            } catch (java.io.IOException | UnsupportedOperationException e) {
+                return java.util.Optional.empty();
+            }
         }
     }
 

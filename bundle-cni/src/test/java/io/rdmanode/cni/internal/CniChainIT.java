@@ -176,6 +176,14 @@ class CniChainIT {
                 "/proc/1/ns/mnt is not a network namespace");
         assertCniError(exec(agent.client(), env("ADD", "c1", "/etc/hostname"), rdmaConf("0000:3b:02.1", "{}")), 3,
                 "/etc/hostname is not a network namespace");
+        // The host's namespace (the agent's own, this test's) is no container's; a /proc/self path names whichever
+        // process reads it (the executable's runtime, or the agent).
+        assertCniError(exec(agent.client(), env("ADD", "c1", "/proc/self/ns/net"), rdmaConf("0000:3b:02.1", "{}")),
+                4, "names the namespace of whichever process reads it");
+        assertCniError(exec(agent.client(), env("ADD", "c1", "/proc/" + ProcessHandle.current().pid() + "/ns/net"),
+                rdmaConf("0000:3b:02.1", "{}")), 4, "is the agent's own network namespace");
+        assertCniError(exec(agent.client(), env("ADD", "c1", "/proc/thread-self/ns/net"),
+                rdmaConf("0000:3b:02.1", "{}")), 4, "names the namespace of whichever process reads it");
         Map<String, String> noId = env("ADD", "c1", netns);
         noId.remove("CNI_CONTAINERID");
         assertCniError(exec(agent.client(), noId, rdmaConf("0000:3b:02.1", "{}")), 4, "CNI_CONTAINERID");
