@@ -118,7 +118,6 @@ final class PredecessorSession implements AutoCloseable {
         }
     }
 
-
     /** Tells the predecessor this process serves; returns once it has handed over and released the writer lock. */
     synchronized void ready() throws IOException {
         lines.send(Protocol.READY);
