@@ -277,10 +277,10 @@ final class HandoverListener implements AutoCloseable {
     }
 
     /**
-     * A pidfd of the successor's process, -1 when there is none. {@code SO_PEERPIDFD} (Linux 6.5) names it in any
-     * PID namespace. Otherwise by the pid {@code SO_PEERCRED} gave at connect, then the connection is checked still
-     * open: a process that had exited (its pid free for another) would have closed it, so an open connection
-     * proves the pidfd names the successor.
+     * A pidfd of the successor's process, -1 when there is none. {@code SO_PEERPIDFD} (Linux 6.5) names exactly
+     * the process that connected. Otherwise by the pid {@code SO_PEERCRED} gave at connect, then the connection is
+     * checked still open: a process that had exited (its pid free for another) would have closed it, so an open
+     * connection proves the pidfd names the successor.
      */
     private int successorProcess(int session, int peer) {
         try {
@@ -289,7 +289,7 @@ final class HandoverListener implements AutoCloseable {
             LOG.debug("handover session: no SO_PEERPIDFD: {}", e.toString());
         }
         if (peer <= 0) {
-            return -1;                                     // across PID namespaces, on a kernel before 6.5
+            return -1;                                     // in another PID namespace, on a kernel before 6.5
         }
         int pidfd;
         try {
@@ -317,16 +317,16 @@ final class HandoverListener implements AutoCloseable {
     /**
      * The successor broke its READY promise: its process runs none of its code, and it holds the doors it took.
      * It is killed, through its pidfd; the session's end then counts as a successor lost, so this instance takes
-     * the doors back and registers its pools again. Without a pidfd (a successor in another PID namespace, the
-     * DaemonSet's surge pod without hostPID, on a kernel before 6.5) nothing can stop it from here: the pods'
-     * liveness probes end it.
+     * the doors back and registers its pools again. The kernel signals only a process of this PID namespace or of
+     * one below it: a successor in a sibling namespace (the DaemonSet's surge pod, without hostPID) cannot be
+     * stopped from here (EINVAL), and the pods' liveness probes end it.
      */
     private void stopStuckSuccessor(Session state, int peer) {
         long silent = state.readyPromiseMillis + READY_GRACE_MILLIS;
         if (state.pidfd < 0) {
             LOG.error("the successor{} promised READY within {} ms and has said nothing for {} ms: it is stuck, and"
-                    + " this instance cannot stop it (no pidfd across PID namespaces before Linux 6.5); the doors it"
-                    + " took stay with it",
+                    + " this instance cannot stop it (it runs in another PID namespace); the doors it took stay with"
+                    + " it until its liveness probe ends it",
                     peer > 0 ? " pid=" + peer : "", state.readyPromiseMillis, silent);
             return;
         }
@@ -336,8 +336,9 @@ final class HandoverListener implements AutoCloseable {
                     + " wedged): killed it; this instance takes back the doors it took and serves on", peer,
                     state.readyPromiseMillis, silent);
         } catch (PosixException e) {
-            LOG.warn("the successor pid={} is stuck past its READY promise but could not be killed: {}", peer,
-                    e.getMessage());
+            LOG.error("the successor pid={} promised READY within {} ms and has said nothing for {} ms, and cannot be"
+                    + " killed from here ({}: another pod's PID namespace?); the doors it took stay with it until its"
+                    + " liveness probe ends it", peer, state.readyPromiseMillis, silent, e.getMessage());
         }
     }
 
