@@ -60,10 +60,23 @@ public class CniBundleIT extends AgentTestSupport {
         String version = run(client, Map.of("CNI_COMMAND", "VERSION"), "{\"cniVersion\":\"1.1.0\"}");
         assertTrue(version, version.startsWith("0\n") && version.contains("\"supportedVersions\":[\"1.0.0\",\"1.1.0\"]"));
         // A VF of the recorded ConnectX-5 host; this machine's kernel has no RDMA netlink, so ADD stops at the
-        // netns-mode check with its own code, and nothing is persisted.
-        String add = run(client, Map.of("CNI_COMMAND", "ADD", "CNI_CONTAINERID", "c1", "CNI_IFNAME", "net1",
-                "CNI_NETNS", "/proc/self/ns/net", "CNI_PATH", "/opt/cni/bin"),
-                "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"type\":\"rdma\",\"deviceID\":\"0000:3b:00.2\",\"prevResult\":{}}");
+        // netns-mode check with its own code, and nothing is persisted. The namespace is a container's, as a
+        // runtime's would be: the agent refuses its own (the host's).
+        Process container = new ProcessBuilder("unshare", "--net", "sleep", "300").start();
+        String add;
+        try {
+            Path netns = Path.of("/proc/" + container.pid() + "/ns/net");
+            String host = Files.readSymbolicLink(Path.of("/proc/self/ns/net")).toString();
+            long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (Files.readSymbolicLink(netns).toString().equals(host) && System.nanoTime() < until) {
+                Thread.sleep(10);                     // unshare(2) not called yet
+            }
+            add = run(client, Map.of("CNI_COMMAND", "ADD", "CNI_CONTAINERID", "c1", "CNI_IFNAME", "net1",
+                    "CNI_NETNS", netns.toString(), "CNI_PATH", "/opt/cni/bin"),
+                    "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"type\":\"rdma\",\"deviceID\":\"0000:3b:00.2\",\"prevResult\":{}}");
+        } finally {
+            container.destroyForcibly();
+        }
         assertTrue(add, add.startsWith("1\n") && (add.contains("\"code\" : 101") || add.contains("\"code\" : 102")));
         // CNI 1.1: STATUS fails while ADD cannot succeed. Discovery on the recorded host is healthy, so STATUS
         // and ADD agree on the kernel: where ADD stopped at the netns mode (101), STATUS says so with 50.
