@@ -42,8 +42,11 @@ final class CmVmProbe {
     static final int PORT = 7471;
     static final int SIZE = 4096;
     static final long APP_A = 0x7f0002100000L;
-    /** The routers' idle timeout here: the clients pause three times as long holding their objects. */
-    static final long IDLE_MS = 1_000;
+    /**
+     * The routers' idle timeout here: the clients pause three times as long holding their objects. 2 s, not 1: a
+     * fresh CM connection waits for the other client's first calls, seconds apart in a VM under CI's load.
+     */
+    static final long IDLE_MS = 2_000;
     static final long EVENT_MS = 60_000;
 
     private CmVmProbe() {
@@ -70,8 +73,12 @@ final class CmVmProbe {
             System.out.println("cm.rxe0.before=" + rxe0Before);
             System.out.println("cm.rxe1.before=" + rxe1Before);
             counters("cm.before");
+            // The verbs clients first: a control connection that has said nothing for IDLE_MS is cut, and in a
+            // loaded VM their set-up outlasted it between the CM client's connect and its first call (Broken pipe).
+            FfClient va = ra.client();
+            FfClient vb = rb.client();
             try (FfCmClient a = new FfCmClient(ra.server.socket(), 7); FfCmClient b = new FfCmClient(rb.server.socket(), 8)) {
-                connectAndMove(ra, rb, a, b, overlay);
+                connectAndMove(ra, rb, va, vb, a, b, overlay);
             }
             counters("cm.after");
             System.out.println("cm.router.objects=" + (ra.router.tenantsHoldingObjects() + rb.router.tenantsHoldingObjects()));
@@ -87,10 +94,8 @@ final class CmVmProbe {
         }
     }
 
-    private static void connectAndMove(RouterFixture ra, RouterFixture rb, FfCmClient a, FfCmClient b,
-                                       Inet4Address overlay) throws Exception {
-        FfClient va = ra.client();
-        FfClient vb = rb.client();
+    private static void connectAndMove(RouterFixture ra, RouterFixture rb, FfClient va, FfClient vb, FfCmClient a,
+                                       FfCmClient b, Inet4Address overlay) throws Exception {
         // A: listen on the overlay address
         int chA = a.createEventChannel();
         int listenId = a.createId(chA, 0xa1);
