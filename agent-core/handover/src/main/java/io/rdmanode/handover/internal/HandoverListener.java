@@ -298,20 +298,11 @@ final class HandoverListener implements AutoCloseable {
             LOG.debug("handover session: no pidfd for pid {}: {}", peer, e.toString());
             return -1;
         }
-        if (connected(session)) {
+        if (!Protocol.peerClosed(posix, session)) {
             return pidfd;
         }
         posix.close(pidfd);                                // it closed the connection: the pid may be another's
         return -1;
-    }
-
-    /** Whether the peer still holds its end: a non-blocking peek finds nothing to read rather than the end. */
-    private boolean connected(int session) {
-        try {
-            return posix.recv(session, new byte[1], 1, Posix.MSG_PEEK | Posix.MSG_DONTWAIT) != 0;
-        } catch (PosixException e) {
-            return e.errno() == Errno.EAGAIN || e.errno() == Errno.EINTR;
-        }
     }
 
     /**

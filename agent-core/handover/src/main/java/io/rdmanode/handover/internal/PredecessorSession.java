@@ -109,13 +109,7 @@ final class PredecessorSession implements AutoCloseable {
      * of the stream.
      */
     synchronized boolean predecessorGone() {
-        try {
-            return posix.recv(fd, new byte[1], 1, Posix.MSG_PEEK | Posix.MSG_DONTWAIT) == 0;
-        } catch (PosixException e) {
-            return e.errno() != Errno.EAGAIN && e.errno() != Errno.EINTR;
-        } catch (RuntimeException closed) {
-            return true;
-        }
+        return Protocol.peerClosed(posix, fd);
     }
 
     /** Tells the predecessor this process serves; returns once it has handed over and released the writer lock. */

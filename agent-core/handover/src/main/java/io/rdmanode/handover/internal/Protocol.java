@@ -49,6 +49,20 @@ final class Protocol {
     private Protocol() {
     }
 
+    /**
+     * Whether the peer has closed its end (it stopped, or died): neither side writes unasked, so between requests
+     * a non-blocking peek finds either nothing (still there) or the end of the stream.
+     */
+    static boolean peerClosed(Posix posix, int fd) {
+        try {
+            return posix.recv(fd, new byte[1], 1, Posix.MSG_PEEK | Posix.MSG_DONTWAIT) == 0;
+        } catch (io.rdmanode.posix.PosixException e) {
+            return e.errno() != io.rdmanode.posix.Errno.EAGAIN && e.errno() != io.rdmanode.posix.Errno.EINTR;
+        } catch (RuntimeException closed) {
+            return true;
+        }
+    }
+
     /** {@code SO_RCVTIMEO}: a peer that stops answering turns into an error instead of a hang. */
     static void receiveTimeout(Posix posix, int fd, long millis) {
         new FdLines(posix, fd).receiveTimeout(millis);
